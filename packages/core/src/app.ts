@@ -1,0 +1,135 @@
+import 'reflect-metadata';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { pino } from 'pino';
+import { loadConfig, runtimeFromEnv, type SawtConfig } from './config.js';
+import { importPlugin, orderPlugins, validateOptions, type LoadedPlugin } from './loader.js';
+import { PluginError } from './plugin-errors.js';
+import type { PluginContext } from './plugin.js';
+import type { Logger, RuntimeSettings } from './services.js';
+import { tokens, type ServiceRef } from './tokens.js';
+
+export interface CreateSawtOptions {
+  runtime?: Partial<RuntimeSettings>;
+  env?: NodeJS.ProcessEnv;
+  /** Config object to use instead of reading runtime.configPath. */
+  config?: SawtConfig;
+  logger?: Logger;
+  /** Skip plugins carrying any of these tags (the admin CLI skips 'transport'). */
+  skipTags?: string[];
+}
+
+/** A booted set of plugins sharing one container. */
+export class SawtApp {
+  private started: LoadedPlugin[] = [];
+  private stopping: Promise<void> | null = null;
+
+  constructor(
+    readonly container: DependencyContainer,
+    readonly runtime: RuntimeSettings,
+    readonly logger: Logger,
+    readonly plugins: LoadedPlugin[],
+    private readonly contexts: Map<LoadedPlugin, PluginContext<any>>,
+  ) {}
+
+  get<T>(ref: ServiceRef<T>): T {
+    if (!this.container.isRegistered(ref.symbol, true)) throw new Error(`Service '${ref.id}' is not registered`);
+    return this.container.resolve<T>(ref.symbol);
+  }
+
+  has(ref: ServiceRef<unknown>): boolean {
+    return this.container.isRegistered(ref.symbol, true);
+  }
+
+  /** Starts plugins in dependency order; on failure stops those already started and throws naming the plugin. */
+  async start(): Promise<void> {
+    for (const lp of this.plugins) {
+      try {
+        await lp.plugin.start?.(this.contexts.get(lp)!);
+        this.started.push(lp);
+      } catch (e) {
+        await this.stop();
+        throw new PluginError('SAWT_ERR_PLUGIN_START', `Plugin '${lp.plugin.id}' failed to start: ${(e as Error).message}`, lp.plugin.id, { cause: e });
+      }
+    }
+  }
+
+  /** Stops started plugins in reverse order; errors are logged and do not stop the others. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      for (const lp of [...this.started].reverse()) {
+        try {
+          await lp.plugin.stop?.(this.contexts.get(lp)!);
+        } catch (e) {
+          this.logger.error({ err: e, plugin: lp.plugin.id }, 'plugin failed to stop cleanly');
+        }
+      }
+      this.started = [];
+    })();
+    return this.stopping;
+  }
+}
+
+export function createLogger(level = process.env.SAWT_LOG_LEVEL || 'info'): Logger {
+  return pino({ level, base: undefined }) as unknown as Logger;
+}
+
+/** Loads the configured plugins, validates and orders them, and runs every register(). */
+export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp> {
+  const runtime: RuntimeSettings = { ...runtimeFromEnv(opts.env ?? process.env), ...opts.runtime };
+  if (opts.runtime?.configPath && !opts.runtime.configDir) {
+    const { dirname } = await import('node:path');
+    runtime.configDir = dirname(opts.runtime.configPath);
+  }
+  const config = opts.config ?? loadConfig(runtime.configPath);
+  const logger = opts.logger ?? createLogger();
+  const container = rootContainer.createChildContainer();
+  container.registerInstance(tokens.runtime.symbol, runtime);
+  container.registerInstance(tokens.logger.symbol, logger);
+
+  const loaded: LoadedPlugin[] = [];
+  const seen = new Set<string>();
+  for (const entry of config.plugins) {
+    if (entry.enabled === false) continue;
+    const { plugin, source } = await importPlugin(entry, runtime.configDir);
+    if (opts.skipTags?.some((t) => plugin.tags?.includes(t))) continue;
+    if (seen.has(plugin.id)) throw new PluginError('SAWT_ERR_PLUGIN_INVALID', `Plugin id '${plugin.id}' is configured twice`, plugin.id);
+    seen.add(plugin.id);
+    loaded.push({ plugin, source, options: validateOptions(plugin, entry.options ?? {}) });
+  }
+  const ordered = orderPlugins(loaded, [tokens.runtime, tokens.logger]);
+
+  const contexts = new Map<LoadedPlugin, PluginContext<any>>();
+  for (const lp of ordered) {
+    const { plugin } = lp;
+    const provides = new Set(plugin.provides.map((r) => r.id));
+    const ctx: PluginContext<any> = {
+      pluginId: plugin.id,
+      options: lp.options,
+      container,
+      runtime,
+      logger: logger.child({ plugin: plugin.id }),
+      get: <T>(ref: ServiceRef<T>) => {
+        if (!container.isRegistered(ref.symbol, true)) throw new PluginError('SAWT_ERR_PLUGIN_REGISTER', `Plugin '${plugin.id}' asked for service '${ref.id}', which is not registered (declare it in consumes)`, plugin.id);
+        return container.resolve<T>(ref.symbol);
+      },
+      provide: <T>(ref: ServiceRef<T>, value: T) => {
+        if (!provides.has(ref.id)) throw new PluginError('SAWT_ERR_PLUGIN_REGISTER', `Plugin '${plugin.id}' registered '${ref.id}' without declaring it in provides`, plugin.id);
+        container.registerInstance(ref.symbol, value);
+      },
+      has: (ref) => container.isRegistered(ref.symbol, true),
+    };
+    contexts.set(lp, ctx);
+    try {
+      await plugin.register(ctx);
+    } catch (e) {
+      if (e instanceof PluginError) throw e;
+      throw new PluginError('SAWT_ERR_PLUGIN_REGISTER', `Plugin '${plugin.id}' failed to register: ${(e as Error).message}`, plugin.id, { cause: e });
+    }
+    for (const ref of plugin.provides) {
+      if (!container.isRegistered(ref.symbol, true)) {
+        throw new PluginError('SAWT_ERR_PLUGIN_REGISTER', `Plugin '${plugin.id}' declares it provides '${ref.id}' but did not register it`, plugin.id);
+      }
+    }
+  }
+  return new SawtApp(container, runtime, logger, ordered, contexts);
+}

@@ -1,0 +1,69 @@
+/**
+ * The client-visible error table: one place for every errorCode, its HTTP status,
+ * its type name and what it means. Everything a client can see is a SawtError.
+ */
+export interface ErrorKind {
+  code: number;
+  status: number;
+  type: string;
+  meaning: string;
+}
+
+export const ERRORS = {
+  validation: { code: 40001, status: 400, type: 'ValidationError', meaning: 'Empty or missing required fields, text too short, out-of-range values, invalid message type, payload too large, malformed body.' },
+  authentication: { code: 40101, status: 401, type: 'AuthenticationError', meaning: 'Missing, malformed, unknown, expired, revoked or deleted API key.' },
+  insufficientBalance: { code: 40201, status: 402, type: 'InsufficientBalanceError', meaning: 'Wallet balance too low; the message states the required and available amounts.' },
+  modelAccess: { code: 40301, status: 403, type: 'ModelAccessError', meaning: 'The model is not enabled for the account.' },
+  endpointNotAllowed: { code: 40302, status: 403, type: 'EndpointNotAllowedError', meaning: 'The API key is restricted to other endpoints.' },
+  notFound: { code: 40401, status: 404, type: 'NotFoundError', meaning: 'Model, voice or endpoint not found.' },
+  concurrency: { code: 42901, status: 429, type: 'ConcurrencyLimitError', meaning: "Concurrent request limit of the account's plan exceeded; the message states the maximum and the current count." },
+  rateLimit: { code: 42902, status: 429, type: 'RateLimitError', meaning: 'Too many requests for this key in the current time window; Retry-After says when to retry.' },
+  quotaExceeded: { code: 42903, status: 429, type: 'QuotaExceededError', meaning: "The key's character quota is exhausted." },
+  internal: { code: 50001, status: 500, type: 'InternalError', meaning: 'Internal failure of the service, its database, storage or engine.' },
+  unavailable: { code: 50001, status: 503, type: 'InternalError', meaning: 'The service is shutting down or not ready.' },
+} as const satisfies Record<string, ErrorKind>;
+
+export type ErrorKindName = keyof typeof ERRORS;
+
+export class SawtError extends Error {
+  readonly code: number;
+  readonly status: number;
+  readonly type: string;
+  /** Extra response headers (e.g. Retry-After). */
+  readonly headers: Record<string, string>;
+
+  constructor(kind: ErrorKindName, message: string, options: { headers?: Record<string, string>; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    const k = ERRORS[kind];
+    this.name = k.type;
+    this.code = k.code;
+    this.status = k.status;
+    this.type = k.type;
+    this.headers = options.headers ?? {};
+  }
+
+  toJSON(): { errorCode: number; errorMessage: string } {
+    return { errorCode: this.code, errorMessage: this.message };
+  }
+}
+
+export const isSawtError = (e: unknown): e is SawtError => e instanceof SawtError;
+
+/** Builders for the errors whose messages carry figures, so the wording lives once. */
+export const errors = {
+  validation: (message: string) => new SawtError('validation', message),
+  authentication: (message = 'Invalid or missing API key. Provide it in the x-api-key header.') => new SawtError('authentication', message),
+  insufficientBalance: (required: string, available: string) =>
+    new SawtError('insufficientBalance', `Insufficient wallet balance: required ${required}, available ${available}`),
+  modelAccess: (modelId: string) => new SawtError('modelAccess', `Model '${modelId}' is not enabled for this account`),
+  endpointNotAllowed: (scope: string) => new SawtError('endpointNotAllowed', `This API key is not allowed to call the '${scope}' endpoint`),
+  modelNotFound: (modelId: string) => new SawtError('notFound', `Model '${modelId}' not found`),
+  voiceNotFound: (voiceId: string) => new SawtError('notFound', `Voice '${voiceId}' not found`),
+  concurrency: (max: number, current: number) =>
+    new SawtError('concurrency', `Concurrent request limit exceeded: your plan allows ${max} concurrent request${max === 1 ? '' : 's'} and ${current} ${current === 1 ? 'is' : 'are'} in progress`),
+  rateLimit: (retryAfterSeconds: number) =>
+    new SawtError('rateLimit', `Rate limit exceeded for this API key; retry after ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}`, { headers: { 'retry-after': String(retryAfterSeconds) } }),
+  quotaExceeded: (quota: number, used: number) =>
+    new SawtError('quotaExceeded', `Character quota of this API key exhausted: ${used} of ${quota} characters used`),
+  internal: (message = 'Internal error', cause?: unknown) => new SawtError('internal', message, { cause }),
+};

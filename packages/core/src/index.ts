@@ -1,0 +1,11 @@
+export * from './errors.js';
+export * from './money.js';
+export * from './text-rules.js';
+export * from './fields.js';
+export * from './services.js';
+export * from './tokens.js';
+export * from './plugin.js';
+export * from './plugin-errors.js';
+export * from './config.js';
+export { createSawt, createLogger, SawtApp, type CreateSawtOptions } from './app.js';
+export { orderPlugins, validateOptions, type LoadedPlugin } from './loader.js';

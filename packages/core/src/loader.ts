@@ -1,0 +1,131 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Ajv } from 'ajv';
+import type { PluginEntry } from './config.js';
+import { PluginError } from './plugin-errors.js';
+import type { SawtPlugin } from './plugin.js';
+import type { ServiceRef } from './tokens.js';
+
+export interface LoadedPlugin {
+  plugin: SawtPlugin<any>;
+  /** Options after schema validation and defaults. */
+  options: Record<string, unknown>;
+  /** Where it was loaded from, for messages. */
+  source: string;
+}
+
+const isPath = (spec: string) => spec.startsWith('.') || spec.startsWith('/');
+
+/** Imports one configured plugin, telling "not installed" apart from "its own dependency is missing". */
+export async function importPlugin(entry: PluginEntry, configDir: string): Promise<{ plugin: SawtPlugin<any>; source: string }> {
+  const spec = entry.resolve;
+  let url: string;
+  if (isPath(spec)) {
+    url = pathToFileURL(path.resolve(configDir, spec)).href;
+  } else {
+    url = resolvePackage(spec, configDir);
+  }
+  let mod: { default?: unknown };
+  try {
+    mod = await import(url);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException & { url?: string };
+    const missingSelf = (err.code === 'ERR_MODULE_NOT_FOUND' || err.code === 'MODULE_NOT_FOUND') && String(err.message).includes(isPath(spec) ? path.resolve(configDir, spec) : spec);
+    if (missingSelf) throw new PluginError('SAWT_ERR_PLUGIN_NOT_FOUND', `Plugin '${spec}' is not installed or does not exist (${err.message})`, entry.id, { cause: e });
+    throw new PluginError('SAWT_ERR_PLUGIN_LOAD', `Plugin '${spec}' failed to load: ${err.message}`, entry.id, { cause: e });
+  }
+  const plugin = (mod.default ?? mod) as SawtPlugin<any>;
+  checkShape(plugin, spec);
+  return { plugin, source: spec };
+}
+
+function resolvePackage(spec: string, configDir: string): string {
+  for (const base of [path.join(configDir, 'noop.js'), path.join(process.cwd(), 'noop.js'), import.meta.url]) {
+    try {
+      return pathToFileURL(createRequire(base).resolve(spec)).href;
+    } catch {
+      /* try the next base */
+    }
+  }
+  // Let import() resolve it (ESM-only exports) and report not-found itself.
+  return spec;
+}
+
+function checkShape(p: SawtPlugin<any>, spec: string): void {
+  const problems: string[] = [];
+  if (!p || typeof p !== 'object') problems.push('its default export is not an object');
+  else {
+    if (typeof p.id !== 'string' || !/^[a-z][a-z0-9-]*$/.test(p.id)) problems.push('id must be a lowercase string');
+    if (!Array.isArray(p.provides)) problems.push('provides must be an array of service refs');
+    if (!Array.isArray(p.consumes)) problems.push('consumes must be an array of service refs');
+    if (typeof p.register !== 'function') problems.push('register must be a function');
+    for (const k of ['start', 'stop'] as const) if (p[k] !== undefined && typeof p[k] !== 'function') problems.push(`${k} must be a function`);
+    for (const ref of [...(p.provides ?? []), ...(p.consumes ?? []), ...(p.optionalConsumes ?? [])]) {
+      if (!ref || typeof ref.id !== 'string' || typeof ref.symbol !== 'symbol') problems.push('every service ref must come from createServiceRef()');
+    }
+  }
+  if (problems.length) throw new PluginError('SAWT_ERR_PLUGIN_INVALID', `Plugin '${spec}' is not a valid Sawt plugin: ${[...new Set(problems)].join('; ')}`, (p as { id?: string })?.id);
+}
+
+const ajv = new Ajv({ useDefaults: true, allErrors: true, strict: false });
+
+export function validateOptions(plugin: SawtPlugin<any>, options: Record<string, unknown>): Record<string, unknown> {
+  const copy = structuredClone(options);
+  if (!plugin.configSchema) return copy;
+  const validate = ajv.compile(plugin.configSchema);
+  if (!validate(copy)) {
+    const detail = (validate.errors ?? []).map((e) => `${e.instancePath || '(options)'} ${e.message}`).join('; ');
+    throw new PluginError('SAWT_ERR_PLUGIN_OPTIONS', `Invalid options for plugin '${plugin.id}': ${detail}`, plugin.id);
+  }
+  return copy;
+}
+
+/**
+ * Orders plugins so that every provider comes before its consumers. Throws,
+ * naming the plugin and the service, on a missing or duplicate provider or a cycle.
+ */
+export function orderPlugins(plugins: LoadedPlugin[], coreServices: ServiceRef<unknown>[]): LoadedPlugin[] {
+  const provider = new Map<string, LoadedPlugin | 'core'>();
+  for (const ref of coreServices) provider.set(ref.id, 'core');
+  for (const lp of plugins) {
+    for (const ref of lp.plugin.provides) {
+      const prev = provider.get(ref.id);
+      if (prev) {
+        const by = prev === 'core' ? 'core' : `plugin '${prev.plugin.id}'`;
+        throw new PluginError('SAWT_ERR_PLUGIN_DUPLICATE_PROVIDER', `Service '${ref.id}' is provided by both ${by} and plugin '${lp.plugin.id}'; exactly one provider may be configured`, lp.plugin.id);
+      }
+      provider.set(ref.id, lp);
+    }
+  }
+  const deps = new Map<LoadedPlugin, LoadedPlugin[]>();
+  for (const lp of plugins) {
+    const list: LoadedPlugin[] = [];
+    for (const ref of lp.plugin.consumes) {
+      const p = provider.get(ref.id);
+      if (!p) throw new PluginError('SAWT_ERR_PLUGIN_MISSING_PROVIDER', `Plugin '${lp.plugin.id}' needs service '${ref.id}', but no configured plugin provides it`, lp.plugin.id);
+      if (p !== 'core' && p !== lp) list.push(p);
+    }
+    for (const ref of lp.plugin.optionalConsumes ?? []) {
+      const p = provider.get(ref.id);
+      if (p && p !== 'core' && p !== lp) list.push(p);
+    }
+    deps.set(lp, list);
+  }
+  const order: LoadedPlugin[] = [];
+  const state = new Map<LoadedPlugin, 'visiting' | 'done'>();
+  const visit = (lp: LoadedPlugin, trail: LoadedPlugin[]) => {
+    const s = state.get(lp);
+    if (s === 'done') return;
+    if (s === 'visiting') {
+      const cycle = [...trail.slice(trail.indexOf(lp)), lp].map((x) => x.plugin.id).join(' -> ');
+      throw new PluginError('SAWT_ERR_PLUGIN_CYCLE', `Plugins depend on each other in a cycle: ${cycle}`, lp.plugin.id);
+    }
+    state.set(lp, 'visiting');
+    for (const d of deps.get(lp) ?? []) visit(d, [...trail, lp]);
+    state.set(lp, 'done');
+    order.push(lp);
+  };
+  for (const lp of plugins) visit(lp, []);
+  return order;
+}

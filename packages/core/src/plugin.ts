@@ -1,0 +1,43 @@
+import type { DependencyContainer } from 'tsyringe';
+import type { ServiceRef } from './tokens.js';
+import type { Logger, RuntimeSettings } from './services.js';
+
+/**
+ * What a plugin module's default export declares. Core orders plugins by
+ * provides/consumes, validates `options` against `configSchema` (JSON Schema),
+ * calls every register() in order, then every start(); stop() runs in reverse.
+ */
+export interface SawtPlugin<Options = Record<string, unknown>> {
+  id: string;
+  /** Services this plugin registers in the container. */
+  provides: ServiceRef<unknown>[];
+  /** Services it needs from other plugins (or core: runtime, logger). */
+  consumes: ServiceRef<unknown>[];
+  /** Services it uses when present. */
+  optionalConsumes?: ServiceRef<unknown>[];
+  /** JSON Schema of its options; defaults in it are applied. */
+  configSchema?: Record<string, unknown>;
+  /** 'transport' plugins are skipped by admin commands that only need the data layer. */
+  tags?: string[];
+  register(ctx: PluginContext<Options>): void | Promise<void>;
+  start?(ctx: PluginContext<Options>): void | Promise<void>;
+  stop?(ctx: PluginContext<Options>): void | Promise<void>;
+}
+
+export interface PluginContext<Options> {
+  readonly pluginId: string;
+  readonly options: Options;
+  readonly container: DependencyContainer;
+  readonly runtime: RuntimeSettings;
+  readonly logger: Logger;
+  /** Typed lookup of a service registered by this or an earlier plugin. */
+  get<T>(ref: ServiceRef<T>): T;
+  /** Registers a service instance under a token this plugin declared in `provides`. */
+  provide<T>(ref: ServiceRef<T>, value: T): void;
+  has(ref: ServiceRef<unknown>): boolean;
+}
+
+/** Identity helper that gives plugin authors type inference. */
+export function definePlugin<Options = Record<string, unknown>>(plugin: SawtPlugin<Options>): SawtPlugin<Options> {
+  return plugin;
+}

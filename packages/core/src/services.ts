@@ -1,0 +1,293 @@
+/**
+ * Service contracts. Plugins implement these and register them under the tokens
+ * in tokens.ts; nothing else in the codebase reaches into another plugin's code.
+ * PostgreSQL, Redis-backed limits and further transports arrive as new plugins
+ * implementing the same contracts.
+ */
+import type { Readable } from 'node:stream';
+import type { Knex } from 'knex';
+
+// ---------- Runtime ----------
+
+export interface RuntimeSettings {
+  host: string;
+  port: number;
+  dataDir: string;
+  modelsDir: string;
+  configPath: string;
+  /** Directory the config file lives in; relative plugin paths resolve from here. */
+  configDir: string;
+}
+
+export interface Logger {
+  info(obj: object | string, msg?: string): void;
+  warn(obj: object | string, msg?: string): void;
+  error(obj: object | string, msg?: string): void;
+  debug(obj: object | string, msg?: string): void;
+  child(bindings: Record<string, unknown>): Logger;
+}
+
+// ---------- Storage ----------
+
+export interface Migration {
+  /** Unique within the plugin; applied in the order given. */
+  name: string;
+  up(knex: Knex): Promise<void>;
+  down?(knex: Knex): Promise<void>;
+}
+
+export interface Database {
+  readonly knex: Knex;
+  /** 'sqlite3' (embedded) or 'pg'. Lets SQL that differs by dialect branch once. */
+  readonly dialect: 'sqlite3' | 'pg';
+  /** Called by plugins during register(); applied in registration order at storage start. */
+  addMigrations(pluginId: string, migrations: Migration[]): void;
+}
+
+export interface BlobStore {
+  put(key: string, data: Buffer | Readable): Promise<{ key: string; size: number }>;
+  get(key: string): Promise<Readable>;
+  exists(key: string): Promise<boolean>;
+  delete(key: string): Promise<void>;
+  /** Absolute path when the store is the local filesystem, else null. */
+  localPath(key: string): string | null;
+}
+
+// ---------- Accounts & keys ----------
+
+export const PLANS = ['free', 'basic', 'starter', 'growth', 'scale', 'enterprise'] as const;
+export type Plan = (typeof PLANS)[number];
+/** Concurrent synthesis requests per plan; null = unlimited. */
+export const PLAN_CONCURRENCY: Record<Plan, number | null> = {
+  free: 1, basic: 2, starter: 5, growth: 10, scale: 20, enterprise: null,
+};
+
+export const ENDPOINT_SCOPES = ['models', 'voices', 'tts', 'tts-ws', 'preview', 'clone', 'denoise'] as const;
+export type EndpointScope = (typeof ENDPOINT_SCOPES)[number];
+
+export interface Account {
+  id: string;
+  name: string;
+  plan: Plan;
+  createdAt: string;
+}
+
+export interface AccountStore {
+  create(input: { name: string; plan: Plan }): Promise<Account>;
+  get(id: string): Promise<Account | null>;
+  list(): Promise<Account[]>;
+  grantModel(accountId: string, modelId: string): Promise<void>;
+  modelGrants(accountId: string): Promise<string[]>;
+  hasModelGrant(accountId: string, modelId: string): Promise<boolean>;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  accountId: string;
+  /** First characters of the secret, safe to show (e.g. "sawt_ab12cd"). */
+  prefix: string;
+  /** null = every endpoint. */
+  endpoints: EndpointScope[] | null;
+  expiresAt: string | null;
+  quotaChars: number | null;
+  usedChars: number;
+  revokedAt: string | null;
+  createdAt: string;
+}
+
+export interface CreatedApiKey extends ApiKeyRecord {
+  /** The secret; returned only at creation, stored only as a hash. */
+  key: string;
+}
+
+export interface AuthContext {
+  account: Account;
+  key: ApiKeyRecord;
+}
+
+export interface ApiKeyStore {
+  create(input: { accountId: string; endpoints?: EndpointScope[] | null; expiresAt?: string | null; quotaChars?: number | null }): Promise<CreatedApiKey>;
+  get(id: string): Promise<ApiKeyRecord | null>;
+  list(accountId?: string): Promise<ApiKeyRecord[]>;
+  revoke(id: string): Promise<ApiKeyRecord>;
+  /** Removes the key; later use of its secret fails with 40101. */
+  delete(id: string): Promise<void>;
+}
+
+export interface Authenticator {
+  /** Resolves a presented secret (undefined = none given). Throws SawtError 40101. */
+  authenticate(secret: string | undefined): Promise<AuthContext>;
+  /** Throws SawtError 40302 when the key may not call `scope`. */
+  authorize(ctx: AuthContext, scope: EndpointScope): void;
+}
+
+// ---------- Billing & limits ----------
+
+export interface WalletBalance {
+  accountId: string;
+  /** All amounts in integer micro-units. */
+  balance: number;
+  reserved: number;
+  available: number;
+}
+
+export interface LedgerEntry {
+  id: string;
+  accountId: string;
+  kind: 'topup' | 'reserve' | 'settle' | 'release' | 'adjust';
+  amount: number;
+  balanceAfter: number;
+  requestId: string | null;
+  reservationId: string | null;
+  description: string | null;
+  createdAt: string;
+}
+
+export interface WalletReservation {
+  readonly id: string;
+  readonly accountId: string;
+  readonly amount: number;
+  /** Charges `amount` (≤ reserved; default all of it) and frees the rest. Idempotent. */
+  settle(amount?: number): Promise<void>;
+  /** Frees the reservation without charging. Idempotent; no-op after settle. */
+  release(reason: string): Promise<void>;
+}
+
+export interface Wallet {
+  balance(accountId: string): Promise<WalletBalance>;
+  topUp(accountId: string, amountMicro: number, meta?: { requestId?: string; description?: string }): Promise<WalletBalance>;
+  /** Atomically holds `amountMicro`; throws SawtError 40201 when the available balance is short. */
+  reserve(accountId: string, amountMicro: number, meta: { requestId: string; description?: string }): Promise<WalletReservation>;
+  ledger(accountId: string, opts?: { limit?: number }): Promise<LedgerEntry[]>;
+}
+
+export interface ConcurrencySlot {
+  release(): void;
+}
+
+export interface ConcurrencyLimiter {
+  /** Takes a slot for the account or throws SawtError 42901 (limit null = unlimited). */
+  acquire(accountId: string, limit: number | null): Promise<ConcurrencySlot>;
+  inFlight(accountId: string): Promise<number>;
+}
+
+export interface RateLimiter {
+  /** Counts one request for the key; throws SawtError 42902 with Retry-After when over the window's budget. */
+  hit(keyId: string): Promise<void>;
+}
+
+export interface CharacterQuota {
+  /** Holds `chars` of the key's quota; throws SawtError 42903 when it would pass the quota. */
+  reserve(keyId: string, chars: number): Promise<{ release(): Promise<void> }>;
+}
+
+/** One paid unit of synthesis work: quota, concurrency slot and money, taken together and given back together. */
+export interface Admission {
+  readonly requestId: string;
+  readonly costMicro: number;
+  /** Charge the reservation (default: the full cost) and free the slot. Idempotent. */
+  settle(costMicro?: number): Promise<void>;
+  /** Free everything without charging. Idempotent; no-op after settle. */
+  release(reason: string): Promise<void>;
+}
+
+export interface AdmissionControl {
+  /**
+   * Admits a synthesis of `chars` characters costing `costMicro`: checks the key's
+   * quota (42903), the plan's concurrency (42901) and reserves the money (40201),
+   * undoing what it took if a later step fails.
+   */
+  admit(input: { auth: AuthContext; requestId: string; chars: number; costMicro: number; description: string; concurrency?: boolean }): Promise<Admission>;
+  /** Releases every open admission (graceful shutdown). */
+  releaseAll(reason: string): Promise<void>;
+}
+
+// ---------- Models, voices, synthesis ----------
+
+export interface ModelInfo {
+  /** Stable UUID of the record. */
+  id: string;
+  model_id: string;
+  model_name: string;
+  description: string | null;
+  engine: string;
+  /** Decimal cost per character, as configured. */
+  cost_per_char: number;
+  costPerCharMicro: number;
+  /** 'public': every account; 'granted': only accounts granted it. */
+  access: 'public' | 'granted';
+  /** False when the model's files are missing; unavailable models are not listed by GET /models. */
+  available: boolean;
+}
+
+/** A voice as the API lists it (interface: Voice). */
+export interface VoiceInfo {
+  voice_id: string;
+  name: string;
+  description: string | null;
+  gender: string | null;
+  age: string | null;
+  languages: string[];
+  dialect: string[];
+  type: string | null;
+  sample_url: string;
+}
+
+export interface ModelCatalog {
+  list(): ModelInfo[];
+  get(modelId: string): ModelInfo | undefined;
+  defaultModelId(): string;
+}
+
+export interface VoiceCatalog {
+  /** Voices the account can use; sample URLs are relative paths (the transport makes them absolute). */
+  list(accountId: string): Promise<VoiceInfo[]>;
+  get(voiceId: string, accountId: string): Promise<VoiceInfo | undefined>;
+}
+
+export interface SynthesisRequest {
+  modelId: string;
+  voiceId: string;
+  accountId: string;
+  text: string;
+  /** 0.7–1.2 */
+  speed: number;
+  /** 0–1 */
+  stability: number;
+  /** Output sample rate; default 24000. */
+  sampleRate?: number;
+  requestId?: string;
+}
+
+export interface ChunkInfo {
+  segment: number;
+  final: boolean;
+  samples: number;
+  words: Array<{ textOffset: number; length: number; audioMs: number }>;
+}
+
+/**
+ * A stream of PCM16LE mono audio at the requested rate, chunk by chunk as it is
+ * generated. Destroying it cancels the synthesis. Emits 'chunk-info' (ChunkInfo).
+ */
+export type SpeechStream = Readable;
+
+export interface SpeechSynthesizer {
+  /** Validates (40001/40401) and starts synthesis; audio flows as it is generated. */
+  synthesize(request: SynthesisRequest): Promise<SpeechStream>;
+}
+
+// ---------- HTTP ----------
+
+export interface HttpRouteSpec {
+  method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
+  /** Path below /api/v1, e.g. '/models'. */
+  path: string;
+  summary: string;
+  /** Endpoint scope a key needs; null = no authentication. */
+  scope: EndpointScope | null;
+  /** OpenAPI fragments. */
+  requestBody?: Record<string, unknown>;
+  parameters?: Array<Record<string, unknown>>;
+  responses: Record<string, unknown>;
+}

@@ -1,0 +1,47 @@
+/**
+ * Typed service tokens: the one place where service identities are declared.
+ * A plugin declares the tokens it provides and consumes; core checks them at boot.
+ */
+import type * as S from './services.js';
+
+export interface ServiceRef<T> {
+  readonly id: string;
+  readonly symbol: symbol;
+  /** Phantom field carrying the service type; never set. */
+  readonly __type?: T;
+}
+
+export function createServiceRef<T>(id: string): ServiceRef<T> {
+  return Object.freeze({ id, symbol: Symbol.for(`sawt:${id}`) });
+}
+
+export const tokens = {
+  runtime: createServiceRef<S.RuntimeSettings>('core.runtime'),
+  logger: createServiceRef<S.Logger>('core.logger'),
+  database: createServiceRef<S.Database>('storage.database'),
+  blobStore: createServiceRef<S.BlobStore>('storage.blobs'),
+  accounts: createServiceRef<S.AccountStore>('auth.accounts'),
+  apiKeys: createServiceRef<S.ApiKeyStore>('auth.apiKeys'),
+  authenticator: createServiceRef<S.Authenticator>('auth.authenticator'),
+  wallet: createServiceRef<S.Wallet>('billing.wallet'),
+  concurrency: createServiceRef<S.ConcurrencyLimiter>('billing.concurrency'),
+  rateLimiter: createServiceRef<S.RateLimiter>('billing.rateLimiter'),
+  quota: createServiceRef<S.CharacterQuota>('billing.quota'),
+  admission: createServiceRef<S.AdmissionControl>('billing.admission'),
+  models: createServiceRef<S.ModelCatalog>('engine.models'),
+  voices: createServiceRef<S.VoiceCatalog>('engine.voices'),
+  synthesizer: createServiceRef<S.SpeechSynthesizer>('engine.synthesizer'),
+  /** The fastify instance of transport-http (typed loosely so core needs no fastify). */
+  httpServer: createServiceRef<HttpServerService>('http.server'),
+} as const;
+
+export interface HttpServerService {
+  /** The fastify instance; plugins add routes during register(). */
+  readonly app: unknown;
+  /** The Node http.Server, for upgrade handlers (WebSocket). */
+  readonly server: import('node:http').Server;
+  /** Declares a route for the OpenAPI document. */
+  describe(route: S.HttpRouteSpec): void;
+  /** Work in flight that shutdown must wait for. */
+  trackInFlight<T>(work: Promise<T>): Promise<T>;
+}
