@@ -1,0 +1,148 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+import type { Database, Logger, Migration } from '@sawt/core';
+
+export type Dialect = Database['dialect'];
+
+export interface DatabaseSettings {
+  client: Dialect;
+  /** SQLite file (sqlite3). */
+  filename: string;
+  /** PostgreSQL connection string (pg). */
+  connection?: string;
+}
+
+/** How long a SQLite connection waits for another process's write lock before failing (the admin CLI shares the file). */
+const SQLITE_BUSY_TIMEOUT_MS = 5000;
+const MIGRATIONS_TABLE = 'sawt_migrations';
+/** Two processes booting at once (server + CLI) contend for the migration lock; the loser retries for this long. */
+const MIGRATION_LOCK_WAIT_MS = 15_000;
+
+interface NamedMigration {
+  name: string;
+  migration: Migration;
+}
+
+/**
+ * The knex connection plus the migrations plugins hand in during register().
+ * The connection opens in open(), after every plugin has registered.
+ */
+export class KnexDatabase implements Database {
+  private connection: Knex | null = null;
+  private readonly migrations: NamedMigration[] = [];
+  private readonly names = new Set<string>();
+  private migrationsApplied = false;
+
+  constructor(private readonly settings: DatabaseSettings, private readonly logger: Logger) {}
+
+  get dialect(): Dialect {
+    return this.settings.client;
+  }
+
+  get knex(): Knex {
+    if (!this.connection) throw new Error('The database is not open yet: use it from start() or later, not from register()');
+    return this.connection;
+  }
+
+  addMigrations(pluginId: string, migrations: Migration[]): void {
+    if (this.migrationsApplied) throw new Error(`Plugin '${pluginId}' added migrations after the database was migrated; add them during register()`);
+    for (const migration of migrations) {
+      const name = `${pluginId}/${migration.name}`;
+      if (this.names.has(name)) throw new Error(`Migration '${name}' is added twice`);
+      this.names.add(name);
+      this.migrations.push({ name, migration });
+    }
+  }
+
+  async open(): Promise<void> {
+    if (this.connection) return;
+    this.connection = this.settings.client === 'sqlite3' ? await openSqlite(this.settings.filename) : openPostgres(this.settings.connection!);
+    try {
+      await this.migrate();
+    } catch (e) {
+      await this.close();
+      throw e;
+    }
+  }
+
+  async close(): Promise<void> {
+    const c = this.connection;
+    this.connection = null;
+    await c?.destroy();
+  }
+
+  /** Applies every migration not yet recorded, in registration order. */
+  private async migrate(): Promise<void> {
+    const source: Knex.MigrationSource<NamedMigration> = {
+      getMigrations: async () => this.migrations,
+      getMigrationName: (m) => m.name,
+      getMigration: async (m) => ({ up: (k: Knex) => m.migration.up(k), down: (k: Knex) => (m.migration.down ?? noDown(m.name))(k) }),
+    };
+    const config: Knex.MigratorConfig = {
+      migrationSource: source,
+      tableName: MIGRATIONS_TABLE,
+      // The CLI boots without transport plugins; migrations of plugins absent from this boot are not an error.
+      disableMigrationsListValidation: true,
+    };
+    const deadline = Date.now() + MIGRATION_LOCK_WAIT_MS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // knex takes the migration lock even when nothing is pending; skip it then so a CLI call never waits on a server.
+        const [, pending] = (await this.knex.migrate.list(config)) as [unknown[], unknown[]];
+        if (pending.length === 0) break;
+        const [, applied] = (await this.knex.migrate.latest(config)) as [number, string[]];
+        if (applied.length) this.logger.info({ migrations: applied }, 'database migrations applied');
+        break;
+      } catch (e) {
+        if (!isContention(e) || Date.now() > deadline) throw e;
+        await new Promise((r) => setTimeout(r, Math.min(50 * attempt, 500)));
+      }
+    }
+    this.migrationsApplied = true;
+  }
+}
+
+function noDown(name: string) {
+  return async () => {
+    throw new Error(`Migration '${name}' cannot be undone`);
+  };
+}
+
+function isContention(e: unknown): boolean {
+  const msg = String((e as Error)?.message ?? '');
+  const code = (e as { code?: string })?.code;
+  return code === 'SQLITE_BUSY' || /already locked|SQLITE_BUSY|database is locked|duplicate key value|already exists/i.test(msg);
+}
+
+async function openSqlite(filename: string): Promise<Knex> {
+  await mkdir(path.dirname(filename), { recursive: true });
+  return knexFactory({
+    client: 'sqlite3',
+    connection: { filename },
+    useNullAsDefault: true,
+    pool: {
+      // One connection per process: SQLite allows one writer at a time anyway, and a
+      // single connection keeps this process's transactions from contending with each other.
+      min: 1,
+      max: 1,
+      afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: SqliteConnection) => void) {
+        // busy_timeout first, so switching to WAL waits for a concurrent process instead of failing.
+        const pragmas = [`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`, 'PRAGMA journal_mode = WAL', 'PRAGMA synchronous = NORMAL', 'PRAGMA foreign_keys = ON'];
+        const next = (i: number): void => {
+          if (i === pragmas.length) return done(null, conn);
+          conn.run(pragmas[i], (err) => (err ? done(err, conn) : next(i + 1)));
+        };
+        next(0);
+      },
+    },
+  });
+}
+
+interface SqliteConnection {
+  run(sql: string, cb: (err: Error | null) => void): void;
+}
+
+function openPostgres(connection: string): Knex {
+  return knexFactory({ client: 'pg', connection, pool: { min: 0, max: 10 } });
+}
