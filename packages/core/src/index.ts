@@ -9,3 +9,5 @@ export * from './plugin-errors.js';
 export * from './config.js';
 export { createSawt, createLogger, SawtApp, type CreateSawtOptions } from './app.js';
 export { orderPlugins, validateOptions, type LoadedPlugin } from './loader.js';
+export * from './wav.js';
+export * from './paid-synthesis.js';

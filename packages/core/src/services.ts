@@ -218,6 +218,15 @@ export interface ModelInfo {
   access: 'public' | 'granted';
   /** False when the model's files are missing; unavailable models are not listed by GET /models. */
   available: boolean;
+  /** Files `sawt models pull` can fetch into SAWT_MODELS_DIR for this model. */
+  downloads: ModelDownload[];
+}
+
+export interface ModelDownload {
+  /** Path relative to SAWT_MODELS_DIR. */
+  file: string;
+  url: string;
+  sha256: string;
 }
 
 /** A voice as the API lists it (interface: Voice). */

@@ -42,6 +42,6 @@ export interface HttpServerService {
   readonly server: import('node:http').Server;
   /** Declares a route for the OpenAPI document. */
   describe(route: S.HttpRouteSpec): void;
-  /** Work in flight that shutdown must wait for. */
-  trackInFlight<T>(work: Promise<T>): Promise<T>;
+  /** Work in flight that shutdown waits for (up to its grace period), then cancels with `cancel`. */
+  trackInFlight<T>(work: Promise<T>, cancel: () => void): Promise<T>;
 }

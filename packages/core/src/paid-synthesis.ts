@@ -1,0 +1,71 @@
+import { errors } from './errors.js';
+import { billableChars } from './text-rules.js';
+import type { AccountStore, Admission, AdmissionControl, AuthContext, ModelCatalog, ModelInfo, SpeechStream, SpeechSynthesizer, VoiceCatalog } from './services.js';
+
+export interface PaidSynthesisServices {
+  models: ModelCatalog;
+  voices: VoiceCatalog;
+  accounts: AccountStore;
+  admission: AdmissionControl;
+  synthesizer: SpeechSynthesizer;
+}
+
+export interface PaidSynthesisRequest {
+  auth: AuthContext;
+  requestId: string;
+  modelId: string;
+  voiceId: string;
+  text: string;
+  speed: number;
+  stability: number;
+  sampleRate?: number;
+  /** Ledger description, e.g. "tts http". */
+  purpose: string;
+}
+
+/** Checks a model exists, is offered and is enabled for the account: 40401 / 40301. */
+export async function resolveModelFor(services: Pick<PaidSynthesisServices, 'models' | 'accounts'>, auth: AuthContext, modelId: string): Promise<ModelInfo> {
+  const model = services.models.get(modelId);
+  if (!model || !model.available) throw errors.modelNotFound(modelId);
+  if (model.access === 'granted' && !(await services.accounts.hasModelGrant(auth.account.id, model.model_id))) {
+    throw errors.modelAccess(model.model_id);
+  }
+  return model;
+}
+
+/**
+ * The one path from an authenticated request to audio: model (404/403), voice
+ * (404), admission (quota 42903, concurrency 42901, money 40201), then the
+ * synthesis stream. The caller settles the admission when the audio reached the
+ * client and releases it on any failure; if starting synthesis fails here, the
+ * admission is released before the error propagates.
+ */
+export async function startPaidSynthesis(services: PaidSynthesisServices, req: PaidSynthesisRequest): Promise<{ stream: SpeechStream; admission: Admission; model: ModelInfo; chars: number }> {
+  const model = await resolveModelFor(services, req.auth, req.modelId);
+  const voice = await services.voices.get(req.voiceId, req.auth.account.id);
+  if (!voice) throw errors.voiceNotFound(req.voiceId);
+  const chars = billableChars(req.text);
+  const admission = await services.admission.admit({
+    auth: req.auth,
+    requestId: req.requestId,
+    chars,
+    costMicro: chars * model.costPerCharMicro,
+    description: `${req.purpose}: ${chars} chars with ${model.model_id}`,
+  });
+  try {
+    const stream = await services.synthesizer.synthesize({
+      modelId: model.model_id,
+      voiceId: req.voiceId,
+      accountId: req.auth.account.id,
+      text: req.text,
+      speed: req.speed,
+      stability: req.stability,
+      sampleRate: req.sampleRate,
+      requestId: req.requestId,
+    });
+    return { stream, admission, model, chars };
+  } catch (e) {
+    await admission.release(`synthesis failed to start: ${(e as Error).message}`);
+    throw e;
+  }
+}

@@ -1,0 +1,115 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { toMicro, type ModelCatalog, type ModelDownload, type ModelInfo, type VoiceCatalog, type VoiceInfo } from '@sawt/core';
+
+/** A model as configured (engine plugin options.models). */
+export interface ModelConfig {
+  model_id: string;
+  model_name: string;
+  description?: string | null;
+  engine: string;
+  cost_per_char: number | string;
+  access?: 'public' | 'granted';
+  /** Files (relative to SAWT_MODELS_DIR) the model needs; the model is listed only when all exist. */
+  files?: string[];
+  /** Where `sawt models pull` fetches the files from, with their sha256. */
+  downloads?: ModelDownload[];
+}
+
+/** espeak-ng parameters of a built-in voice. */
+export interface EspeakVoiceParams {
+  voice: string;
+  /** 0–100 */
+  pitch: number;
+  /** words per minute at speed 1.0 */
+  rate: number;
+  /** pitch range 0–100 at stability 0.5 */
+  range: number;
+}
+
+export interface VoiceConfig extends Omit<VoiceInfo, 'sample_url'> {
+  /** model_ids this voice works with; absent = every model. */
+  models?: string[];
+  espeak?: EspeakVoiceParams;
+}
+
+/** Stable UUID (name-based, v5 layout) so a model keeps its id across restarts and instances. */
+export function stableUuid(name: string): string {
+  const h = createHash('sha1').update(`sawt-model:${name}`).digest();
+  h[6] = (h[6]! & 0x0f) | 0x50;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
+}
+
+export class ConfiguredModelCatalog implements ModelCatalog {
+  private readonly models: ModelInfo[];
+
+  constructor(configs: ModelConfig[], modelsDir: string, private readonly defaultId: string) {
+    this.models = configs.map((c) => {
+      const costPerCharMicro = toMicro(c.cost_per_char);
+      const available = (c.files ?? []).every((f) => existsSync(path.resolve(modelsDir, f)));
+      return {
+        id: stableUuid(c.model_id),
+        model_id: c.model_id,
+        model_name: c.model_name,
+        description: c.description ?? null,
+        engine: c.engine,
+        cost_per_char: Number(c.cost_per_char),
+        costPerCharMicro,
+        access: c.access ?? 'public',
+        available,
+        downloads: c.downloads ?? [],
+      };
+    });
+    if (!this.models.some((m) => m.model_id === defaultId)) {
+      throw new Error(`defaultModel '${defaultId}' is not in the model catalog`);
+    }
+  }
+
+  list(): ModelInfo[] {
+    return this.models;
+  }
+
+  get(modelId: string): ModelInfo | undefined {
+    return this.models.find((m) => m.model_id === modelId);
+  }
+
+  defaultModelId(): string {
+    return this.defaultId;
+  }
+}
+
+export const samplePath = (voiceId: string) => `/api/v1/voices/${encodeURIComponent(voiceId)}/sample`;
+
+export class BuiltinVoiceCatalog implements VoiceCatalog {
+  constructor(private readonly voices: VoiceConfig[]) {}
+
+  config(voiceId: string): VoiceConfig | undefined {
+    return this.voices.find((v) => v.voice_id === voiceId);
+  }
+
+  private toInfo(v: VoiceConfig): VoiceInfo {
+    return {
+      voice_id: v.voice_id,
+      name: v.name,
+      description: v.description ?? null,
+      gender: v.gender ?? null,
+      age: v.age ?? null,
+      languages: v.languages ?? [],
+      dialect: v.dialect ?? [],
+      type: v.type ?? null,
+      sample_url: samplePath(v.voice_id),
+    };
+  }
+
+  async list(_accountId: string): Promise<VoiceInfo[]> {
+    return this.voices.map((v) => this.toInfo(v));
+  }
+
+  async get(voiceId: string, _accountId: string): Promise<VoiceInfo | undefined> {
+    const v = this.config(voiceId);
+    return v && this.toInfo(v);
+  }
+}

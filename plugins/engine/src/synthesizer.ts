@@ -1,0 +1,54 @@
+import { errors, type Logger, type SpeechStream, type SpeechSynthesizer, type SynthesisRequest } from '@sawt/core';
+import type { BuiltinVoiceCatalog, ConfiguredModelCatalog } from './catalog.js';
+import type { SpeechBackend } from './backends.js';
+import type { TextFrontEnd } from './frontend/index.js';
+
+export const OUTPUT_RATES = [8000, 16000, 22050, 24000] as const;
+
+export class EngineSynthesizer implements SpeechSynthesizer {
+  private readonly backends = new Map<string, SpeechBackend>();
+
+  constructor(
+    private readonly models: ConfiguredModelCatalog,
+    private readonly voices: BuiltinVoiceCatalog,
+    private readonly frontEnd: TextFrontEnd,
+    private readonly logger: Logger,
+    backends: SpeechBackend[],
+  ) {
+    for (const b of backends) this.backends.set(b.engine, b);
+  }
+
+  async synthesize(req: SynthesisRequest): Promise<SpeechStream> {
+    const model = this.models.get(req.modelId);
+    if (!model || !model.available) throw errors.modelNotFound(req.modelId);
+    const backend = this.backends.get(model.engine);
+    if (!backend) throw errors.internal(`Model '${model.model_id}' uses engine '${model.engine}', which this server does not run`);
+    const voice = this.voices.config(req.voiceId);
+    if (!voice || (voice.models && !voice.models.includes(model.model_id)) || !backend.acceptsVoice(voice)) {
+      throw errors.voiceNotFound(req.voiceId);
+    }
+    const sampleRate = req.sampleRate ?? 24000;
+    const { segments, phonemeInput } = await this.frontEnd.process({ text: req.text, dialect: voice.dialect[0] ?? null });
+    if (segments.length === 0) throw errors.validation('text contains nothing that can be spoken');
+
+    const started = performance.now();
+    const stream = backend.synthesize({ segments, phonemeInput, voice, speed: req.speed, stability: req.stability, sampleRate });
+    // Counted from chunk-info events: a 'data' listener would switch the stream
+    // to flowing mode and defeat the consumer's backpressure.
+    let samples = 0;
+    let firstMs = -1;
+    stream.on('chunk-info', (info: { samples: number }) => {
+      if (firstMs < 0) firstMs = performance.now() - started;
+      samples += info.samples;
+    });
+    stream.once('end', () => {
+      const elapsed = performance.now() - started;
+      const audioSeconds = samples / sampleRate;
+      this.logger.debug(
+        { requestId: req.requestId, model: model.model_id, voice: voice.voice_id, segments: segments.length, audioSeconds, firstChunkMs: Math.round(firstMs), elapsedMs: Math.round(elapsed), rtf: audioSeconds ? elapsed / 1000 / audioSeconds : null },
+        'synthesis finished',
+      );
+    });
+    return stream;
+  }
+}

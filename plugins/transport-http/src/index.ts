@@ -1,0 +1,97 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { definePlugin, tokens, type HttpRouteSpec, type HttpServerService } from '@sawt/core';
+import { buildOpenApi } from './openapi.js';
+import { registerCatalogRoutes } from './routes/catalog.js';
+import { registerTtsRoutes } from './routes/tts.js';
+import { createFastify, type HttpOptions } from './server.js';
+
+const modelSchema = {
+  type: 'object',
+  required: ['id', 'model_id', 'model_name'],
+  properties: { id: { type: 'string', format: 'uuid' }, model_id: { type: 'string' }, model_name: { type: 'string' }, description: { type: 'string', nullable: true } },
+};
+const voiceSchema = {
+  type: 'object',
+  required: ['voice_id', 'name', 'languages', 'dialect', 'sample_url'],
+  properties: {
+    voice_id: { type: 'string' }, name: { type: 'string' }, description: { type: 'string', nullable: true },
+    gender: { type: 'string', nullable: true, enum: ['male', 'female', null] }, age: { type: 'string', nullable: true },
+    languages: { type: 'array', items: { type: 'string' } }, dialect: { type: 'array', items: { type: 'string' } },
+    type: { type: 'string', nullable: true }, sample_url: { type: 'string', format: 'uri' },
+  },
+};
+
+export default definePlugin<HttpOptions>({
+  id: 'transport-http',
+  tags: ['transport'],
+  provides: [tokens.httpServer],
+  consumes: [tokens.logger, tokens.runtime, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer],
+  configSchema: {
+    type: 'object',
+    properties: {
+      bodyLimit: { type: 'integer', minimum: 1024, default: 1048576 },
+      maxTextChars: { type: 'integer', minimum: 10, default: 5000 },
+      shutdownGraceMs: { type: 'integer', minimum: 0, default: 10000 },
+    },
+  },
+  register(ctx) {
+    let closing = false;
+    const app = createFastify(ctx.options, ctx.logger, () => closing);
+    const routes: HttpRouteSpec[] = [];
+    const describe = (r: HttpRouteSpec) => void routes.push(r);
+    const inFlight = new Map<Promise<unknown>, () => void>();
+    const trackInFlight = <T>(work: Promise<T>, cancel: () => void): Promise<T> => {
+      inFlight.set(work, cancel);
+      work.finally(() => inFlight.delete(work)).catch(() => {});
+      return work;
+    };
+    const deps = {
+      logger: ctx.logger,
+      authenticator: ctx.get(tokens.authenticator),
+      rateLimiter: ctx.get(tokens.rateLimiter),
+      accounts: ctx.get(tokens.accounts),
+      admission: ctx.get(tokens.admission),
+      models: ctx.get(tokens.models),
+      voices: ctx.get(tokens.voices),
+      synthesizer: ctx.get(tokens.synthesizer),
+      maxTextChars: ctx.options.maxTextChars,
+      track: trackInFlight,
+    };
+
+    app.get('/healthz', async () => ({ status: 'ok' }));
+    app.get('/api/v1/openapi.json', async () => buildOpenApi(routes, { Model: modelSchema, Voice: voiceSchema }));
+    registerCatalogRoutes(app, describe, deps);
+    registerTtsRoutes(app, describe, deps);
+
+    const service: HttpServerService = {
+      app,
+      get server() {
+        return app.server;
+      },
+      describe,
+      trackInFlight,
+    };
+    ctx.provide(tokens.httpServer, service);
+
+    (ctx as { stopHttp?: () => Promise<void> }).stopHttp = async () => {
+      closing = true;
+      const pending = [...inFlight.keys()];
+      if (pending.length) {
+        ctx.logger.info({ inFlight: pending.length }, 'waiting for in-flight requests');
+        await Promise.race([Promise.allSettled(pending), sleep(ctx.options.shutdownGraceMs)]);
+        for (const cancel of inFlight.values()) cancel();
+        await Promise.allSettled([...inFlight.keys()]);
+      }
+      await app.close();
+    };
+  },
+  async start(ctx) {
+    const service = ctx.get(tokens.httpServer);
+    const app = service.app as import('fastify').FastifyInstance;
+    const address = await app.listen({ host: ctx.runtime.host, port: ctx.runtime.port });
+    ctx.logger.info({ address }, 'Sawt HTTP API listening');
+  },
+  async stop(ctx) {
+    await (ctx as { stopHttp?: () => Promise<void> }).stopHttp?.();
+  },
+});

@@ -1,0 +1,62 @@
+import type { HttpRouteSpec } from '@sawt/core';
+import { ERRORS, fieldsToJsonSchema, type FieldRules } from '@sawt/core';
+
+export const API_PREFIX = '/api/v1';
+
+export const errorSchema = {
+  type: 'object',
+  required: ['errorCode', 'errorMessage'],
+  properties: {
+    errorCode: { type: 'integer', description: 'Numeric error code', enum: [...new Set(Object.values(ERRORS).map((e) => e.code))] },
+    errorMessage: { type: 'string' },
+  },
+};
+
+export const jsonBody = (rules: FieldRules) => ({
+  required: true,
+  content: { 'application/json': { schema: fieldsToJsonSchema(rules) } },
+});
+
+/** Standard error responses for a route, from the one error table. */
+export function errorResponses(...kinds: Array<keyof typeof ERRORS>): Record<string, unknown> {
+  const out: Record<string, { description: string; content: unknown }> = {};
+  for (const k of kinds) {
+    const e = ERRORS[k];
+    const key = String(e.status);
+    const text = `${e.type} (${e.code}): ${e.meaning}`;
+    out[key] = out[key]
+      ? { ...out[key]!, description: `${out[key]!.description} | ${text}` }
+      : { description: text, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+  }
+  return out;
+}
+
+/** Builds the OpenAPI 3 document from the routes the plugins described. */
+export function buildOpenApi(routes: HttpRouteSpec[], components: Record<string, unknown>): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) {
+    const p = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+    paths[p] ??= {};
+    paths[p]![r.method.toLowerCase()] = {
+      summary: r.summary,
+      ...(r.scope ? { security: [{ ApiKeyAuth: [] }], 'x-sawt-scope': r.scope } : { security: [] }),
+      ...(r.parameters ? { parameters: r.parameters } : {}),
+      ...(r.requestBody ? { requestBody: r.requestBody } : {}),
+      responses: r.responses,
+    };
+  }
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: 'Sawt Arabic voice synthesis API',
+      version: '1.0.0',
+      license: { name: 'GPL-3.0-or-later' },
+    },
+    servers: [{ url: API_PREFIX }],
+    paths,
+    components: {
+      securitySchemes: { ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+      schemas: { Error: errorSchema, ...components },
+    },
+  };
+}

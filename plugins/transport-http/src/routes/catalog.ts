@@ -1,0 +1,63 @@
+import type { FastifyInstance } from 'fastify';
+import { encodeWav, errors, type HttpRouteSpec, type ModelCatalog, type SpeechSynthesizer, type VoiceCatalog } from '@sawt/core';
+import { absoluteUrl, apiRoute, type RouteDeps } from '../server.js';
+import { errorResponses } from '../openapi.js';
+
+const SAMPLE_TEXT = 'مرحبا، هذا صوتي. يسعدني أن أقرأ لك أي نص عربي بوضوح.';
+
+export function registerCatalogRoutes(
+  app: FastifyInstance,
+  describe: (r: HttpRouteSpec) => void,
+  deps: RouteDeps & { models: ModelCatalog; voices: VoiceCatalog; synthesizer: SpeechSynthesizer },
+): void {
+  apiRoute(app, describe, deps, {
+    method: 'GET', path: '/models', summary: 'List the available synthesis models', scope: 'models',
+    responses: {
+      200: { description: 'Models', content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Model' } } } } },
+      ...errorResponses('authentication', 'endpointNotAllowed', 'rateLimit'),
+    },
+  }, async () =>
+    deps.models.list().filter((m) => m.available).map((m) => ({ id: m.id, model_id: m.model_id, model_name: m.model_name, description: m.description })),
+  );
+
+  apiRoute(app, describe, deps, {
+    method: 'GET', path: '/voices', summary: 'List the voices this account can use', scope: 'voices',
+    responses: {
+      200: { description: 'Voices', content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Voice' } } } } },
+      ...errorResponses('authentication', 'endpointNotAllowed', 'rateLimit'),
+    },
+  }, async (req) => {
+    const voices = await deps.voices.list(req.auth!.account.id);
+    return voices.map((v) => ({ ...v, sample_url: v.sample_url.startsWith('/') ? absoluteUrl(req, v.sample_url) : v.sample_url }));
+  });
+
+  // Samples are public (an <audio> element cannot send a key) and generated once per voice.
+  const samples = new Map<string, Promise<Buffer>>();
+  apiRoute(app, describe, deps, {
+    method: 'GET', path: '/voices/:voice_id/sample', summary: 'A short WAV sample of a built-in voice (no key needed)', scope: null,
+    parameters: [{ name: 'voice_id', in: 'path', required: true, schema: { type: 'string' } }],
+    responses: { 200: { description: 'WAV sample', content: { 'audio/wav': {} } }, ...errorResponses('notFound') },
+  }, async (req, reply) => {
+    const { voice_id } = req.params as { voice_id: string };
+    const modelId = deps.models.defaultModelId();
+    let wav = samples.get(voice_id);
+    if (!wav) {
+      wav = (async () => {
+        const stream = await deps.synthesizer.synthesize({ modelId, voiceId: voice_id, accountId: '', text: SAMPLE_TEXT, speed: 1, stability: 0.5 });
+        const chunks: Buffer[] = [];
+        for await (const c of stream) chunks.push(c as Buffer);
+        return encodeWav(chunks, 24000);
+      })();
+      samples.set(voice_id, wav);
+      wav.catch(() => samples.delete(voice_id));
+    }
+    let body: Buffer;
+    try {
+      body = await wav;
+    } catch (e) {
+      if ((e as { code?: number }).code === 40401) throw errors.voiceNotFound(voice_id);
+      throw e;
+    }
+    return reply.type('audio/wav').header('cache-control', 'public, max-age=86400').send(body);
+  });
+}

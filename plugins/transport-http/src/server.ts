@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { SawtError, type AuthContext, type Authenticator, type EndpointScope, type HttpRouteSpec, type Logger, type RateLimiter } from '@sawt/core';
+import { errorBody, toSawtError } from './errors.js';
+import { API_PREFIX } from './openapi.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth?: AuthContext;
+  }
+}
+
+export interface HttpOptions {
+  bodyLimit: number;
+  maxTextChars: number;
+  shutdownGraceMs: number;
+}
+
+/** Reads the API key from x-api-key, or an Authorization: Bearer header. */
+export function presentedKey(headers: Record<string, string | string[] | undefined>): string | undefined {
+  const direct = headers['x-api-key'];
+  if (typeof direct === 'string' && direct.trim() !== '') return direct.trim();
+  const authz = headers.authorization;
+  if (typeof authz === 'string') {
+    const m = /^Bearer\s+(.+)$/i.exec(authz.trim());
+    if (m) return m[1]!.trim();
+  }
+  return undefined;
+}
+
+export function sendError(reply: FastifyReply, e: SawtError): FastifyReply {
+  return reply.code(e.status).headers(e.headers).type('application/json').send(errorBody(e));
+}
+
+/**
+ * The fastify instance with Sawt's conventions: an x-request-id on every
+ * response, JSON errors {errorCode, errorMessage} for everything including
+ * malformed bodies and unknown paths, and 503 while shutting down.
+ */
+export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () => boolean): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: logger as unknown as FastifyBaseLogger,
+    disableRequestLogging: true,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    bodyLimit: opts.bodyLimit,
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+    if (isClosing()) throw new SawtError('unavailable', 'Server is shutting down; retry shortly');
+  });
+
+  app.setErrorHandler((err, req, reply) => {
+    const e = toSawtError(err, logger, req.id);
+    if (e.status >= 500) logger.error({ requestId: req.id, errorCode: e.code, err: e.cause ?? err }, e.message);
+    return sendError(reply, e);
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0];
+    return sendError(reply, new SawtError('notFound', `Endpoint not found: ${req.method} ${path}`));
+  });
+
+  return app;
+}
+
+export interface RouteDeps {
+  authenticator: Authenticator;
+  rateLimiter: RateLimiter;
+}
+
+/** A preHandler that authenticates, checks the key's endpoint scope and counts the request against its rate limit. */
+export function requireScope(scope: EndpointScope, deps: RouteDeps) {
+  return async (req: FastifyRequest) => {
+    const auth = await deps.authenticator.authenticate(presentedKey(req.headers));
+    deps.authenticator.authorize(auth, scope);
+    await deps.rateLimiter.hit(auth.key.id);
+    req.auth = auth;
+  };
+}
+
+/** Registers a route under /api/v1 (or at the root for paths starting with //) and describes it for OpenAPI. */
+export function apiRoute(
+  app: FastifyInstance,
+  describe: (r: HttpRouteSpec) => void,
+  deps: RouteDeps,
+  spec: HttpRouteSpec,
+  handler: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+): void {
+  describe(spec);
+  app.route({
+    method: spec.method,
+    url: API_PREFIX + spec.path,
+    ...(spec.scope ? { preHandler: requireScope(spec.scope, deps) } : {}),
+    handler,
+  });
+}
+
+/** Absolute URL for a path served by this server, as the client reached it. */
+export function absoluteUrl(req: FastifyRequest, path: string): string {
+  const proto = (req.headers['x-forwarded-proto'] as string | undefined)?.split(',')[0]?.trim() || req.protocol;
+  const host = (req.headers['x-forwarded-host'] as string | undefined) || req.headers.host || `${req.hostname}`;
+  return `${proto}://${host}${path}`;
+}
