@@ -1,0 +1,97 @@
+// Entry point of sawt_native.node: see addon.h; the exported API is documented
+// in plugins/engine/src/native/addon.ts.
+#include "addon.h"
+
+#include "errors.h"
+#include "espeak_engine.h"
+#include "onnx_session.h"
+#include "resampler_binding.h"
+#include "synthesis.h"
+
+namespace sawt {
+namespace {
+
+// A short job on libuv's pool that phonemizes one text.
+class PhonemizeWorker : public Napi::AsyncWorker {
+ public:
+  PhonemizeWorker(Napi::Env env, std::string text, std::string voice)
+      : Napi::AsyncWorker(env, "sawt.phonemize"),
+        deferred_(Napi::Promise::Deferred::New(env)),
+        text_(std::move(text)),
+        voice_(std::move(voice)) {}
+
+  Napi::Promise Promise() const { return deferred_.Promise(); }
+
+ protected:
+  void Execute() override {
+    try {
+      result_ = espeak::Phonemize(text_, voice_);
+    } catch (const EngineFailure& failure) {
+      code_ = failure.code();
+      SetError(failure.what());
+    }
+  }
+  void OnOK() override { deferred_.Resolve(Napi::String::New(Env(), result_)); }
+  void OnError(const Napi::Error& error) override {
+    deferred_.Reject(MakeError(Env(), code_, error.Message()).Value());
+  }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  std::string text_, voice_, result_;
+  ErrorCode code_ = ErrorCode::kEspeak;
+};
+
+Napi::Value Phonemize(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsString()) ThrowInvalidArgument(env, "Expected a string for text");
+  if (!info[1].IsString() || info[1].As<Napi::String>().Utf8Value().empty()) {
+    ThrowInvalidArgument(env, "Expected a non-empty string for voice");
+  }
+  auto* worker = new PhonemizeWorker(env, info[0].As<Napi::String>().Utf8Value(),
+                                     info[1].As<Napi::String>().Utf8Value());
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();
+  return promise;
+}
+
+Napi::Value ListVoices(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::vector<espeak::VoiceInfo> voices;
+  try {
+    voices = espeak::ListVoices();
+  } catch (const EngineFailure& failure) {
+    throw MakeError(env, failure);
+  }
+  Napi::Array result = Napi::Array::New(env, voices.size());
+  for (size_t i = 0; i < voices.size(); ++i) {
+    Napi::Object voice = Napi::Object::New(env);
+    voice.Set("name", voices[i].name);
+    Napi::Array languages = Napi::Array::New(env, voices[i].languages.size());
+    for (size_t j = 0; j < voices[i].languages.size(); ++j) {
+      languages.Set(static_cast<uint32_t>(j), voices[i].languages[j]);
+    }
+    voice.Set("languages", languages);
+    voice.Set("identifier", voices[i].identifier);
+    result.Set(static_cast<uint32_t>(i), voice);
+  }
+  return result;
+}
+
+}  // namespace
+
+SawtAddon::SawtAddon(Napi::Env env, Napi::Object exports) {
+  exports.Set("phonemize", Napi::Function::New(env, Phonemize, "phonemize"));
+  exports.Set("listVoices", Napi::Function::New(env, ListVoices, "listVoices"));
+  exports.Set("createSynthesis", Napi::Function::New(env, CreateSynthesis, "createSynthesis"));
+  exports.Set("Resampler", DefineResamplerClass(env));
+  Napi::Function sessionClass = DefineOnnxSessionClass(env);
+  onnxSessionClass = Napi::Persistent(sessionClass);
+  exports.Set("OnnxSession", sessionClass);
+  exports.Set("availableProviders", Napi::Function::New(env, AvailableProviders, "availableProviders"));
+}
+
+}  // namespace sawt
+
+using sawt::SawtAddon;
+NODE_API_ADDON(SawtAddon)

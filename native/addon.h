@@ -1,0 +1,33 @@
+// Per-environment state of the addon (one instance per main thread or worker
+// thread that loads it), created by Node-API and destroyed with that environment.
+// Everything in it is used on that environment's JS thread only.
+#pragma once
+
+#include <napi.h>
+
+#include <deque>
+
+namespace sawt {
+
+class OnnxRunWorker;
+
+class SawtAddon : public Napi::Addon<SawtAddon> {
+ public:
+  SawtAddon(Napi::Env env, Napi::Object exports);
+
+  static SawtAddon& Of(Napi::Env env) { return *env.GetInstanceData<SawtAddon>(); }
+
+  Napi::FunctionReference onnxSessionClass;
+
+  // ONNX runs execute on libuv's pool, which fs, dns and crypto share: at most
+  // kMaxConcurrentOnnxRuns of them are queued there, the rest wait here.
+  static constexpr int kMaxConcurrentOnnxRuns = 2;
+  void QueueOnnxRun(OnnxRunWorker* worker);
+  void OnnxRunFinished();
+
+ private:
+  int activeOnnxRuns_ = 0;
+  std::deque<OnnxRunWorker*> waitingOnnxRuns_;
+};
+
+}  // namespace sawt

@@ -1,0 +1,58 @@
+// Process-wide access to espeak-ng.
+//
+// espeak-ng keeps global state and crashes when two threads call it at once, so
+// every call in this process goes through one FIFO lock (fair: syntheses that
+// take turns per segment interleave in arrival order). The library is
+// initialized lazily, under that lock, in AUDIO_OUTPUT_SYNCHRONOUS mode: audio
+// is handed to the caller's sink on the calling thread while the lock is held.
+// All functions here may be called from any thread and block while another
+// thread holds the lock; none of them touches JavaScript.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sawt::espeak {
+
+constexpr int kSampleRate = 22050;  // espeak-ng's fixed output rate
+
+struct VoiceInfo {
+  std::string name;
+  std::vector<std::string> languages;
+  std::string identifier;
+};
+
+struct SynthParams {
+  std::string voice;   // espeak voice spec: "ar", "ar+m3", ...
+  int rate = 175;      // words per minute, 80..450
+  int pitch = 50;      // 0..100
+  int range = 50;      // 0..100
+  bool phonemeInput = false;  // honour [[...]] phoneme mnemonics in the text
+};
+
+// A word boundary reported by espeak during synthesis.
+struct WordEvent {
+  int textPosition;   // 1-based, in Unicode code points of the segment text
+  int length;         // in code points
+  int audioMs;        // ms since the start of this segment's audio
+};
+
+// Receives a segment's audio while the espeak lock is held. Must not block on
+// anything that another synthesis could be waiting for (the lock is global).
+class SynthSink {
+ public:
+  virtual ~SynthSink() = default;
+  // `samples` (22050 Hz) is owned by espeak and valid only during the call.
+  // Return false to make espeak stop this segment early.
+  virtual bool OnAudio(const int16_t* samples, size_t count,
+                       const std::vector<WordEvent>& words) = 0;
+};
+
+// Throws EngineFailure (SAWT_ENGINE_ESPEAK) on failure, e.g. an unknown voice.
+std::string Phonemize(const std::string& text, const std::string& voice);
+std::vector<VoiceInfo> ListVoices();
+// Holds the lock for the whole segment. Returns false when the sink stopped it.
+bool SynthesizeSegment(const SynthParams& params, const std::string& text, SynthSink& sink);
+
+}  // namespace sawt::espeak
