@@ -1,0 +1,26 @@
+import { definePlugin, tokens } from '@sawt/core';
+import { authMigrations } from './migrations.js';
+import { SqlAccountStore, SqlApiKeyStore, SqlAuthenticator } from './stores.js';
+import { SqlCharacterQuota } from './quota.js';
+
+export { SqlAccountStore, SqlApiKeyStore, SqlAuthenticator } from './stores.js';
+export { SqlCharacterQuota } from './quota.js';
+export { generateSecret, hashSecret } from './secrets.js';
+
+/** Accounts, API keys (stored as sha256 hashes), model grants and the per-key character quota. */
+export default definePlugin({
+  id: 'auth',
+  provides: [tokens.accounts, tokens.apiKeys, tokens.authenticator, tokens.quota],
+  consumes: [tokens.database],
+  configSchema: { type: 'object', additionalProperties: false, properties: {} },
+
+  register(ctx) {
+    const db = ctx.get(tokens.database);
+    db.addMigrations(ctx.pluginId, authMigrations);
+    const accounts = new SqlAccountStore(db);
+    ctx.provide(tokens.accounts, accounts);
+    ctx.provide(tokens.apiKeys, new SqlApiKeyStore(db, accounts));
+    ctx.provide(tokens.authenticator, new SqlAuthenticator(db));
+    ctx.provide(tokens.quota, new SqlCharacterQuota(db));
+  },
+});
