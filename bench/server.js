@@ -1,0 +1,33 @@
+// Bench server: boots Sawt in its own process with a fresh data dir, creates an
+// enterprise account and key, and reports its event-loop delay on request (IPC).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createSawt, tokens, toMicro } from '@sawt/core';
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'sawt-bench-'));
+const quiet = { info() {}, debug() {}, warn() {}, error: console.error, child() { return quiet; } };
+const app = await createSawt({ runtime: { port: 0, host: '127.0.0.1', dataDir, modelsDir: process.env.SAWT_MODELS_DIR ?? path.join(dataDir, 'models') }, logger: quiet });
+await app.start();
+const account = await app.get(tokens.accounts).create({ name: 'bench', plan: 'enterprise' });
+await app.get(tokens.wallet).topUp(account.id, toMicro('1000000'));
+const key = await app.get(tokens.apiKeys).create({ accountId: account.id });
+let eld = monitorEventLoopDelay({ resolution: 1 });
+eld.enable();
+
+process.on('message', async (msg) => {
+  if (msg === 'eld-reset') {
+    eld.disable();
+    eld = monitorEventLoopDelay({ resolution: 1 });
+    eld.enable();
+    process.send({ type: 'eld-reset' });
+  } else if (msg === 'eld') {
+    process.send({ type: 'eld', maxMs: eld.max / 1e6, p99Ms: eld.percentile(99) / 1e6, meanMs: eld.mean / 1e6 });
+  } else if (msg === 'stop') {
+    await app.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  }
+});
+process.send({ type: 'ready', port: app.get(tokens.httpServer).server.address().port, key: key.key, rss: process.memoryUsage().rss });

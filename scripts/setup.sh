@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs everything Sawt needs on a fresh Debian/Ubuntu machine: system
+# packages (espeak-ng, build tools, SQLite, ffmpeg), npm packages, the native
+# engine addon and the TypeScript build. Safe to run again: each step skips
+# what is already done, and compilers reuse their caches (ccache, npm cache).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+SYSTEM_PACKAGES=(
+  ca-certificates debian-archive-keyring pkg-config g++ make cmake ninja-build ccache python3
+  libespeak-ng-dev espeak-ng-data libsqlite3-dev ffmpeg
+)
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    echo "setup: need root (or sudo) to run: $*" >&2; exit 1; fi
+}
+
+missing=()
+for p in "${SYSTEM_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$node_major" -lt 20 ]; then missing+=(nodejs npm); fi
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing system packages: ${missing[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$node_major" -lt 20 ]; then
+  echo "setup: Sawt needs Node.js 20 or newer; this system's package manager provides $(node --version 2>/dev/null || echo none)." >&2
+  exit 1
+fi
+
+export CMAKE_CXX_COMPILER_LAUNCHER=ccache
+# npm ci: exact lockfile versions; runs sqlite3's build (against the system
+# libsqlite3, see .npmrc) and the root install script (the native addon).
+if [ ! -f node_modules/.package-lock.json ] || ! cmp -s package-lock.json node_modules/.sawt-lock 2>/dev/null; then
+  npm ci --no-audit --no-fund --loglevel=error
+  cp package-lock.json node_modules/.sawt-lock
+elif [ ! -f build/Release/sawt_native.node ]; then
+  npm run --silent build:native
+fi
+npm run --silent build
+echo "setup: done"

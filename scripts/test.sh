@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs every tap test file and ends with one line "N passed, M failed".
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+log=$(mktemp)
+files=$(find test -name '*.test.js' -not -path '*/fixtures/*' | sort)
+npx tap --disable-coverage --allow-empty-coverage --jobs=2 --timeout=300 --reporter=tap $files 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+# Top-level results (one per test file) are the unindented "ok"/"not ok" lines.
+passed=$(grep -cE '^ok ' "$log" || true)
+failed=$(grep -cE '^not ok ' "$log" || true)
+rm -f "$log"
+if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+echo "$passed passed, $failed failed"
+[ "$status" -eq 0 ] && [ "$failed" -eq 0 ]

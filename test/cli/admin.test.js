@@ -1,0 +1,128 @@
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { startServer, tempDir, repoRoot, defaultConfigPath, SENTENCE } from '../helpers/server.js';
+
+const run = promisify(execFile);
+const bin = path.join(repoRoot, 'packages/cli/bin/sawt.js');
+
+function cli(env, ...args) {
+  return run(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, cwd: repoRoot }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (e) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+  );
+}
+const json = (r) => JSON.parse(r.stdout);
+
+const dataDir = tempDir(t);
+const env = { SAWT_DATA_DIR: dataDir, SAWT_MODELS_DIR: path.join(dataDir, 'models') };
+// The server runs in this process on the same data dir while the CLI works in others.
+const srv = await startServer(t, { runtime: { dataDir, modelsDir: env.SAWT_MODELS_DIR } });
+
+t.test('accounts, keys and wallet through the CLI, used at once by the running server', async (t) => {
+  const acc = await cli(env, 'accounts', 'create', '--name', 'Acme', '--plan', 'starter', '--balance', '12.5', '--json');
+  t.equal(acc.code, 0, acc.stderr);
+  const a = json(acc);
+  t.same(Object.keys(a).sort(), ['balance', 'id', 'name', 'plan']);
+  t.same({ name: a.name, plan: a.plan, balance: a.balance }, { name: 'Acme', plan: 'starter', balance: 12.5 });
+
+  const key = json(await cli(env, 'keys', 'create', '--account', a.id, '--endpoints', 'models,tts', '--quota-chars', '5000', '--json'));
+  t.match(key.key, /^sawt_[A-Za-z0-9]{40}$/);
+  t.ok(key.id);
+  const db = readFileSync(path.join(dataDir, 'sawt.db'));
+  t.notOk(db.includes(Buffer.from(key.key)), 'the secret is not stored in the database');
+  const listed = json(await cli(env, 'keys', 'list', '--account', a.id, '--json'));
+  t.notOk(JSON.stringify(listed).includes(key.key), 'the secret is never shown again');
+
+  t.equal((await fetch(`${srv.api}/models`, { headers: { 'x-api-key': key.key } })).status, 200, 'server accepts the key');
+  t.equal((await fetch(`${srv.api}/voices`, { headers: { 'x-api-key': key.key } })).status, 403, 'endpoint scope applied');
+  const res = await fetch(`${srv.api}/text-to-speech/sawt-mini`, { method: 'POST', headers: { 'x-api-key': key.key, 'content-type': 'application/json' }, body: JSON.stringify({ voice_id: 'najdi-faisal', text: SENTENCE, stability: 0.3, streaming: false }) });
+  t.equal(res.status, 200);
+  await res.arrayBuffer();
+
+  const shown = json(await cli(env, 'wallet', 'show', '--account', a.id, '--json'));
+  t.equal(shown.balance, Number((12.5 - [...SENTENCE].length * 0.0001).toFixed(6)), 'charge visible to the CLI');
+  const topped = json(await cli(env, 'wallet', 'topup', '--account', a.id, '--amount', '0.75', '--json'));
+  t.equal(topped.balance, Number((shown.balance + 0.75).toFixed(6)));
+
+  t.equal((await cli(env, 'keys', 'revoke', '--id', key.id, '--json')).code, 0);
+  t.equal((await fetch(`${srv.api}/models`, { headers: { 'x-api-key': key.key } })).status, 401, 'revoked key refused');
+  const k2 = json(await cli(env, 'keys', 'create', '--account', a.id, '--json'));
+  t.equal((await cli(env, 'keys', 'delete', '--id', k2.id, '--json')).code, 0);
+  t.equal((await fetch(`${srv.api}/models`, { headers: { 'x-api-key': k2.key } })).status, 401, 'deleted key refused');
+});
+
+t.test('models list and grant', async (t) => {
+  const models = json(await cli(env, 'models', 'list', '--json'));
+  const mini = models.find((m) => m.model_id === 'sawt-mini');
+  t.match(mini, { engine: 'espeak', cost_per_char: 0.0001, access: 'public' });
+  const a = json(await cli(env, 'accounts', 'create', '--name', 'B', '--plan', 'free', '--balance', '1', '--json'));
+  const g = await cli(env, 'models', 'grant', '--account', a.id, '--model', 'sawt-mini', '--json');
+  t.equal(g.code, 0, g.stderr);
+  t.match(json(g), { account_id: a.id, model_id: 'sawt-mini', granted: true });
+  const bad = await cli(env, 'models', 'grant', '--account', a.id, '--model', 'nope', '--json');
+  t.not(bad.code, 0);
+  t.match(bad.stderr, /Model 'nope' not found/);
+});
+
+t.test('failures exit non-zero with one line on stderr and nothing on stdout', async (t) => {
+  const cases = [
+    ['accounts', 'create', '--name', 'X', '--plan', 'platinum', '--balance', '1', '--json'],
+    ['accounts', 'create', '--plan', 'free', '--json'],
+    ['accounts', 'create', '--name', 'X', '--plan', 'free', '--balance', 'ten', '--json'],
+    ['keys', 'create', '--account', 'no-such-account', '--json'],
+    ['keys', 'create', '--account', 'x', '--endpoints', 'models,everything', '--json'],
+    ['keys', 'revoke', '--id', 'no-such-key', '--json'],
+    ['wallet', 'show', '--account', 'no-such-account', '--json'],
+    ['wallet', 'topup', '--account', 'x', '--amount', '-5', '--json'],
+    ['frobnicate', '--json'],
+  ];
+  for (const args of cases) {
+    const r = await cli(env, ...args);
+    t.not(r.code, 0, args.join(' '));
+    t.equal(r.stdout, '', 'no stdout');
+    t.equal(r.stderr.trim().split('\n').length, 1, `one line: ${r.stderr.trim()}`);
+  }
+});
+
+t.test('models pull downloads, verifies sha256 and never leaves a partial file', async (t) => {
+  const good = Buffer.from('pretend model weights\n'.repeat(1000));
+  const server = createServer((req, res) => {
+    if (req.url === '/good.onnx') return res.end(good);
+    if (req.url === '/tampered.onnx') return res.end(Buffer.concat([good, Buffer.from('x')]));
+    res.statusCode = 404;
+    res.end();
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => server.close());
+  const url = `http://127.0.0.1:${server.address().port}`;
+  const sha = createHash('sha256').update(good).digest('hex');
+  const config = JSON.parse(readFileSync(defaultConfigPath, 'utf8'));
+  const engine = config.plugins.find((p) => p.resolve === '@sawt/plugin-engine');
+  engine.options.models.push(
+    { model_id: 'pulled', model_name: 'Pulled', engine: 'espeak', cost_per_char: 0.0001, files: ['pulled/model.onnx'], downloads: [{ file: 'pulled/model.onnx', url: `${url}/good.onnx`, sha256: sha }] },
+    { model_id: 'tampered', model_name: 'Tampered', engine: 'espeak', cost_per_char: 0.0001, files: ['tampered/model.onnx'], downloads: [{ file: 'tampered/model.onnx', url: `${url}/tampered.onnx`, sha256: sha }] },
+  );
+  const dir = tempDir(t);
+  const configPath = path.join(dir, 'config.json');
+  writeFileSync(configPath, JSON.stringify(config));
+  const e2 = { SAWT_DATA_DIR: dir, SAWT_MODELS_DIR: path.join(dir, 'models'), SAWT_CONFIG: configPath };
+
+  const ok = await cli(e2, 'models', 'pull', 'pulled', '--json');
+  t.equal(ok.code, 0, ok.stderr);
+  t.match(json(ok), [{ model_id: 'pulled', file: 'pulled/model.onnx', status: 'downloaded', sha256: sha }]);
+  t.same(readFileSync(path.join(dir, 'models/pulled/model.onnx')), good);
+  t.match(json(await cli(e2, 'models', 'pull', 'pulled', '--json')), [{ status: 'present' }], 'second pull is a no-op');
+  const listed = json(await cli(e2, 'models', 'list', '--json'));
+  t.equal(listed.find((m) => m.model_id === 'pulled').available, true, 'model available once its file is there');
+
+  const bad = await cli(e2, 'models', 'pull', 'tampered', '--json');
+  t.not(bad.code, 0);
+  t.match(bad.stderr, /Checksum mismatch/);
+  t.notOk(existsSync(path.join(dir, 'models/tampered/model.onnx')), 'no file in place');
+  t.same(readdirSync(path.join(dir, 'models/tampered')), [], 'no partial file left');
+});

@@ -1,0 +1,89 @@
+// Boots a real Sawt server (every configured plugin) on a free loopback port
+// with its own temporary data dir, and offers helpers to create accounts and keys.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createSawt, tokens, toMicro } from '@sawt/core';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const defaultConfigPath = path.join(repoRoot, 'config/default.json');
+
+export function tempDir(t, prefix = 'sawt-test-') {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export const silentLogger = (() => {
+  const noop = () => {};
+  const l = { info: noop, debug: noop, warn: noop, error: noop, child: () => l };
+  return l;
+})();
+
+/** Starts a server; `config` replaces the default config object when given. */
+export async function startServer(t, { config, runtime = {}, logger = silentLogger } = {}) {
+  const dataDir = runtime.dataDir ?? tempDir(t);
+  const app = await createSawt({
+    runtime: { host: '127.0.0.1', port: 0, dataDir, modelsDir: path.join(dataDir, 'models'), configPath: defaultConfigPath, configDir: path.dirname(defaultConfigPath), ...runtime },
+    ...(config ? { config } : {}),
+    logger,
+  });
+  await app.start();
+  t.teardown(() => app.stop());
+  const { port } = app.get(tokens.httpServer).server.address();
+  const base = `http://127.0.0.1:${port}`;
+
+  async function createAccount({ plan = 'enterprise', balance = '100', name = 'test account' } = {}) {
+    const account = await app.get(tokens.accounts).create({ name, plan });
+    await app.get(tokens.wallet).topUp(account.id, toMicro(balance));
+    return account;
+  }
+  async function createKey(accountId, opts = {}) {
+    return app.get(tokens.apiKeys).create({ accountId, ...opts });
+  }
+  /** An account with a key: returns { account, key, headers }. */
+  async function client(opts = {}) {
+    const account = await createAccount(opts);
+    const k = await createKey(account.id, opts.key ?? {});
+    return { account, key: k, headers: { 'x-api-key': k.key, 'content-type': 'application/json' } };
+  }
+  async function balance(accountId) {
+    return app.get(tokens.wallet).balance(accountId);
+  }
+  return { app, base, api: `${base}/api/v1`, dataDir, createAccount, createKey, client, balance };
+}
+
+export const SENTENCE = 'مرحبا بكم في خدمة صوت للنطق العربي.';
+export const LONG_TEXT =
+  'السلام عليكم ورحمة الله وبركاته. يسعدنا أن نقدم لكم خدمة صوت، وهي خدمة مفتوحة المصدر لتحويل النص العربي إلى كلام واضح. ' +
+  'يمكنكم تشغيلها على أجهزتكم الخاصة، واختيار اللهجة والصوت المناسبين لكل تطبيق.';
+
+/** Reads a WAV buffer: format fields and the PCM16 samples. */
+export function parseWav(buf) {
+  const riff = buf.toString('ascii', 0, 4);
+  const wave = buf.toString('ascii', 8, 12);
+  let off = 12;
+  let fmt = null;
+  let data = null;
+  while (off + 8 <= buf.length) {
+    const id = buf.toString('ascii', off, off + 4);
+    const size = buf.readUInt32LE(off + 4);
+    if (id === 'fmt ') fmt = { format: buf.readUInt16LE(off + 8), channels: buf.readUInt16LE(off + 10), sampleRate: buf.readUInt32LE(off + 12), bitsPerSample: buf.readUInt16LE(off + 22) };
+    if (id === 'data') data = buf.subarray(off + 8, off + 8 + size);
+    off += 8 + size + (size % 2);
+  }
+  return { riff, wave, fmt, data, riffSize: buf.readUInt32LE(4) };
+}
+
+export function pcmStats(pcm) {
+  const n = Math.floor(pcm.length / 2);
+  let sum = 0;
+  let peak = 0;
+  for (let i = 0; i < n; i++) {
+    const v = pcm.readInt16LE(i * 2);
+    sum += v * v;
+    peak = Math.max(peak, Math.abs(v));
+  }
+  return { samples: n, rms: n ? Math.sqrt(sum / n) : 0, peak, seconds: n / 24000 };
+}

@@ -1,0 +1,69 @@
+import t from 'tap';
+import { startServer, parseWav, pcmStats } from '../helpers/server.js';
+
+const srv = await startServer(t);
+const { headers } = await srv.client();
+
+t.test('GET /healthz needs no key', async (t) => {
+  const res = await fetch(`${srv.base}/healthz`);
+  t.equal(res.status, 200);
+  t.ok(res.headers.get('x-request-id'));
+});
+
+t.test('GET /models lists sawt-mini with the Model fields', async (t) => {
+  const res = await fetch(`${srv.api}/models`, { headers });
+  t.equal(res.status, 200);
+  t.match(res.headers.get('content-type'), /application\/json/);
+  const models = await res.json();
+  t.ok(Array.isArray(models));
+  const mini = models.find((m) => m.model_id === 'sawt-mini');
+  t.ok(mini, 'sawt-mini listed');
+  t.match(mini.id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'id is a UUID');
+  t.type(mini.model_name, 'string');
+  t.ok(mini.description === null || typeof mini.description === 'string');
+});
+
+t.test('GET /voices covers six dialects and both genders with every Voice field', async (t) => {
+  const res = await fetch(`${srv.api}/voices`, { headers });
+  t.equal(res.status, 200);
+  const voices = await res.json();
+  const dialects = new Set(voices.flatMap((v) => v.dialect));
+  for (const d of ['fusha', 'egyptian', 'emirati', 'najdi', 'hijazi', 'kuwaiti']) t.ok(dialects.has(d), `dialect ${d}`);
+  const genders = new Set(voices.map((v) => v.gender));
+  t.ok(genders.has('male') && genders.has('female'), 'both genders');
+  for (const v of voices) {
+    for (const f of ['voice_id', 'name', 'description', 'gender', 'age', 'languages', 'dialect', 'type', 'sample_url']) t.ok(f in v, `${v.voice_id} has ${f}`);
+    t.ok(Array.isArray(v.languages) && Array.isArray(v.dialect));
+    t.match(v.sample_url, new RegExp(`^${srv.base}/`), 'absolute sample URL on this server');
+  }
+  t.equal(new Set(voices.map((v) => v.voice_id)).size, voices.length, 'unique voice ids');
+});
+
+t.test('every sample_url serves real audio without a key', async (t) => {
+  const voices = await (await fetch(`${srv.api}/voices`, { headers })).json();
+  const res = await fetch(voices[0].sample_url);
+  t.equal(res.status, 200);
+  t.equal(res.headers.get('content-type'), 'audio/wav');
+  const wav = parseWav(Buffer.from(await res.arrayBuffer()));
+  t.equal(wav.fmt.sampleRate, 24000);
+  t.ok(pcmStats(wav.data).rms > 500, 'non-silent sample');
+  const missing = await fetch(`${srv.api}/voices/nobody/sample`);
+  t.equal(missing.status, 404);
+  t.equal((await missing.json()).errorCode, 40401);
+});
+
+t.test('openapi.json is OpenAPI 3, version 1.0.0, and documents the routes and their rules', async (t) => {
+  const res = await fetch(`${srv.api}/openapi.json`);
+  t.equal(res.status, 200);
+  const doc = await res.json();
+  t.match(doc.openapi, /^3\./);
+  t.equal(doc.info.version, '1.0.0');
+  for (const p of ['/models', '/voices', '/text-to-speech/{model_id}']) t.ok(doc.paths[p], `documents ${p}`);
+  const body = doc.paths['/text-to-speech/{model_id}'].post.requestBody.content['application/json'].schema;
+  t.same(body.required.sort(), ['stability', 'streaming', 'text', 'voice_id']);
+  t.equal(body.properties.speed.minimum, 0.7);
+  t.equal(body.properties.speed.maximum, 1.2);
+  t.equal(body.properties.stability.maximum, 1);
+  const responses = doc.paths['/text-to-speech/{model_id}'].post.responses;
+  for (const s of ['200', '400', '401', '402', '403', '404', '429']) t.ok(responses[s], `documents status ${s}`);
+});
