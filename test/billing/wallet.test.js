@@ -1,6 +1,6 @@
 import t from 'tap';
 import { tokens } from '@sawt/core';
-import { bootDataLayer } from '../storage/fixtures/boot.js';
+import { bootDataLayer, runInChildProcess } from '../storage/fixtures/boot.js';
 import { walletRace } from './fixtures/scenarios.js';
 
 async function setup(t) {
@@ -101,21 +101,30 @@ t.test('stop() releases what this process reserved; a later boot does not touch 
 
 t.test('reservations orphaned by a crashed process are released at start once stale', async (t) => {
   const dataDir = t.testdir();
-  const crashed = await bootDataLayer(t, { dataDir });
-  const acc = await crashed.get(tokens.accounts).create({ name: 'A', plan: 'free' });
-  await crashed.get(tokens.wallet).topUp(acc.id, 9000);
-  const r = await crashed.get(tokens.wallet).reserve(acc.id, 3000, { requestId: 'orphan' });
-  // Simulate the crash: age the reservation, forget it in memory, close the pool without stop().
-  await crashed.get(tokens.database).knex('reservations').where({ id: r.id }).update({ created_at: '2020-01-01T00:00:00.000Z' });
-  await r.settle(0).catch(() => {}); // would close it; undo below to keep it open as a crash would
-  await crashed.get(tokens.database).knex('reservations').where({ id: r.id }).update({ status: 'open', charged: null, closed_at: null });
-  await crashed.get(tokens.database).knex('wallets').where({ account_id: acc.id }).update({ reserved: 3000 });
-  await crashed.get(tokens.database).knex('ledger').where({ reservation_id: r.id }).whereNot({ kind: 'reserve' }).delete();
-  await crashed.stop();
-  t.equal((await (await bootDataLayer(t, { dataDir, billing: { staleReservationMs: 0 } })).get(tokens.wallet).balance(acc.id)).reserved, 3000, 'staleReservationMs 0 keeps it');
+  const setupApp = await bootDataLayer(t, { dataDir });
+  const acc = await setupApp.get(tokens.accounts).create({ name: 'A', plan: 'free' });
+  await setupApp.get(tokens.wallet).topUp(acc.id, 9000);
+  await setupApp.stop();
+
+  // A server process reserves money and dies before settling (no stop()).
+  const reservationId = (await runInChildProcess(dataDir, `
+    const r = await app.get(tokens.wallet).reserve(${JSON.stringify(acc.id)}, 3000, { requestId: 'orphan' });
+    console.log(r.id);
+    process.exit(1);
+  `).catch((e) => e.stdout)).trim();
+
+  const fresh = await bootDataLayer(t, { dataDir });
+  t.equal((await fresh.get(tokens.wallet).balance(acc.id)).reserved, 3000, 'a young open reservation is left alone at start (its owner may be alive)');
+  // An hour passes.
+  await fresh.get(tokens.database).knex('reservations').where({ id: reservationId }).update({ created_at: new Date(Date.now() - 3_601_000).toISOString() });
+  await fresh.stop();
+
+  const disabled = await bootDataLayer(t, { dataDir, billing: { staleReservationMs: 0 } });
+  t.equal((await disabled.get(tokens.wallet).balance(acc.id)).reserved, 3000, 'staleReservationMs 0 keeps it');
+  await disabled.stop();
 
   const restarted = await bootDataLayer(t, { dataDir });
   const w = restarted.get(tokens.wallet);
-  t.same(await w.balance(acc.id), { accountId: acc.id, balance: 9000, reserved: 0, available: 9000 });
-  t.match((await w.ledger(acc.id))[0], { kind: 'release', amount: 3000, requestId: 'orphan', description: /^stale/ });
+  t.same(await w.balance(acc.id), { accountId: acc.id, balance: 9000, reserved: 0, available: 9000 }, 'released at the next start');
+  t.match((await w.ledger(acc.id))[0], { kind: 'release', amount: 3000, requestId: 'orphan', reservationId, description: /^stale/ });
 });

@@ -1,12 +1,8 @@
 import t from 'tap';
-import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import { promisify } from 'node:util';
 import { tokens, createSawt, createLogger } from '@sawt/core';
-import { bootDataLayer } from './fixtures/boot.js';
-
-const run = promisify(execFile);
+import { bootDataLayer, runInChildProcess } from './fixtures/boot.js';
 
 t.test('migrations are applied once across boots on the same file, and data persists', async (t) => {
   const dataDir = t.testdir();
@@ -55,20 +51,6 @@ t.test("the pg client without a connection string fails at boot, naming what's m
 });
 
 // A second process (the admin CLI) works on the same file while the server runs.
-const childScript = (dataDir, body) => `
-  import { createSawt, createLogger, tokens } from '@sawt/core';
-  const app = await createSawt({
-    config: { plugins: [
-      { resolve: '@sawt/plugin-storage', options: { filename: ${JSON.stringify(`${dataDir}/sawt.db`)} } },
-      { resolve: '@sawt/plugin-auth' }, { resolve: '@sawt/plugin-billing' } ] },
-    runtime: { dataDir: ${JSON.stringify(dataDir)}, configDir: process.cwd() },
-    logger: createLogger('silent'),
-  });
-  await app.start();
-  ${body}
-  await app.stop();
-`;
-
 t.test('a second process sees this one\'s writes and this one sees its writes', async (t) => {
   const dataDir = t.testdir();
   const app = await bootDataLayer(t, { dataDir });
@@ -77,12 +59,12 @@ t.test('a second process sees this one\'s writes and this one sees its writes', 
   const mine = await accounts.create({ name: 'Server side', plan: 'free' });
   await wallet.topUp(mine.id, 5_000_000);
 
-  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', childScript(dataDir, `
+  const stdout = await runInChildProcess(dataDir, `
     const acc = await app.get(tokens.accounts).create({ name: 'CLI side', plan: 'scale' });
     await app.get(tokens.wallet).topUp(acc.id, 2_500_000);
     const seen = await app.get(tokens.wallet).balance(${JSON.stringify(mine.id)});
     console.log(JSON.stringify({ id: acc.id, seen }));
-  `)], { cwd: process.cwd() });
+  `);
   const child = JSON.parse(stdout);
   t.equal(child.seen.balance, 5_000_000, 'the child read the balance this process wrote');
   t.equal((await accounts.get(child.id))?.name, 'CLI side', 'this process reads the account the child created');
@@ -94,10 +76,10 @@ t.test('two processes writing at once both succeed (busy timeout, short transact
   const app = await bootDataLayer(t, { dataDir });
   const account = await app.get(tokens.accounts).create({ name: 'Shared', plan: 'free' });
   const wallet = app.get(tokens.wallet);
-  const child = run(process.execPath, ['--input-type=module', '-e', childScript(dataDir, `
+  const child = runInChildProcess(dataDir, `
     const w = app.get(tokens.wallet);
     for (let i = 0; i < 200; i++) await w.topUp(${JSON.stringify(account.id)}, 1, { description: 'child' });
-  `)], { cwd: process.cwd() });
+  `);
   let childDone = false;
   child.then(() => { childDone = true; }, () => { childDone = true; });
   // Keep writing for as long as the child runs, so the two really overlap.

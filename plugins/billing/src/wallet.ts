@@ -1,0 +1,232 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { SawtError, errors, formatMicro, type AccountStore, type Database, type LedgerEntry, type Logger, type Wallet, type WalletBalance, type WalletReservation } from '@sawt/core';
+
+interface WalletRow {
+  account_id: string;
+  /** bigint columns come back as strings from PostgreSQL. */
+  balance: number | string;
+  reserved: number | string;
+}
+
+interface ReservationRow {
+  id: string;
+  account_id: string;
+  amount: number | string;
+  status: 'open' | 'settled' | 'released';
+  request_id: string;
+  created_at: string;
+}
+
+type LedgerKind = LedgerEntry['kind'];
+
+const now = () => new Date().toISOString();
+
+function requireMicro(name: string, value: unknown, { positive }: { positive: boolean }): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < (positive ? 1 : 0)) {
+    throw new RangeError(`Expected ${positive ? 'a positive' : 'a non-negative'} integer of micro-units for ${name} but received ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/**
+ * Wallets in the database. Every change of balance or reserved happens in one
+ * short transaction together with its ledger row, and starts with the conditional
+ * write, so on SQLite the write lock is taken first (no lock upgrade that could fail
+ * under another process) and on PostgreSQL the row lock serialises concurrent requests.
+ *
+ * Ledger amounts are ≥ 0; per account, balance = Σtopup − Σsettle and
+ * reserved = Σreserve − Σsettle(reserved part) − Σrelease, where a partial settle
+ * writes a settle row for the charge and a release row for the unused rest.
+ */
+export class SqlWallet implements Wallet {
+  /** Reservations this process opened and has not closed: released on stop(). */
+  private readonly open = new Map<string, SqlReservation>();
+
+  constructor(private readonly db: Database, private readonly accounts: AccountStore, private readonly logger: Logger) {}
+
+  private get knex(): Knex {
+    return this.db.knex;
+  }
+
+  async balance(accountId: string): Promise<WalletBalance> {
+    const row = await this.knex<WalletRow>('wallets').where({ account_id: accountId }).first();
+    if (!row) {
+      await this.requireAccount(accountId);
+      return { accountId, balance: 0, reserved: 0, available: 0 };
+    }
+    return toBalance(row);
+  }
+
+  async topUp(accountId: string, amountMicro: number, meta: { requestId?: string; description?: string } = {}): Promise<WalletBalance> {
+    requireMicro('the top-up amount', amountMicro, { positive: true });
+    await this.ensureWallet(accountId);
+    return this.knex.transaction(async (trx) => {
+      await trx('wallets').where({ account_id: accountId }).increment('balance', amountMicro);
+      const row = await trx<WalletRow>('wallets').where({ account_id: accountId }).first();
+      if (!Number.isSafeInteger(Number(row!.balance))) throw errors.validation('The balance would exceed the largest amount the wallet can hold');
+      await this.writeLedger(trx, { accountId, kind: 'topup', amount: amountMicro, balanceAfter: Number(row!.balance), requestId: meta.requestId ?? null, description: meta.description ?? null });
+      return toBalance(row!);
+    });
+  }
+
+  async reserve(accountId: string, amountMicro: number, meta: { requestId: string; description?: string }): Promise<WalletReservation> {
+    requireMicro('the reservation', amountMicro, { positive: false });
+    if (typeof meta?.requestId !== 'string' || !meta.requestId) throw new RangeError('A reservation needs the request id it pays for');
+    await this.ensureWallet(accountId);
+    const id = randomUUID();
+    const held = await this.knex.transaction(async (trx) => {
+      // The single conditional UPDATE is the whole race protection: two requests can never hold the same money.
+      const n = await trx('wallets').where({ account_id: accountId }).whereRaw('balance - reserved >= ?', [amountMicro]).increment('reserved', amountMicro);
+      if (n === 0) return false;
+      const row = await trx<WalletRow>('wallets').where({ account_id: accountId }).first();
+      const createdAt = now();
+      await trx('reservations').insert({ id, account_id: accountId, amount: amountMicro, status: 'open', request_id: meta.requestId, description: meta.description ?? null, created_at: createdAt });
+      await this.writeLedger(trx, { accountId, kind: 'reserve', amount: amountMicro, balanceAfter: Number(row!.balance), requestId: meta.requestId, reservationId: id, description: meta.description ?? null });
+      return true;
+    });
+    if (!held) {
+      const { available } = await this.balance(accountId);
+      throw errors.insufficientBalance(formatMicro(amountMicro), formatMicro(available));
+    }
+    const reservation = new SqlReservation(this, id, accountId, amountMicro, meta.requestId);
+    this.open.set(id, reservation);
+    return reservation;
+  }
+
+  async ledger(accountId: string, opts: { limit?: number } = {}): Promise<LedgerEntry[]> {
+    const limit = Math.min(Math.max(Math.trunc(opts.limit ?? 100), 1), 100_000);
+    const rows = await this.knex('ledger').where({ account_id: accountId }).orderBy('id', 'desc').limit(limit);
+    return rows.map((r: Record<string, unknown>) => ({
+      id: String(r.id),
+      accountId: r.account_id as string,
+      kind: r.kind as LedgerKind,
+      amount: Number(r.amount),
+      balanceAfter: Number(r.balance_after),
+      requestId: (r.request_id as string | null) ?? null,
+      reservationId: (r.reservation_id as string | null) ?? null,
+      description: (r.description as string | null) ?? null,
+      createdAt: r.created_at as string,
+    }));
+  }
+
+  /** Closes an open reservation, charging `charge` (null = release all of it). False when it was already closed. */
+  async close(r: { id: string; accountId: string; amount: number; requestId: string }, charge: number | null, reason: string | null): Promise<boolean> {
+    const closedAt = now();
+    const closed = await this.knex.transaction(async (trx) => {
+      const n = await trx('reservations')
+        .where({ id: r.id, status: 'open' })
+        .update(charge === null ? { status: 'released', release_reason: reason, closed_at: closedAt } : { status: 'settled', charged: charge, closed_at: closedAt });
+      if (n === 0) return false;
+      const freed = charge === null ? r.amount : r.amount - charge;
+      await trx('wallets')
+        .where({ account_id: r.accountId })
+        .update({ balance: trx.raw('balance - ?', [charge ?? 0]), reserved: trx.raw('reserved - ?', [r.amount]) });
+      const row = await trx<WalletRow>('wallets').where({ account_id: r.accountId }).first();
+      const balanceAfter = Number(row!.balance);
+      const base = { accountId: r.accountId, balanceAfter, requestId: r.requestId, reservationId: r.id };
+      if (charge !== null) await this.writeLedger(trx, { ...base, kind: 'settle', amount: charge, description: null });
+      if (freed > 0 || charge === null) {
+        await this.writeLedger(trx, { ...base, kind: 'release', amount: freed, description: charge === null ? reason : 'unused part of the reservation' });
+      }
+      return true;
+    });
+    this.open.delete(r.id);
+    return closed;
+  }
+
+  /**
+   * Releases reservations left open longer than `olderThanMs` by a process that
+   * died before settling them (crash, kill -9). Reservations live for one request,
+   * seconds to minutes, so an hour-old one is orphaned. Reservations are not
+   * released blindly at start because other processes (the admin CLI, further
+   * server instances on PostgreSQL) share the database and may hold live ones.
+   */
+  async releaseStale(olderThanMs: number): Promise<number> {
+    const cutoff = new Date(Date.now() - olderThanMs).toISOString();
+    const rows = await this.knex<ReservationRow>('reservations').where({ status: 'open' }).where('created_at', '<', cutoff).select('id', 'account_id', 'amount', 'request_id');
+    let released = 0;
+    for (const row of rows) {
+      if (this.open.has(row.id)) continue;
+      const r = { id: row.id, accountId: row.account_id, amount: Number(row.amount), requestId: row.request_id };
+      if (await this.close(r, null, `stale: open for more than ${Math.round(olderThanMs / 1000)} s`)) released++;
+    }
+    if (released) this.logger.warn({ released }, 'released stale wallet reservations left open by a stopped process');
+    return released;
+  }
+
+  /** Releases every reservation this process still holds (shutdown). */
+  async releaseOpen(reason: string): Promise<void> {
+    await Promise.all(
+      [...this.open.values()].map((r) => r.release(reason).catch((err) => this.logger.error({ err, reservationId: r.id }, 'failed to release a wallet reservation'))),
+    );
+  }
+
+  private async writeLedger(
+    trx: Knex.Transaction,
+    e: { accountId: string; kind: LedgerKind; amount: number; balanceAfter: number; requestId: string | null; reservationId?: string; description: string | null },
+  ): Promise<void> {
+    await trx('ledger').insert({
+      account_id: e.accountId,
+      kind: e.kind,
+      amount: e.amount,
+      balance_after: e.balanceAfter,
+      request_id: e.requestId,
+      reservation_id: e.reservationId ?? null,
+      description: e.description,
+      created_at: now(),
+    });
+  }
+
+  /** Creates the account's wallet row on first use (accounts are created by auth). */
+  private async ensureWallet(accountId: string): Promise<void> {
+    if (await this.knex('wallets').where({ account_id: accountId }).first('account_id')) return;
+    await this.requireAccount(accountId);
+    await this.knex('wallets').insert({ account_id: accountId, balance: 0, reserved: 0, created_at: now() }).onConflict('account_id').ignore();
+  }
+
+  private async requireAccount(accountId: string): Promise<void> {
+    if (!(await this.accounts.get(accountId))) throw new SawtError('notFound', `Account '${accountId}' not found`);
+  }
+}
+
+function toBalance(row: WalletRow): WalletBalance {
+  const balance = Number(row.balance);
+  const reserved = Number(row.reserved);
+  return { accountId: row.account_id, balance, reserved, available: balance - reserved };
+}
+
+export class SqlReservation implements WalletReservation {
+  private closing: Promise<void> | null = null;
+
+  constructor(
+    private readonly wallet: SqlWallet,
+    readonly id: string,
+    readonly accountId: string,
+    readonly amount: number,
+    readonly requestId: string,
+  ) {}
+
+  async settle(amount?: number): Promise<void> {
+    const charge = amount ?? this.amount;
+    requireMicro('the settled amount', charge, { positive: false });
+    if (charge > this.amount) throw new RangeError(`Cannot settle ${charge} micro-units on a reservation of ${this.amount}`);
+    return this.closeOnce(charge, null);
+  }
+
+  release(reason: string): Promise<void> {
+    return this.closeOnce(null, reason);
+  }
+
+  /** The first settle or release wins; a failed attempt (database error) may be retried. */
+  private closeOnce(charge: number | null, reason: string | null): Promise<void> {
+    this.closing ??= this.wallet.close(this, charge, reason).then(
+      () => undefined,
+      (e) => {
+        this.closing = null;
+        throw e;
+      },
+    );
+    return this.closing;
+  }
+}
