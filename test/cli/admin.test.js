@@ -33,8 +33,10 @@ t.test('accounts, keys and wallet through the CLI, used at once by the running s
   const key = json(await cli(env, 'keys', 'create', '--account', a.id, '--endpoints', 'models,tts', '--quota-chars', '5000', '--json'));
   t.match(key.key, /^sawt_[A-Za-z0-9]{40}$/);
   t.ok(key.id);
-  const db = readFileSync(path.join(dataDir, 'sawt.db'));
-  t.notOk(db.includes(Buffer.from(key.key)), 'the secret is not stored in the database');
+  // Read the database file from another process: closing any descriptor on an open
+  // SQLite file in the server's own process would drop its POSIX locks.
+  const scan = await run(process.execPath, ['-e', 'const fs=require("fs");const d=process.argv[1];let hit=false;for(const f of fs.readdirSync(d))if(f.startsWith("sawt.db")&&fs.readFileSync(d+"/"+f).includes(Buffer.from(process.argv[2])))hit=true;process.stdout.write(String(hit))', dataDir, key.key]);
+  t.equal(scan.stdout, 'false', 'the secret is not stored in the database (nor its WAL)');
   const listed = json(await cli(env, 'keys', 'list', '--account', a.id, '--json'));
   t.notOk(JSON.stringify(listed).includes(key.key), 'the secret is never shown again');
 

@@ -21,6 +21,9 @@ const voiceSchema = {
   },
 };
 
+/** Per-instance shutdown routine, keyed by the plugin context (one per booted app). */
+const shutdowns = new WeakMap<object, () => Promise<void>>();
+
 export default definePlugin<HttpOptions>({
   id: 'transport-http',
   tags: ['transport'],
@@ -73,7 +76,7 @@ export default definePlugin<HttpOptions>({
     };
     ctx.provide(tokens.httpServer, service);
 
-    (ctx as { stopHttp?: () => Promise<void> }).stopHttp = async () => {
+    shutdowns.set(ctx, async () => {
       closing = true;
       const pending = [...inFlight.keys()];
       if (pending.length) {
@@ -83,7 +86,7 @@ export default definePlugin<HttpOptions>({
         await Promise.allSettled([...inFlight.keys()]);
       }
       await app.close();
-    };
+    });
   },
   async start(ctx) {
     const service = ctx.get(tokens.httpServer);
@@ -92,6 +95,6 @@ export default definePlugin<HttpOptions>({
     ctx.logger.info({ address }, 'Sawt HTTP API listening');
   },
   async stop(ctx) {
-    await (ctx as { stopHttp?: () => Promise<void> }).stopHttp?.();
+    await shutdowns.get(ctx)?.();
   },
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { SawtError, type AuthContext, type Authenticator, type EndpointScope, type HttpRouteSpec, type Logger, type RateLimiter } from '@sawt/core';
 import { errorBody, toSawtError } from './errors.js';
 import { API_PREFIX } from './openapi.js';
@@ -39,8 +39,7 @@ export function sendError(reply: FastifyReply, e: SawtError): FastifyReply {
  */
 export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () => boolean): FastifyInstance {
   const app = Fastify({
-    loggerInstance: logger as unknown as FastifyBaseLogger,
-    disableRequestLogging: true,
+    logger: false,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     bodyLimit: opts.bodyLimit,

@@ -1,0 +1,91 @@
+// Backpressure, cancellation and concurrency of native synthesis.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import t from 'tap';
+import { BASE, ENGINE, LONG_SENTENCE, SENTENCE, collect, rms } from './helpers.js';
+
+const { nativeAddon, synthesizeStream } = await import(ENGINE);
+
+const manySegments = (n) => Array.from({ length: n }, () => SENTENCE);
+
+t.test('a stream nobody reads stops the producer, and reading resumes it', async (t) => {
+  const stream = synthesizeStream({ ...BASE, segments: manySegments(40) });
+  let delivered = 0;
+  stream.on('chunk-info', (info) => { if (!info.final) delivered++; });
+  await sleep(400); // 40 segments take ~100 ms unhindered
+  t.ok(delivered >= 1 && delivered <= 6, `${delivered} of 40 chunks delivered while nobody reads`);
+  const { samples, infos } = await collect(stream);
+  t.equal(delivered, 40, 'all chunks once read');
+  t.ok(samples.length > 0 && infos.at(-1).final, 'the stream ends normally');
+});
+
+t.test('pause() holds the job with at most maxQueuedChunks in flight; resume() finishes it', async (t) => {
+  const chunks = [];
+  let done;
+  const finished = new Promise((resolve) => { done = resolve; });
+  const handle = nativeAddon().createSynthesis(
+    { ...BASE, segments: manySegments(30), sampleRate: 16000, maxQueuedChunks: 2 },
+    (err, chunk, info) => (info.final ? done(err) : chunks.push(chunk)),
+  );
+  handle.pause();
+  await sleep(300);
+  t.ok(chunks.length <= 3, `${chunks.length} chunks while paused`);
+  handle.resume();
+  t.equal(await finished, null, 'no error');
+  t.equal(chunks.length, 30);
+  t.ok(chunks.every((c) => Buffer.isBuffer(c) && c.length > 0));
+});
+
+t.test('cancel() ends with SAWT_ENGINE_CANCELLED before the end', async (t) => {
+  let count = 0;
+  const error = await new Promise((resolve) => {
+    const handle = nativeAddon().createSynthesis({ ...BASE, segments: manySegments(50), sampleRate: 24000 }, (err, chunk, info) => {
+      if (chunk && ++count === 2) handle.cancel();
+      if (info.final) resolve(err);
+    });
+  });
+  t.equal(error.code, 'SAWT_ENGINE_CANCELLED');
+  t.ok(count < 50, `stopped after ${count} chunks`);
+});
+
+t.test('destroying a stream mid-way cancels it without an error', async (t) => {
+  const stream = synthesizeStream({ ...BASE, segments: manySegments(50), chunkMs: 50 });
+  let chunks = 0;
+  await new Promise((resolve, reject) => {
+    stream.on('data', () => { if (++chunks === 3) stream.destroy(); });
+    stream.on('error', reject);
+    stream.on('close', resolve);
+  });
+  t.equal(chunks, 3);
+  const again = await collect(synthesizeStream({ ...BASE, segments: [SENTENCE] }));
+  t.ok(rms(again.samples) > 500, 'synthesis still works afterwards');
+});
+
+t.test('8 concurrent syntheses complete and keep the event loop responsive', async (t) => {
+  const lag = monitorEventLoopDelay({ resolution: 5 });
+  lag.enable();
+  const texts = Array.from({ length: 8 }, (_, i) => ({
+    ...BASE,
+    voice: i % 2 ? 'ar+f2' : 'ar',
+    pitch: 30 + i * 5,
+    segments: [LONG_SENTENCE, SENTENCE, LONG_SENTENCE, SENTENCE],
+    sampleRate: [8000, 16000, 22050, 24000][i % 4],
+    chunkMs: i % 3 ? 200 : 0,
+  }));
+  const started = performance.now();
+  const results = await Promise.all(texts.map((options) => collect(synthesizeStream(options))));
+  const elapsed = performance.now() - started;
+  lag.disable();
+  const maxLagMs = lag.max / 1e6;
+  results.forEach(({ samples }, i) => t.ok(rms(samples) > 500, `synthesis ${i} is audible`));
+  t.ok(maxLagMs < 50, `max event-loop delay ${maxLagMs.toFixed(1)} ms while 8 syntheses ran ${elapsed.toFixed(0)} ms`);
+});
+
+t.test('a handle dropped by JS still completes and frees itself', async (t) => {
+  const error = await new Promise((resolve) => {
+    nativeAddon().createSynthesis({ ...BASE, segments: [SENTENCE], sampleRate: 8000 }, (err, chunk, info) => {
+      if (info.final) resolve(err);
+    });
+  });
+  t.equal(error, null);
+});
