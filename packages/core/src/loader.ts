@@ -34,7 +34,8 @@ export async function importPlugin(entry: PluginEntry, configDir: string): Promi
     // "Cannot find module|package 'X'": the plugin itself is missing only when X is the plugin.
     const missing = /Cannot find (?:module|package) '([^']+)'/.exec(String(err.message))?.[1];
     const self = isPath(spec) ? path.resolve(configDir, spec) : spec;
-    const missingSelf = (err.code === 'ERR_MODULE_NOT_FOUND' || err.code === 'MODULE_NOT_FOUND') && missing !== undefined && (missing === spec || missing === self || missing === url || missing.startsWith(`${spec}/`));
+    // (Module loaders such as tap's may drop err.code, so the message decides.)
+    const missingSelf = missing !== undefined && (missing === spec || missing === self || missing === url || missing.startsWith(`${spec}/`));
     if (missingSelf) throw new PluginError('SAWT_ERR_PLUGIN_NOT_FOUND', `Plugin '${spec}' is not installed or does not exist (${err.message})`, entry.id, { cause: e });
     throw new PluginError('SAWT_ERR_PLUGIN_LOAD', `Plugin '${spec}' failed to load: ${err.message}`, entry.id, { cause: e });
   }
