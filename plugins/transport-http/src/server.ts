@@ -55,7 +55,8 @@ export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () =
 
   app.setErrorHandler((err, req, reply) => {
     const e = toSawtError(err, logger, req.id);
-    if (e.status >= 500) logger.error({ requestId: req.id, errorCode: e.code, err: e.cause ?? err }, e.message);
+    if (e.status >= 500 && e.status !== 503) logger.error({ requestId: req.id, errorCode: e.code, err: e.cause ?? err }, e.message);
+    else logger.info({ requestId: req.id, errorCode: e.code, status: e.status, method: req.method, url: req.url.split('?')[0] }, e.message);
     return sendError(reply, e);
   });
 
