@@ -1,9 +1,13 @@
 #include "synthesis.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <memory>
+#include <new>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -16,6 +20,41 @@
 namespace sawt {
 namespace {
 
+// PCM of one chunk. Large chunks are mapped pages of their own: they are made on
+// the synthesis thread and freed on the main thread, a pattern that makes
+// glibc's per-thread arenas (and the process's RSS) grow; munmap returns them
+// to the system at once.
+class PcmChunk {
+ public:
+  explicit PcmChunk(size_t count) : count_(count) {
+    const size_t bytes = count * sizeof(int16_t);
+    if (bytes >= kMapThreshold) {
+      void* pages = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (pages == MAP_FAILED) throw std::bad_alloc();
+      data_ = static_cast<int16_t*>(pages);
+    } else {
+      data_ = new int16_t[count];
+    }
+  }
+  ~PcmChunk() {
+    if (count_ * sizeof(int16_t) >= kMapThreshold) {
+      munmap(data_, count_ * sizeof(int16_t));
+    } else {
+      delete[] data_;
+    }
+  }
+  PcmChunk(const PcmChunk&) = delete;
+  PcmChunk& operator=(const PcmChunk&) = delete;
+
+  int16_t* data() { return data_; }
+  size_t size() const { return count_; }
+
+ private:
+  static constexpr size_t kMapThreshold = 64 * 1024;
+  int16_t* data_;
+  size_t count_;
+};
+
 struct WordTiming {
   double textOffset;  // UTF-16 code units from the start of the segment text
   double length;      // UTF-16 code units
@@ -24,7 +63,7 @@ struct WordTiming {
 
 // One call of onEvent. Created on the synthesis thread, consumed on the main thread.
 struct ChunkMessage {
-  std::unique_ptr<std::vector<int16_t>> samples;  // null for the final event
+  std::unique_ptr<PcmChunk> samples;  // null for the final event
   int segment = 0;
   bool segmentEnd = false;
   bool final = false;
@@ -62,19 +101,49 @@ std::vector<uint32_t> Utf16Offsets(const std::string& text) {
   return offsets;
 }
 
-class SynthesisJob final : public espeak::SynthSink {
+// The one thread that synthesizes for every job of the process. espeak-ng runs
+// one call at a time anyway, so more threads would add no throughput; a
+// thread per job also made RSS creep up (each new thread drew on another
+// glibc arena). Jobs take turns one segment at a time, in FIFO order; a job
+// without credit is parked, holding no thread, until JS reads or resumes.
+class SynthesisScheduler {
+ public:
+  static SynthesisScheduler& Instance() {
+    static auto* instance = new SynthesisScheduler();  // lives as long as the process
+    return *instance;
+  }
+
+  void Enqueue(std::shared_ptr<SynthesisJob> job) {
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      ready_.push_back(std::move(job));
+    }
+    wake_.notify_one();
+  }
+
+ private:
+  SynthesisScheduler() { std::thread([this] { Loop(); }).detach(); }
+  void Loop();
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::shared_ptr<SynthesisJob>> ready_;
+};
+
+class SynthesisJob final : public espeak::SynthSink, public std::enable_shared_from_this<SynthesisJob> {
  public:
   explicit SynthesisJob(SynthesisOptions options)
       : options_(std::move(options)),
         resampler_(espeak::kSampleRate, options_.sampleRate),
         chunkSamples_(static_cast<size_t>(options_.chunkMs) * options_.sampleRate / 1000) {}
 
-  // Main thread. `self` is this job; the channel and the thread keep it alive.
+  // Main thread. The channel's finalize data holds a reference until the
+  // channel is finalized; the scheduler holds one while the job is queued.
   static void Start(Napi::Env env, Napi::Function onEvent, const std::shared_ptr<SynthesisJob>& self) {
     self->channel_ = EventChannel::New(env, onEvent, "sawt.synthesis", 0, 1, self.get(),
                                        &SynthesisJob::OnChannelFinalized,
                                        new std::shared_ptr<SynthesisJob>(self));
-    self->thread_ = std::thread([self] { self->Run(); });
+    SynthesisScheduler::Instance().Enqueue(self);
   }
 
   // Any thread.
@@ -85,14 +154,35 @@ class SynthesisJob final : public espeak::SynthSink {
   // Main thread: a queued chunk reached JS, which frees one unit of credit.
   void OnDelivered() { Update([&] { --queued_; }); }
 
+  // Scheduler thread: one turn — send what waits, then synthesize one segment.
+  void Step() {
+    try {
+      if (!SendBacklog()) return;  // parked until credit returns
+      if (Cancelled()) return Finish(ErrorCode::kCancelled, "Synthesis was cancelled");
+      if (nextSegment_ == options_.segments.size()) return Finish();
+      SynthesizeSegment(nextSegment_++);
+      if (Cancelled()) return Finish(ErrorCode::kCancelled, "Synthesis was cancelled");
+      SynthesisScheduler::Instance().Enqueue(shared_from_this());  // back of the line
+    } catch (const EngineFailure& failure) {
+      Finish(failure.code(), failure.what());
+    } catch (const std::exception& e) {
+      Finish(ErrorCode::kEspeak, std::string("Synthesis failed: ") + e.what());
+    }
+  }
+
  private:
   template <typename F>
   void Update(F change) {
+    bool wake = false;
     {
       std::lock_guard<std::mutex> guard(mutex_);
       change();
+      if (parked_ && (cancelled_ || HasCredit())) {
+        parked_ = false;
+        wake = true;
+      }
     }
-    credit_.notify_all();
+    if (wake) SynthesisScheduler::Instance().Enqueue(shared_from_this());
   }
 
   bool Cancelled() {
@@ -100,46 +190,45 @@ class SynthesisJob final : public espeak::SynthSink {
     return cancelled_;
   }
 
-  // Main thread, after the thread released the channel (or at env teardown).
+  bool HasCredit() const { return !paused_ && queued_ < options_.maxQueuedChunks; }
+
+  // Main thread, after the job released the channel, or at environment
+  // teardown (then the job is cancelled and must not touch the channel again).
   static void OnChannelFinalized(Napi::Env, std::shared_ptr<SynthesisJob>* holder, SynthesisJob* job) {
-    job->Cancel();  // no-op when finished; unblocks the thread at teardown
-    if (job->thread_.joinable()) job->thread_.join();
+    {
+      std::lock_guard<std::mutex> guard(job->channelMutex_);
+      job->channelGone_ = true;
+    }
+    job->Cancel();
     delete holder;
   }
 
-  // Synthesis thread.
-  void Run() {
-    auto final = std::make_unique<ChunkMessage>();
-    final->final = true;
-    try {
-      for (size_t i = 0; i < options_.segments.size(); ++i) {
-        if (!WaitForCredit()) break;
-        final->segment = static_cast<int>(i);
-        SynthesizeSegment(static_cast<int>(i));
-        while (!backlog_.empty() && SendWhenAllowed(std::move(backlog_.front()))) backlog_.pop_front();
-        if (Cancelled()) break;
+  // Sends every waiting chunk that credit allows; parks the job and returns
+  // false when credit runs out first.
+  bool SendBacklog() {
+    while (true) {
+      {
+        std::lock_guard<std::mutex> guard(mutex_);
+        if (cancelled_) {
+          backlog_.clear();
+          return true;
+        }
+        if (!HasCredit()) {
+          parked_ = true;
+          return false;
+        }
+        if (backlog_.empty()) return true;
+        ++queued_;
       }
-      if (Cancelled()) {
-        final->failed = true;
-        final->errorCode = ErrorCode::kCancelled;
-        final->errorMessage = "Synthesis was cancelled";
-      }
-    } catch (const EngineFailure& failure) {
-      final->failed = true;
-      final->errorCode = failure.code();
-      final->errorMessage = failure.what();
-    } catch (const std::exception& e) {
-      final->failed = true;
-      final->errorMessage = std::string("Synthesis failed: ") + e.what();
+      std::unique_ptr<ChunkMessage> message = std::move(backlog_.front());
+      backlog_.pop_front();
+      Dispatch(std::move(message));
     }
-    backlog_.clear();
-    if (channel_.NonBlockingCall(final.get()) == napi_ok) final.release();
-    channel_.Release();
   }
 
-  void SynthesizeSegment(int index) {
+  void SynthesizeSegment(size_t index) {
     const std::string& text = options_.segments[index];
-    segment_ = index;
+    segment_ = static_cast<int>(index);
     segmentOutput_ = 0;
     ready_.clear();
     words_.clear();
@@ -149,7 +238,8 @@ class SynthesisJob final : public espeak::SynthSink {
     if (!ready_.empty()) CutChunk(ready_.size(), true);
   }
 
-  // Synthesis thread, espeak lock held: must not wait for credit here.
+  // espeak lock held: chunks go out at once when credit allows, else wait in
+  // the backlog (never block here: other jobs wait for the lock).
   bool OnAudio(const int16_t* samples, size_t count, const std::vector<espeak::WordEvent>& words) override {
     if (Cancelled()) return false;
     words_.insert(words_.end(), words.begin(), words.end());
@@ -165,13 +255,10 @@ class SynthesisJob final : public espeak::SynthSink {
     auto message = std::make_unique<ChunkMessage>();
     message->segment = segment_;
     message->segmentEnd = segmentEnd;
-    if (count == ready_.size()) {
-      message->samples = std::make_unique<std::vector<int16_t>>(std::move(ready_));
-      ready_.clear();
-    } else {
-      message->samples = std::make_unique<std::vector<int16_t>>(ready_.begin(), ready_.begin() + count);
-      ready_.erase(ready_.begin(), ready_.begin() + count);
-    }
+    // A copy: ready_ keeps its capacity for the next chunks of this job.
+    message->samples = std::make_unique<PcmChunk>(count);
+    std::copy(ready_.begin(), ready_.begin() + count, message->samples->data());
+    ready_.erase(ready_.begin(), ready_.begin() + count);
     const double rate = options_.sampleRate;
     const double startMs = segmentOutput_ * 1000.0 / rate;
     const double endMs = (segmentOutput_ + count) * 1000.0 / rate;
@@ -187,71 +274,89 @@ class SynthesisJob final : public espeak::SynthSink {
                                           std::max(0.0, w.audioMs - startMs)});
     }
     words_.erase(words_.begin(), words_.begin() + taken);
-    if (!backlog_.empty() || !TrySend(message)) backlog_.push_back(std::move(message));
-  }
-
-  bool HasCredit() const { return !paused_ && queued_ < options_.maxQueuedChunks; }
-
-  // Sends when there is credit now; returns false (message kept) otherwise.
-  bool TrySend(std::unique_ptr<ChunkMessage>& message) {
     {
       std::lock_guard<std::mutex> guard(mutex_);
-      if (cancelled_) return true;  // dropped
-      if (!HasCredit()) return false;
+      if (cancelled_) return;
+      if (!backlog_.empty() || !HasCredit()) {
+        backlog_.push_back(std::move(message));
+        return;
+      }
       ++queued_;
     }
     Dispatch(std::move(message));
-    return true;
   }
 
-  // Waits for credit (or cancellation, then returns false).
-  bool WaitForCredit() {
-    std::unique_lock<std::mutex> guard(mutex_);
-    credit_.wait(guard, [&] { return cancelled_ || HasCredit(); });
-    return !cancelled_;
-  }
-
-  bool SendWhenAllowed(std::unique_ptr<ChunkMessage> message) {
-    {
-      std::unique_lock<std::mutex> guard(mutex_);
-      credit_.wait(guard, [&] { return cancelled_ || HasCredit(); });
-      if (cancelled_) return false;
-      ++queued_;
-    }
-    Dispatch(std::move(message));
-    return true;
-  }
-
+  // Caller counted the message in queued_.
   void Dispatch(std::unique_ptr<ChunkMessage> message) {
-    if (channel_.NonBlockingCall(message.get()) == napi_ok) {
+    if (Call(message.get())) {
       message.release();
     } else {  // the environment is shutting down
       Update([&] { --queued_; cancelled_ = true; });
     }
   }
 
+  bool Call(ChunkMessage* message) {
+    std::lock_guard<std::mutex> guard(channelMutex_);
+    return !channelGone_ && channel_.NonBlockingCall(message) == napi_ok;
+  }
+
+  // Sends the final event (an error when `failed`) and lets the channel go.
+  void Finish(std::optional<ErrorCode> error = std::nullopt, const std::string& message = "") {
+    auto final = std::make_unique<ChunkMessage>();
+    final->final = true;
+    final->segment = std::max(0, segment_);
+    if (error) {
+      final->failed = true;
+      final->errorCode = *error;
+      final->errorMessage = message;
+    }
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      backlog_.clear();
+    }
+    std::lock_guard<std::mutex> guard(channelMutex_);
+    if (channelGone_) return;
+    if (channel_.NonBlockingCall(final.get()) == napi_ok) final.release();
+    channel_.Release();
+    channelGone_ = true;
+  }
+
   const SynthesisOptions options_;
   Resampler resampler_;
   const size_t chunkSamples_;  // 0: one chunk per segment
-  EventChannel channel_;
-  std::thread thread_;
 
-  std::mutex mutex_;  // guards the three fields below
-  std::condition_variable credit_;
+  std::mutex channelMutex_;  // held around every use of channel_ off the main thread
+  EventChannel channel_;
+  bool channelGone_ = false;  // released by this job, or finalized
+
+  std::mutex mutex_;  // guards the fields below up to backlog_
   bool paused_ = false;
   bool cancelled_ = false;
-  int queued_ = 0;  // chunks in the channel not yet handed to JS
+  bool parked_ = false;  // waiting for credit, not in the scheduler's queue
+  int queued_ = 0;       // chunks in the channel not yet handed to JS
+  std::deque<std::unique_ptr<ChunkMessage>> backlog_;  // ready, waiting for credit
 
-  // Synthesis thread only.
+  // Scheduler thread only.
+  size_t nextSegment_ = 0;
   int segment_ = 0;
   size_t segmentOutput_ = 0;  // samples of this segment already cut into chunks
   std::vector<int16_t> ready_;
   std::vector<espeak::WordEvent> words_;
   std::vector<uint32_t> utf16Offsets_;
-  std::deque<std::unique_ptr<ChunkMessage>> backlog_;  // ready, waiting for credit
-
-  friend void DeliverEvent(Napi::Env, Napi::Function, SynthesisJob*, ChunkMessage*);
 };
+
+void SynthesisScheduler::Loop() {
+  for (;;) {
+    std::shared_ptr<SynthesisJob> job;
+    {
+      std::unique_lock<std::mutex> guard(mutex_);
+      wake_.wait(guard, [&] { return !ready_.empty(); });
+      job = std::move(ready_.front());
+      ready_.pop_front();
+    }
+    job->Step();
+  }
+}
 
 // Main thread.
 void DeliverEvent(Napi::Env env, Napi::Function onEvent, SynthesisJob* job, ChunkMessage* raw) {
@@ -280,12 +385,12 @@ void DeliverEvent(Napi::Env env, Napi::Function onEvent, SynthesisJob* job, Chun
     error = MakeError(env, message->errorCode, message->errorMessage).Value();
   }
   if (message->samples) {
-    std::vector<int16_t>* samples = message->samples.release();
+    PcmChunk* samples = message->samples.release();
     info.Set("samples", static_cast<double>(samples->size()));
-    // Zero-copy: the Buffer owns the vector; its finalizer (main thread) frees it.
+    // Zero-copy: the Buffer owns the chunk; its finalizer (main thread) frees it.
     chunk = Napi::Buffer<uint8_t>::New(
         env, reinterpret_cast<uint8_t*>(samples->data()), samples->size() * sizeof(int16_t),
-        [](Napi::Env, uint8_t*, std::vector<int16_t>* owned) { delete owned; }, samples);
+        [](Napi::Env, uint8_t*, PcmChunk* owned) { delete owned; }, samples);
   } else {
     info.Set("samples", 0);
   }
