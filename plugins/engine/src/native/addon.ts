@@ -1,0 +1,165 @@
+/**
+ * The raw interface of the native engine addon (`build/Release/sawt_native.node`,
+ * sources in `native/`). Callers should use the validating wrappers of this
+ * folder; this module only locates, loads and types the addon.
+ *
+ * Threads and memory, as the C++ side implements them:
+ * - espeak-ng is driven behind one process-wide lock; synthesis runs on its own
+ *   native thread per job, phonemize and ONNX work on libuv's pool.
+ * - Audio chunks and ONNX outputs are external buffers over native memory,
+ *   freed by their finalizers when JS collects them (no copy).
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, parse } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { EngineError } from './errors.js';
+
+export type TensorType = 'float32' | 'float64' | 'int64' | 'int32' | 'int16' | 'int8' | 'uint8' | 'bool';
+export type TensorData =
+  | Float32Array | Float64Array | BigInt64Array | Int32Array | Int16Array | Int8Array | Uint8Array;
+
+export interface Tensor {
+  type: TensorType;
+  dims: number[];
+  data: TensorData;
+}
+
+/** A model input or output; `dims` holds -1 where a dimension is dynamic. */
+export interface TensorDescription {
+  name: string;
+  /** A TensorType, or e.g. 'float16' | 'string' | 'sequence' for tensors this API cannot exchange. */
+  type: string;
+  dims: number[];
+}
+
+export interface EspeakVoice {
+  name: string;
+  languages: string[];
+  identifier: string;
+}
+
+export interface WordTiming {
+  /** Start of the word in the segment text, in UTF-16 code units (JS string index). */
+  textOffset: number;
+  /** Length of the word in UTF-16 code units. */
+  length: number;
+  /** When the word starts, in ms from the start of the chunk that carries it. */
+  audioMs: number;
+}
+
+export interface ChunkInfo {
+  segment: number;
+  /** True only on the last event, which carries no audio. */
+  final: boolean;
+  /** True on the last chunk of a segment (and on the final event). */
+  segmentEnd: boolean;
+  /** Samples in this chunk (0 on the final event). */
+  samples: number;
+  words: WordTiming[];
+}
+
+export interface NativeSynthesisOptions {
+  /** Normalized text pieces, usually sentences; synthesized in order. */
+  segments: string[];
+  /** espeak-ng voice spec, e.g. 'ar', 'ar+m3'. */
+  voice: string;
+  /** Words per minute, 80..450. */
+  rate: number;
+  /** 0..100. */
+  pitch: number;
+  /** 0..100. */
+  range: number;
+  /** Output rate, 8000..48000 (espeak's 22050 Hz is resampled). */
+  sampleRate: number;
+  /** Chunks allowed to wait for the JS thread (default 4). */
+  maxQueuedChunks?: number;
+  /** Emit a chunk whenever this much audio is ready in a segment; 0 (default): one per segment. */
+  chunkMs?: number;
+  /** The text holds [[...]] espeak phoneme mnemonics. */
+  phonemeInput?: boolean;
+}
+
+/**
+ * Called once per chunk (PCM16LE mono at sampleRate, an external Buffer), then
+ * once with chunk = null and info.final = true; err is set on failure or, with
+ * code SAWT_ENGINE_CANCELLED, after cancel().
+ */
+export type SynthesisEventHandler = (err: NativeError | null, chunk: Buffer | null, info: ChunkInfo) => void;
+
+/** Credit-style flow control: the job waits between chunks while paused. */
+export interface SynthesisHandle {
+  pause(): void;
+  resume(): void;
+  /** Stops at the next chunk boundary; the final event carries SAWT_ENGINE_CANCELLED. */
+  cancel(): void;
+}
+
+export interface NativeError extends Error {
+  code: string;
+}
+
+export interface NativeResampler {
+  process(samples: Int16Array): Int16Array;
+  /** Returns the tail and resets the resampler for a new stream. */
+  flush(): Int16Array;
+}
+
+export interface NativeOnnxSessionOptions {
+  executionProvider?: 'cpu' | 'cuda';
+  intraOpThreads?: number;
+  interOpThreads?: number;
+}
+
+export interface NativeOnnxSession {
+  readonly inputNames: string[];
+  readonly outputNames: string[];
+  readonly inputs: TensorDescription[];
+  readonly outputs: TensorDescription[];
+  /** Custom metadata map stored in the ONNX file. */
+  readonly metadata: Record<string, string>;
+  /** Feeds' TypedArrays must not be written to until the promise settles. */
+  run(feeds: Record<string, Tensor>, outputNames?: string[]): Promise<Record<string, Tensor>>;
+  release(): void;
+}
+
+export interface NativeAddon {
+  phonemize(text: string, voice: string): Promise<string>;
+  listVoices(): EspeakVoice[];
+  createSynthesis(options: NativeSynthesisOptions, onEvent: SynthesisEventHandler): SynthesisHandle;
+  Resampler: new (inRate: number, outRate: number) => NativeResampler;
+  OnnxSession: { create(path: string, options?: NativeOnnxSessionOptions): Promise<NativeOnnxSession> };
+  availableProviders(): string[];
+}
+
+const ADDON_PATH = join('build', 'Release', 'sawt_native.node');
+
+/** SAWT_NATIVE_ADDON, else the nearest build/Release/sawt_native.node above this file. */
+export function locateAddon(): string {
+  const override = process.env.SAWT_NATIVE_ADDON;
+  if (override) return override;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  const { root } = parse(dir);
+  for (;;) {
+    const candidate = join(dir, ADDON_PATH);
+    if (existsSync(candidate)) return candidate;
+    if (dir === root) break;
+    dir = dirname(dir);
+  }
+  throw new EngineError(
+    'SAWT_ENGINE_ADDON_MISSING',
+    `The native engine addon (${ADDON_PATH}) was not found above ${fileURLToPath(import.meta.url)}: ` +
+      'run `npm run build:native` or set SAWT_NATIVE_ADDON',
+  );
+}
+
+let loaded: NativeAddon | undefined;
+
+/** Loads the addon on first use (so that importing this package never needs it). */
+export function nativeAddon(): NativeAddon {
+  if (!loaded) {
+    const require = createRequire(import.meta.url);
+    loaded = require(locateAddon()) as NativeAddon;
+  }
+  return loaded;
+}

@@ -1,0 +1,55 @@
+/** Errors of the native engine: one class, a stable `code` per cause. */
+
+export const ENGINE_ERROR_CODES = [
+  /** An option or argument failed validation (raised before any native work). */
+  'SAWT_ENGINE_INVALID_ARGUMENT',
+  /** espeak-ng failed: unknown voice, missing espeak-ng-data, synthesis error. */
+  'SAWT_ENGINE_ESPEAK',
+  /** ONNX Runtime failed to load a model or to run it. */
+  'SAWT_ENGINE_ONNX',
+  /** executionProvider 'cuda' was asked for where CUDA cannot be used. */
+  'SAWT_ENGINE_CUDA_UNAVAILABLE',
+  /** The synthesis was cancelled (stream destroyed or cancel()). */
+  'SAWT_ENGINE_CANCELLED',
+  /** build/Release/sawt_native.node was not found (not built). */
+  'SAWT_ENGINE_ADDON_MISSING',
+] as const;
+
+export type EngineErrorCode = (typeof ENGINE_ERROR_CODES)[number];
+
+export class EngineError extends Error {
+  readonly code: EngineErrorCode;
+
+  constructor(code: EngineErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'EngineError';
+    this.code = code;
+  }
+}
+
+export function isEngineError(error: unknown, code?: EngineErrorCode): error is EngineError {
+  return error instanceof EngineError && (code === undefined || error.code === code);
+}
+
+/** The stack of the caller of the function that calls this (e.g. of `phonemize`'s caller). */
+export function captureCallSite(): string {
+  const holder: { stack?: string } = {};
+  Error.captureStackTrace(holder, captureCallSite);
+  // Drop the "Error" line and the frame of the wrapper that asked.
+  return (holder.stack ?? '').split('\n').slice(2).join('\n');
+}
+
+/**
+ * Turns an error thrown or reported by the addon into an EngineError that keeps
+ * the native message and code but carries the JS call site's stack (a native
+ * stack says nothing about who asked). `fallback` is used when the error has
+ * no engine code (e.g. a TypeError from argument conversion).
+ */
+export function fromNative(error: unknown, callSite: string, fallback: EngineErrorCode): EngineError {
+  const native = error as { code?: unknown; message?: unknown } | null;
+  const code = ENGINE_ERROR_CODES.find((c) => c === native?.code) ?? fallback;
+  const message = typeof native?.message === 'string' ? native.message : String(error);
+  const wrapped = new EngineError(code, message, { cause: error });
+  wrapped.stack = `${wrapped.name} [${code}]: ${message}\n${callSite}`;
+  return wrapped;
+}

@@ -1,0 +1,76 @@
+import { nativeAddon, type NativeOnnxSession, type Tensor, type TensorDescription } from './addon.js';
+import { captureCallSite, EngineError, fromNative } from './errors.js';
+import { integerBetween, invalid, nonEmptyString, object, oneOf, validateFeeds } from './validate.js';
+
+export interface OnnxSessionOptions {
+  /** Default 'cpu'. 'cuda' rejects with SAWT_ENGINE_CUDA_UNAVAILABLE where CUDA cannot be used. */
+  executionProvider?: 'cpu' | 'cuda';
+  /** Threads inside one operator; 0 or absent: ONNX Runtime's default (all cores). */
+  intraOpThreads?: number;
+  interOpThreads?: number;
+}
+
+/**
+ * An ONNX Runtime session. Loading and runs happen off the main thread; outputs
+ * come back without a copy. Call release() when done (runs in flight finish).
+ */
+export class OnnxSession {
+  readonly #native: NativeOnnxSession;
+  #released = false;
+
+  private constructor(native: NativeOnnxSession) {
+    this.#native = native;
+  }
+
+  static async create(path: string, options: OnnxSessionOptions = {}): Promise<OnnxSession> {
+    const callSite = captureCallSite();
+    const o = object('options', options);
+    const settings = {
+      executionProvider: oneOf('executionProvider', o.executionProvider ?? 'cpu', ['cpu', 'cuda'] as const),
+      ...(o.intraOpThreads !== undefined && { intraOpThreads: integerBetween('intraOpThreads', o.intraOpThreads, 0, 256) }),
+      ...(o.interOpThreads !== undefined && { interOpThreads: integerBetween('interOpThreads', o.interOpThreads, 0, 256) }),
+    };
+    try {
+      return new OnnxSession(await nativeAddon().OnnxSession.create(nonEmptyString('path', path), settings));
+    } catch (error) {
+      throw fromNative(error, callSite, 'SAWT_ENGINE_ONNX');
+    }
+  }
+
+  get inputNames(): readonly string[] { return this.#native.inputNames; }
+  get outputNames(): readonly string[] { return this.#native.outputNames; }
+  get inputs(): readonly TensorDescription[] { return this.#native.inputs; }
+  get outputs(): readonly TensorDescription[] { return this.#native.outputs; }
+  get metadata(): Readonly<Record<string, string>> { return this.#native.metadata; }
+
+  /**
+   * Runs the model. Feeds are checked against the model's inputs first; their
+   * TypedArrays are used in place and must not change until the promise settles.
+   */
+  async run(feeds: Record<string, Tensor>, outputNames?: string[]): Promise<Record<string, Tensor>> {
+    const callSite = captureCallSite();
+    if (this.#released) throw new EngineError('SAWT_ENGINE_INVALID_ARGUMENT', 'This OnnxSession has been released');
+    const checked = validateFeeds(feeds, this.inputs);
+    if (outputNames !== undefined) {
+      if (!Array.isArray(outputNames) || outputNames.length === 0) {
+        throw invalid('a non-empty array of output names', 'outputNames', outputNames);
+      }
+      for (const name of outputNames) oneOf('outputNames[]', name, this.outputNames);
+    }
+    try {
+      return await this.#native.run(checked, outputNames);
+    } catch (error) {
+      throw fromNative(error, callSite, 'SAWT_ENGINE_ONNX');
+    }
+  }
+
+  release(): void {
+    this.#released = true;
+    this.#native.release();
+  }
+}
+
+/** Execution providers compiled into the loaded ONNX Runtime (not necessarily usable). */
+export function availableProviders(): string[] {
+  return nativeAddon().availableProviders();
+}
