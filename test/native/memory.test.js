@@ -1,6 +1,6 @@
 // Zero-copy outputs (synthesis chunks, ONNX tensors) must be freed once JS drops
 // them: many runs in a child process started with --expose-gc, RSS compared
-// after a warm-up and after the runs.
+// after a warm-up (arenas and caches reach their size) and after the runs.
 import { execFile } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -31,7 +31,7 @@ const x = new Float32Array(100000);
 const run = () => session.run({ X: { type: 'float32', dims: [x.length / 3 | 0, 3], data: x.subarray(0, (x.length / 3 | 0) * 3) },
                                 K: { type: 'int64', dims: [2], data: new BigInt64Array(2) } });
 const result = {};
-for (const [name, job, warmup, count] of [['synthesis', synthesize, 30, 300], ['onnx', run, 50, 2000]]) {
+for (const [name, job, warmup, count] of [['synthesis', synthesize, 600, 900], ['onnx', run, 100, 2000]]) {
   let bytes = 0;
   for (let i = 0; i < warmup; i++) await job();
   const before = await rssMb();
@@ -43,12 +43,16 @@ console.log(JSON.stringify(result));
 `;
 
 t.test('buffers handed to JS without a copy are freed after gc', async (t) => {
+  // Without tap's loaders and coverage hooks, which have memory of their own.
+  const { NODE_OPTIONS, NODE_V8_COVERAGE, ...env } = process.env;
   const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', '--input-type=module', '-e', child], {
+    env,
     timeout: 120000,
   });
   const result = JSON.parse(stdout.trim().split('\n').at(-1));
   for (const [name, { before, after, producedMb }] of Object.entries(result)) {
-    t.ok(producedMb > 50, `${name}: ${producedMb.toFixed(0)} MB handed to JS`);
-    t.ok(after - before < 20, `${name}: RSS ${before.toFixed(0)} -> ${after.toFixed(0)} MB`);
+    t.ok(producedMb > 150, `${name}: ${producedMb.toFixed(0)} MB handed to JS`);
+    // Allocator noise moves RSS by ±25 MB here; a leak would add producedMb.
+    t.ok(after - before < 50, `${name}: RSS ${before.toFixed(0)} -> ${after.toFixed(0)} MB`);
   }
 });
