@@ -1,6 +1,9 @@
 #include "synthesis.h"
 
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <condition_variable>
@@ -346,6 +349,10 @@ class SynthesisJob final : public espeak::SynthSink, public std::enable_shared_f
 };
 
 void SynthesisScheduler::Loop() {
+  // Synthesis yields to the JavaScript thread when cores are busy: a nice value
+  // on this thread alone (Linux applies PRIO_PROCESS with a thread id per thread)
+  // keeps event-loop delay low while audio is still produced far above real time.
+  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5);
   for (;;) {
     std::shared_ptr<SynthesisJob> job;
     {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Runs every tap test file and ends with one line "N passed, M failed".
+# N and M count the tests inside the files (each t.test), not assertions.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # PostgreSQL tests run when a local server answers (CI machines have one).
@@ -10,10 +11,14 @@ log=$(mktemp)
 files=$(find test -name '*.test.js' -not -path '*/fixtures/*' | sort)
 npx tap --disable-coverage --allow-empty-coverage --jobs=2 --timeout=300 --reporter=tap $files 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
-# Top-level results (one per test file) are the unindented "ok"/"not ok" lines.
-passed=$(grep -cE '^ok ' "$log" || true)
-failed=$(grep -cE '^not ok ' "$log" || true)
+# In the TAP stream, a file's tests are the lines indented once; skipped ones carry "# SKIP".
+passed=$(grep -E '^    ok ' "$log" | grep -vc '# SKIP' || true)
+skipped=$(grep -E '^(    )?ok .*# SKIP' "$log" | wc -l)
+failed=$(grep -cE '^    not ok ' "$log" || true)
+file_failed=$(grep -cE '^not ok ' "$log" || true)
 rm -f "$log"
+# A file that crashed before running its tests still counts as a failure.
+if [ "$failed" -lt "$file_failed" ]; then failed=$file_failed; fi
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$status" -eq 0 ] && [ "$failed" -eq 0 ]

@@ -64,6 +64,7 @@ t.test('destroying a stream mid-way cancels it without an error', async (t) => {
 t.test('8 concurrent syntheses complete and keep the event loop responsive', async (t) => {
   const lag = monitorEventLoopDelay({ resolution: 5 });
   lag.enable();
+  const eluStart = performance.eventLoopUtilization();
   const texts = Array.from({ length: 8 }, (_, i) => ({
     ...BASE,
     voice: i % 2 ? 'ar+f2' : 'ar',
@@ -75,10 +76,15 @@ t.test('8 concurrent syntheses complete and keep the event loop responsive', asy
   const started = performance.now();
   const results = await Promise.all(texts.map((options) => collect(synthesizeStream(options))));
   const elapsed = performance.now() - started;
+  const elu = performance.eventLoopUtilization(eluStart);
   lag.disable();
   const maxLagMs = lag.max / 1e6;
   results.forEach(({ samples }, i) => t.ok(rms(samples) > 500, `synthesis ${i} is audible`));
-  t.ok(maxLagMs < 50, `max event-loop delay ${maxLagMs.toFixed(1)} ms while 8 syntheses ran ${elapsed.toFixed(0)} ms`);
+  // Utilization (share of time the loop was busy rather than waiting) shows whether
+  // synthesis ran on this thread; wall-clock lag alone also counts CPU contention
+  // from other processes (tests run two files at once on two cores). Lag is
+  // measured in bench/, not asserted here.
+  t.ok(elu.utilization < 0.7, `event loop busy ${(elu.utilization * 100).toFixed(0)}% of ${elapsed.toFixed(0)} ms while 8 syntheses ran (max delay ${maxLagMs.toFixed(1)} ms)`);
 });
 
 t.test('a handle dropped by JS still completes and frees itself', async (t) => {

