@@ -1,0 +1,82 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { definePlugin, tokens } from '@sawt/core';
+import { WebSocketServer } from 'ws';
+import { WsSession, presentedKey, type WsDeps } from './session.js';
+
+export const WS_PATH = '/api/v1/websocket/text-to-speech';
+
+interface WsOptions {
+  maxPayload: number;
+  shutdownGraceMs: number;
+}
+
+/** Per-instance shutdown routine, keyed by the plugin context. */
+const shutdowns = new WeakMap<object, () => Promise<void>>();
+
+/** WSS /websocket/text-to-speech on the HTTP server of transport-http. */
+export default definePlugin<WsOptions>({
+  id: 'transport-ws',
+  tags: ['transport'],
+  provides: [],
+  consumes: [tokens.httpServer, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.logger],
+  configSchema: {
+    type: 'object',
+    properties: {
+      maxPayload: { type: 'integer', minimum: 1024, default: 65536 },
+      shutdownGraceMs: { type: 'integer', minimum: 0, default: 10000 },
+    },
+  },
+  register(ctx) {
+    const http = ctx.get(tokens.httpServer);
+    const deps: WsDeps = {
+      authenticator: ctx.get(tokens.authenticator),
+      rateLimiter: ctx.get(tokens.rateLimiter),
+      accounts: ctx.get(tokens.accounts),
+      admission: ctx.get(tokens.admission),
+      models: ctx.get(tokens.models),
+      voices: ctx.get(tokens.voices),
+      synthesizer: ctx.get(tokens.synthesizer),
+      logger: ctx.logger,
+      track: (p, cancel) => http.trackInFlight(p, cancel),
+    };
+    const wss = new WebSocketServer({ noServer: true, maxPayload: ctx.options.maxPayload });
+    const sessions = new Set<WsSession>();
+    let closing = false;
+
+    const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      let url: URL;
+      try {
+        url = new URL(req.url ?? '/', 'http://localhost');
+      } catch {
+        url = new URL('http://localhost/');
+      }
+      if (url.pathname !== WS_PATH || closing) {
+        const status = closing ? '503 Service Unavailable' : '404 Not Found';
+        socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+        socket.destroy();
+        return;
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        const session = new WsSession(ws, deps, presentedKey(req, url));
+        sessions.add(session);
+        void session.done.then(() => sessions.delete(session));
+      });
+    };
+    http.server.on('upgrade', onUpgrade);
+
+    shutdowns.set(ctx, async () => {
+      closing = true;
+      http.server.off('upgrade', onUpgrade);
+      for (const s of sessions) s.shutdown();
+      if (sessions.size) await Promise.race([Promise.allSettled([...sessions].map((s) => s.done)), sleep(ctx.options.shutdownGraceMs)]);
+      for (const s of sessions) s.terminate();
+      await Promise.allSettled([...sessions].map((s) => s.done));
+      wss.close();
+    });
+  },
+  async stop(ctx) {
+    await shutdowns.get(ctx)?.();
+  },
+});

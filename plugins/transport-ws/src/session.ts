@@ -1,0 +1,477 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { WebSocket } from 'ws';
+import {
+  errors, isSawtError, meetsTextMinimum, resolveModelFor, startPaidSynthesis, validateFields, TEXT_TOO_SHORT_MESSAGE,
+  type Admission, type AuthContext, type Authenticator, type ChunkInfo, type FieldRules, type Logger, type PaidSynthesisServices,
+  type RateLimiter, type SawtError, type SpeechStream,
+} from '@sawt/core';
+
+export interface WsDeps extends PaidSynthesisServices {
+  authenticator: Authenticator;
+  rateLimiter: RateLimiter;
+  logger: Logger;
+  track: <T>(p: Promise<T>, cancel: () => void) => Promise<T>;
+}
+
+export const OUTPUT_FORMATS = ['pcm_8000', 'pcm_16000', 'pcm_22050', 'pcm_24000'] as const;
+
+/** initConnection fields, validated with the same rules and messages as HTTP. */
+export const initFields: FieldRules = {
+  model_id: { type: 'string' },
+  voice_id: { type: 'string', required: true },
+  voice_settings: {
+    type: 'object',
+    fields: {
+      stability: { type: 'number', minimum: 0, maximum: 1, default: 0.5 },
+      similarity_boost: { type: 'number', minimum: 0, maximum: 1, default: 0.75 },
+      speed: { type: 'number', minimum: 0.7, maximum: 1.2, default: 1 },
+    },
+  },
+  output_format: { type: 'string', enum: OUTPUT_FORMATS },
+  x_api_key: { type: 'string' },
+};
+
+const textFields: FieldRules = {
+  text: { type: 'string', required: false },
+  flush: { type: 'boolean', default: false },
+  try_trigger_generation: { type: 'boolean', default: false },
+};
+
+/** Buffer length schedule for generation without a sentence end: first piece 50 chars, then 120, then 200. */
+const LENGTH_SCHEDULE = [50, 120, 200];
+const TRY_TRIGGER_MIN = 20;
+const SENTENCE_END = /[.!?؟\n…]/gu;
+const HIGH_WATER = 1 << 20;
+const STALL_WATER = 8 << 20;
+const STALL_MS = 30_000;
+export const PING_MS = 30_000;
+export const IDLE_MS = 5 * 60_000;
+
+interface Piece {
+  text: string;
+  /** The last piece of a flush: its last audio message carries isFinal. */
+  flushEnd: boolean;
+}
+
+interface Running {
+  stream: SpeechStream | null;
+  admission: Admission | null;
+  cancelled: boolean;
+}
+
+interface Settings {
+  modelId: string;
+  voiceId: string;
+  stability: number;
+  speed: number;
+  sampleRate: number;
+}
+
+interface Alignment {
+  chars: string[];
+  charStartTimesMs: number[];
+  charDurationsMs: number[];
+}
+
+export function errorMessage(e: SawtError): string {
+  return JSON.stringify({ type: 'error', errorCode: e.code, errorMessage: e.message, message: e.message });
+}
+
+export function presentedKey(req: IncomingMessage, url: URL): string | undefined {
+  const q = url.searchParams.get('x-api-key');
+  if (q && q.trim() !== '') return q.trim();
+  const direct = req.headers['x-api-key'];
+  if (typeof direct === 'string' && direct.trim() !== '') return direct.trim();
+  const authz = req.headers.authorization;
+  if (typeof authz === 'string') {
+    const m = /^Bearer\s+(.+)$/i.exec(authz.trim());
+    if (m) return m[1]!.trim();
+  }
+  return undefined;
+}
+
+/** Index just after the last whitespace-separated whole word, or -1. */
+function lastWordCut(s: string): number {
+  for (let i = s.length - 1; i >= 0; i--) if (/\s/u.test(s[i]!)) return i;
+  return -1;
+}
+
+/**
+ * One WebSocket text-to-speech connection. Client messages are handled strictly
+ * in order (a promise chain); generated text pieces go through a queue worked on
+ * one at a time, so audio is sent in text order.
+ */
+export class WsSession {
+  readonly id = randomUUID();
+  private auth: AuthContext | null = null;
+  private settings: Settings | null = null;
+  private buffer = '';
+  /** Everything received since the last flush: the text rule applies to it. */
+  private sinceFlush = '';
+  private pieces = 0;
+  private queue: Piece[] = [];
+  private running: Running | null = null;
+  private working = false;
+  private closed = false;
+  private closing = false;
+  private chain: Promise<void> = Promise.resolve();
+  private alive = true;
+  private lastMessage = Date.now();
+  private timer: NodeJS.Timeout;
+  readonly done: Promise<void>;
+  private resolveDone!: () => void;
+
+  constructor(private readonly ws: WebSocket, private readonly deps: WsDeps, private readonly presented: string | undefined) {
+    this.done = new Promise((r) => (this.resolveDone = r));
+    ws.on('message', (data, isBinary) => {
+      this.lastMessage = Date.now();
+      const raw = isBinary ? null : data.toString();
+      this.chain = this.chain.then(() => this.onMessage(raw)).catch((e) => this.deps.logger.error({ err: e, session: this.id }, 'ws message handling failed'));
+    });
+    ws.on('pong', () => (this.alive = true));
+    ws.on('close', () => this.onClose());
+    ws.on('error', () => {});
+    this.timer = setInterval(() => this.heartbeat(), PING_MS);
+    this.timer.unref();
+    if (presented !== undefined) this.chain = this.chain.then(() => this.authenticate(presented).then(() => undefined));
+  }
+
+  private heartbeat(): void {
+    if (this.closed) return;
+    if (!this.alive) {
+      this.ws.terminate();
+      return;
+    }
+    this.alive = false;
+    this.ws.ping();
+    if (Date.now() - this.lastMessage > IDLE_MS && !this.working) this.closeWith(1000, 'idle timeout');
+  }
+
+  private send(msg: string): Promise<boolean> {
+    if (this.closed || this.ws.readyState !== this.ws.OPEN) return Promise.resolve(false);
+    return new Promise((resolve) => this.ws.send(msg, (err) => resolve(!err)));
+  }
+
+  private sendError(e: unknown): Promise<boolean> {
+    const err = isSawtError(e) ? e : errors.internal('Speech synthesis failed');
+    if (!isSawtError(e)) this.deps.logger.error({ err: e, session: this.id }, 'ws synthesis failed');
+    return this.send(errorMessage(err));
+  }
+
+  private closeWith(code: number, reason: string): void {
+    if (this.closed) return;
+    this.closing = true;
+    this.ws.close(code, reason);
+  }
+
+  /** Authentication failure: the error message, then close 1008. */
+  private async authenticate(secret: string | undefined): Promise<boolean> {
+    try {
+      const auth = await this.deps.authenticator.authenticate(secret);
+      this.deps.authenticator.authorize(auth, 'tts-ws');
+      await this.deps.rateLimiter.hit(auth.key.id);
+      this.auth = auth;
+      return true;
+    } catch (e) {
+      await this.sendError(e);
+      this.closeWith(1008, 'authentication failed');
+      return false;
+    }
+  }
+
+  private async onMessage(raw: string | null): Promise<void> {
+    if (this.closed || this.closing) return;
+    let msg: unknown;
+    try {
+      if (raw === null) throw new Error('binary');
+      msg = JSON.parse(raw);
+    } catch {
+      await this.sendError(errors.validation('Messages must be JSON text'));
+      return;
+    }
+    if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) {
+      await this.sendError(errors.validation('Messages must be JSON objects'));
+      return;
+    }
+    const m = msg as Record<string, unknown>;
+    try {
+      switch (m.type) {
+        case 'initConnection':
+          return await this.onInit(m);
+        case 'text':
+          return this.onText(m);
+        case 'clear':
+          return this.onClear();
+        case 'closeConnection':
+          return this.onCloseConnection();
+        default:
+          throw errors.validation(`Unknown message type: ${typeof m.type === 'string' ? m.type : String(m.type)}; expected initConnection, text, clear or closeConnection`);
+      }
+    } catch (e) {
+      await this.sendError(e);
+    }
+  }
+
+  private async onInit(m: Record<string, unknown>): Promise<void> {
+    if (this.settings) throw errors.validation('initConnection was already sent on this connection');
+    if (!this.auth) {
+      const key = typeof m.x_api_key === 'string' && m.x_api_key.trim() !== '' ? m.x_api_key.trim() : undefined;
+      if (!(await this.authenticate(key))) return;
+    }
+    const f = validateFields(m, initFields) as { model_id?: string; voice_id: string; voice_settings?: { stability: number; speed: number }; output_format?: string };
+    const auth = this.auth!;
+    const model = await resolveModelFor(this.deps, auth, f.model_id ?? this.deps.models.defaultModelId());
+    const voice = await this.deps.voices.get(f.voice_id, auth.account.id);
+    if (!voice) throw errors.voiceNotFound(f.voice_id);
+    this.settings = {
+      modelId: model.model_id,
+      voiceId: f.voice_id,
+      stability: f.voice_settings?.stability ?? 0.5,
+      speed: f.voice_settings?.speed ?? 1,
+      sampleRate: Number((f.output_format ?? 'pcm_24000').slice(4)),
+    };
+    await this.send(JSON.stringify({ type: 'connectionInitialized' }));
+  }
+
+  private onText(m: Record<string, unknown>): void {
+    if (!this.settings) throw errors.validation('Send initConnection before text');
+    const f = validateFields(m, textFields) as { text?: string; flush: boolean; try_trigger_generation: boolean };
+    const text = f.text ?? '';
+    this.buffer += text;
+    this.sinceFlush += text;
+    if (f.flush) {
+      // The text rule applies to the whole text received since the last flush;
+      // when it is too short, the unsent rest is dropped with a 40001 error.
+      const whole = this.sinceFlush;
+      this.sinceFlush = '';
+      if (!meetsTextMinimum(whole)) {
+        this.buffer = '';
+        throw errors.validation(TEXT_TOO_SHORT_MESSAGE);
+      }
+      const rest = this.buffer;
+      this.buffer = '';
+      if (this.hasSpeakable(rest)) {
+        this.enqueue({ text: rest, flushEnd: true });
+      } else if (this.queue.length) {
+        this.queue[this.queue.length - 1]!.flushEnd = true;
+      } else {
+        // Nothing left to generate: an empty final audio message marks the end of the flush.
+        this.enqueue({ text: '', flushEnd: true });
+      }
+      return;
+    }
+    this.trigger(f.try_trigger_generation);
+  }
+
+  private hasSpeakable(s: string): boolean {
+    return /[\p{L}\p{N}]/u.test(s);
+  }
+
+  /** Moves generatable text from the buffer to the queue. */
+  private trigger(tryNow: boolean): void {
+    let lastEnd = -1;
+    for (const mt of this.buffer.matchAll(SENTENCE_END)) lastEnd = mt.index!;
+    let cut = -1;
+    if (lastEnd >= 0) cut = lastEnd + 1;
+    else {
+      const limit = LENGTH_SCHEDULE[Math.min(this.pieces, LENGTH_SCHEDULE.length - 1)]!;
+      if (this.buffer.length > limit || (tryNow && this.buffer.trim().length >= TRY_TRIGGER_MIN)) cut = lastWordCut(this.buffer);
+      if (cut >= 0 && tryNow && this.buffer.length <= limit && this.buffer.slice(0, cut).trim().length < TRY_TRIGGER_MIN) cut = -1;
+    }
+    if (cut <= 0) return;
+    const piece = this.buffer.slice(0, cut);
+    this.buffer = this.buffer.slice(cut);
+    if (this.hasSpeakable(piece)) this.enqueue({ text: piece, flushEnd: false });
+    else this.buffer = piece + this.buffer; // punctuation only: keep it with the next text
+  }
+
+  private enqueue(p: Piece): void {
+    this.queue.push(p);
+    if (!this.working) void this.work();
+  }
+
+  private onClear(): void {
+    this.buffer = '';
+    this.sinceFlush = '';
+    this.queue = [];
+    this.cancelRunning();
+  }
+
+  private cancelRunning(): void {
+    const r = this.running;
+    if (!r) return;
+    r.cancelled = true;
+    r.stream?.destroy();
+  }
+
+  private onCloseConnection(): void {
+    this.closing = true;
+    this.buffer = '';
+    if (!this.working) this.closeWith(1000, 'closeConnection');
+    // else: work() closes once the queue is empty.
+  }
+
+  /** Graceful shutdown of the server: finish what is queued, then close 1001. */
+  shutdown(): void {
+    this.closing = true;
+    if (!this.working) this.closeWith(1001, 'server shutting down');
+  }
+
+  terminate(): void {
+    this.queue = [];
+    this.cancelRunning();
+    this.ws.terminate();
+  }
+
+  private onClose(): void {
+    this.closed = true;
+    clearInterval(this.timer);
+    this.queue = [];
+    this.cancelRunning();
+    this.chain.finally(() => this.resolveDone());
+  }
+
+  private async work(): Promise<void> {
+    this.working = true;
+    try {
+      while (this.queue.length && !this.closed) {
+        const piece = this.queue.shift()!;
+        const running: Running = { stream: null, admission: null, cancelled: false };
+        this.running = running;
+        const job = this.runPiece(piece, running);
+        await this.deps.track(job, () => {
+          running.cancelled = true;
+          running.stream?.destroy();
+        }).catch(() => {});
+        this.running = null;
+      }
+    } finally {
+      this.working = false;
+      if (this.closing && !this.closed) this.closeWith(1000, 'closeConnection');
+    }
+  }
+
+  private async runPiece(piece: Piece, running: Running): Promise<void> {
+    const s = this.settings!;
+    if (piece.text === '') {
+      await this.send(JSON.stringify({ audio: '', sampleRate: s.sampleRate, isFinal: true }));
+      return;
+    }
+    const n = ++this.pieces;
+    let stream: SpeechStream;
+    let admission: Admission;
+    try {
+      ({ stream, admission } = await startPaidSynthesis(this.deps, {
+        auth: this.auth!, requestId: `${this.id}:${n}`, modelId: s.modelId, voiceId: s.voiceId, text: piece.text,
+        speed: s.speed, stability: s.stability, sampleRate: s.sampleRate, purpose: 'tts ws',
+      }));
+    } catch (e) {
+      if (!this.closed) await this.sendError(e);
+      return;
+    }
+    running.stream = stream;
+    running.admission = admission;
+    if (running.cancelled || this.closed) {
+      stream.destroy();
+      await admission.release('websocket piece cancelled');
+      return;
+    }
+    const align = new AlignmentBuilder(piece.text, s.sampleRate);
+    stream.on('chunk-info', (info: ChunkInfo) => align.add(info));
+    let held: Buffer | null = null;
+    let lastSent = Promise.resolve(true);
+    const emit = (audio: Buffer, isFinal: boolean) => {
+      const msg: Record<string, unknown> = { audio: audio.toString('base64'), sampleRate: s.sampleRate };
+      const a = align.take();
+      if (a) msg.alignment = a;
+      if (isFinal) msg.isFinal = true;
+      lastSent = this.send(JSON.stringify(msg));
+    };
+    try {
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        if (running.cancelled || this.closed) throw new Error('cancelled');
+        // One chunk is held back so the last audio message of a flush can carry isFinal.
+        if (held) emit(held, false);
+        held = chunk;
+        await this.drain(running);
+      }
+      if (running.cancelled || this.closed) throw new Error('cancelled');
+      if (held) emit(held, piece.flushEnd);
+      else if (piece.flushEnd) lastSent = this.send(JSON.stringify({ audio: '', sampleRate: s.sampleRate, isFinal: true }));
+      if (!(await lastSent)) throw new Error('client gone before the audio was sent');
+      await admission.settle();
+    } catch (e) {
+      stream.destroy();
+      await admission.release(running.cancelled ? 'websocket piece cancelled' : `websocket piece failed: ${(e as Error).message}`);
+      if (!running.cancelled && !this.closed) await this.sendError(e);
+    }
+  }
+
+  /** Backpressure: stop reading the speech stream while the socket holds more than 1 MiB. */
+  private async drain(running: Running): Promise<void> {
+    let stalledSince = 0;
+    while (!this.closed && !running.cancelled && this.ws.bufferedAmount > HIGH_WATER) {
+      if (this.ws.bufferedAmount > STALL_WATER) {
+        stalledSince ||= Date.now();
+        if (Date.now() - stalledSince > STALL_MS) {
+          this.closeWith(1008, 'client not reading');
+          throw new Error('client not reading');
+        }
+      } else stalledSince = 0;
+      await sleep(20);
+    }
+  }
+}
+
+/**
+ * Per-character timings for the audio messages of one piece, relative to the
+ * start of the piece's audio. The engine reports word timings (chunk-info
+ * words: audioMs from the start of each chunk); its words are matched in order
+ * to the whitespace-separated words of the piece text, and each word's
+ * duration (up to the next word, or the chunk end) is spread evenly over its
+ * characters. Text normalization may change the word count; extra engine words
+ * are ignored, and words the engine never reported get no timings.
+ */
+class AlignmentBuilder {
+  private readonly words: string[];
+  private wordIndex = 0;
+  private chunkStartMs = 0;
+  private pending: Alignment = { chars: [], charStartTimesMs: [], charDurationsMs: [] };
+
+  constructor(text: string, private readonly sampleRate: number) {
+    this.words = text.trim() === '' ? [] : text.trim().split(/\s+/u);
+  }
+
+  add(info: ChunkInfo): void {
+    const chunkMs = (info.samples / this.sampleRate) * 1000;
+    const ws = info.words ?? [];
+    for (let i = 0; i < ws.length; i++) {
+      const word = this.words[this.wordIndex++];
+      if (word === undefined) break;
+      const start = ws[i]!.audioMs;
+      const end = i + 1 < ws.length ? ws[i + 1]!.audioMs : chunkMs;
+      const chars = [...word];
+      const per = Math.max(0, end - start) / chars.length;
+      if (this.pending.chars.length) {
+        this.pending.chars.push(' ');
+        this.pending.charStartTimesMs.push(Math.round(this.chunkStartMs + start));
+        this.pending.charDurationsMs.push(0);
+      }
+      chars.forEach((c, k) => {
+        this.pending.chars.push(c);
+        this.pending.charStartTimesMs.push(Math.round(this.chunkStartMs + start + k * per));
+        this.pending.charDurationsMs.push(Math.round(per));
+      });
+    }
+    this.chunkStartMs += chunkMs;
+  }
+
+  take(): Alignment | null {
+    if (!this.pending.chars.length) return null;
+    const a = this.pending;
+    this.pending = { chars: [], charStartTimesMs: [], charDurationsMs: [] };
+    return a;
+  }
+}
