@@ -35,6 +35,8 @@ t.test('expired, revoked and deleted keys get 401 40101', async (t) => {
   t.equal(x.status, 401);
   t.equal(x.errorCode, 40101);
   t.match(x.errorMessage, /expired/i);
+  const born = await srv.createKey(acc.id, { expiresAt: '2020-01-01T00:00:00Z' });
+  t.equal((await fetch(`${srv.api}/models`, { headers: { 'x-api-key': born.key } })).status, 401, 'a key created with a past expiry is refused');
   const future = await srv.createKey(acc.id, { expiresAt: new Date(Date.now() + 3600e3).toISOString() });
   t.equal((await fetch(`${srv.api}/models`, { headers: { 'x-api-key': future.key } })).status, 200, 'a key expiring later works');
 

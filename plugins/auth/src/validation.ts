@@ -28,8 +28,12 @@ export function validateEndpoints(endpoints: unknown): EndpointScope[] | null {
 
 const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
-/** A calendar-valid ISO 8601 date or date-time in the future, normalised to UTC ('…Z'). */
-export function validateExpiresAt(expiresAt: unknown, now = Date.now()): string | null {
+/**
+ * A calendar-valid ISO 8601 date or date-time, normalised to UTC ('…Z'). A past
+ * date is accepted: the key is created already expired (operators use that to
+ * check their clients' handling of 40101).
+ */
+export function validateExpiresAt(expiresAt: unknown): string | null {
   if (expiresAt === undefined || expiresAt === null) return null;
   const m = typeof expiresAt === 'string' ? ISO_8601.exec(expiresAt.trim()) : null;
   const [year, month, day, hour, minute, second] = (m ?? []).slice(1, 7).map((v) => (v === undefined ? 0 : Number(v)));
@@ -38,7 +42,6 @@ export function validateExpiresAt(expiresAt: unknown, now = Date.now()): string 
   if (!m || month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59 || Number.isNaN(ms)) {
     throw errors.validation(`expiresAt must be an ISO 8601 date or date-time (e.g. 2030-01-31T00:00:00Z) but received ${JSON.stringify(expiresAt)}`);
   }
-  if (ms <= now) throw errors.validation(`expiresAt must be in the future but ${JSON.stringify(expiresAt)} has passed`);
   return new Date(ms).toISOString();
 }
 
