@@ -3,11 +3,14 @@ import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { definePlugin, tokens } from '@sawt/core';
 import { WebSocketServer } from 'ws';
-import { WsSession, presentedKey, type WsDeps } from './session.js';
+import { WsSession, liveSessions, presentedKey, DEFAULT_LIMITS, type WsDeps, type WsLimits } from './session.js';
+
+export { liveSessions, DEFAULT_LIMITS, type WsLimits };
 
 export const WS_PATH = '/api/v1/websocket/text-to-speech';
 
-interface WsOptions {
+interface WsOptions extends WsLimits {
+  /** Hard cap on one WebSocket frame/message in bytes: above it ws closes the connection 1009. */
   maxPayload: number;
   shutdownGraceMs: number;
 }
@@ -24,11 +27,26 @@ export default definePlugin<WsOptions>({
   configSchema: {
     type: 'object',
     properties: {
-      maxPayload: { type: 'integer', minimum: 1024, default: 65536 },
+      maxPayload: { type: 'integer', minimum: 1024, default: 1 << 20 },
+      maxMessageBytes: { type: 'integer', minimum: 256, default: DEFAULT_LIMITS.maxMessageBytes },
+      maxPendingChars: { type: 'integer', minimum: 100, default: DEFAULT_LIMITS.maxPendingChars },
+      highWaterBytes: { type: 'integer', minimum: 1024, default: DEFAULT_LIMITS.highWaterBytes },
+      maxBufferedBytes: { type: 'integer', minimum: 1024, default: DEFAULT_LIMITS.maxBufferedBytes },
+      stallTimeoutMs: { type: 'integer', minimum: 10, default: DEFAULT_LIMITS.stallTimeoutMs },
+      pingIntervalMs: { type: 'integer', minimum: 10, default: DEFAULT_LIMITS.pingIntervalMs },
+      idleTimeoutMs: { type: 'integer', minimum: 10, default: DEFAULT_LIMITS.idleTimeoutMs },
       shutdownGraceMs: { type: 'integer', minimum: 0, default: 10000 },
     },
+    additionalProperties: false,
   },
   register(ctx) {
+    const o = ctx.options;
+    if (o.maxBufferedBytes < o.highWaterBytes) throw new Error(`transport-ws: maxBufferedBytes (${o.maxBufferedBytes}) must be at least highWaterBytes (${o.highWaterBytes})`);
+    if (o.maxPayload < o.maxMessageBytes) throw new Error(`transport-ws: maxPayload (${o.maxPayload}) must be at least maxMessageBytes (${o.maxMessageBytes})`);
+    const limits: WsLimits = {
+      maxMessageBytes: o.maxMessageBytes, maxPendingChars: o.maxPendingChars, highWaterBytes: o.highWaterBytes, maxBufferedBytes: o.maxBufferedBytes,
+      stallTimeoutMs: o.stallTimeoutMs, pingIntervalMs: o.pingIntervalMs, idleTimeoutMs: o.idleTimeoutMs,
+    };
     const http = ctx.get(tokens.httpServer);
     const deps: WsDeps = {
       authenticator: ctx.get(tokens.authenticator),
@@ -59,7 +77,7 @@ export default definePlugin<WsOptions>({
         return;
       }
       wss.handleUpgrade(req, socket, head, (ws) => {
-        const session = new WsSession(ws, deps, presentedKey(req, url));
+        const session = new WsSession(ws, deps, presentedKey(req, url), limits);
         sessions.add(session);
         void session.done.then(() => sessions.delete(session));
       });

@@ -43,11 +43,62 @@ const textFields: FieldRules = {
 const LENGTH_SCHEDULE = [50, 120, 200];
 const TRY_TRIGGER_MIN = 20;
 const SENTENCE_END = /[.!?؟\n…]/gu;
-const HIGH_WATER = 1 << 20;
-const STALL_WATER = 8 << 20;
-const STALL_MS = 30_000;
-export const PING_MS = 30_000;
-export const IDLE_MS = 5 * 60_000;
+
+/** Per-session limits (plugin options of transport-ws). */
+export interface WsLimits {
+  /** A message longer than this (bytes) is answered with error 40001 and ignored; the connection stays open. */
+  maxMessageBytes: number;
+  /** Text waiting for generation (buffer + queued + the piece in progress, in characters); a text message that would exceed it gets 40001 and is ignored. */
+  maxPendingChars: number;
+  /** Generation pauses while the socket holds more than this many unsent bytes. */
+  highWaterBytes: number;
+  /** Above this many unsent bytes the session is closed at once with 1008 "client not reading". */
+  maxBufferedBytes: number;
+  /** Paused (above highWaterBytes) without relief for this long: close 1008 "client not reading". */
+  stallTimeoutMs: number;
+  /** A ping every interval; a client that has not answered the previous ping is terminated. */
+  pingIntervalMs: number;
+  /** No client message and no generation for this long: close 1000 "idle timeout". */
+  idleTimeoutMs: number;
+}
+
+export const DEFAULT_LIMITS: WsLimits = {
+  maxMessageBytes: 64 * 1024,
+  maxPendingChars: 100_000,
+  highWaterBytes: 1 << 20,
+  maxBufferedBytes: 8 << 20,
+  stallTimeoutMs: 30_000,
+  pingIntervalMs: 30_000,
+  idleTimeoutMs: 5 * 60_000,
+};
+
+/** Close codes and reasons used by the server. */
+export const CLOSE = {
+  normal: 1000,
+  shutdown: 1001,
+  policy: 1008,
+} as const;
+
+/** Open sessions of this process (for diagnostics and tests). */
+export const liveSessions = new Set<WsSession>();
+
+export interface WsSessionStats {
+  id: string;
+  /** The socket's readyState (1 open, 2 closing, 3 closed). */
+  state: number;
+  /** Bytes queued on the socket, not yet sent to the client. */
+  bufferedAmount: number;
+  /** Bytes of audio messages handed to the socket so far. */
+  sentBytes: number;
+  /** Audio messages handed to the socket so far. */
+  audioMessages: number;
+  /** Whether generation currently waits for the client to read. */
+  paused: boolean;
+  /** Characters waiting for generation (buffer + queue + the piece in progress). */
+  pendingChars: number;
+  /** Bytes buffered in the speech stream of the piece in progress. */
+  streamBuffered: number;
+}
 
 interface Piece {
   text: string;
@@ -118,23 +169,36 @@ export class WsSession {
   private closing = false;
   private chain: Promise<void> = Promise.resolve();
   private alive = true;
-  private lastMessage = Date.now();
   private timer: NodeJS.Timeout;
+  private idleTimer: NodeJS.Timeout;
+  private runningChars = 0;
+  private sentBytes = 0;
+  private audioMessages = 0;
+  private paused = false;
   readonly done: Promise<void>;
   private resolveDone!: () => void;
 
-  constructor(private readonly ws: WebSocket, private readonly deps: WsDeps, private readonly presented: string | undefined) {
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly deps: WsDeps,
+    private readonly presented: string | undefined,
+    private readonly limits: WsLimits = DEFAULT_LIMITS,
+  ) {
     this.done = new Promise((r) => (this.resolveDone = r));
+    liveSessions.add(this);
     ws.on('message', (data, isBinary) => {
-      this.lastMessage = Date.now();
-      const raw = isBinary ? null : data.toString();
-      this.chain = this.chain.then(() => this.onMessage(raw)).catch((e) => this.deps.logger.error({ err: e, session: this.id }, 'ws message handling failed'));
+      this.idleTimer.refresh();
+      const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer | ArrayBuffer).byteLength;
+      const raw = size > limits.maxMessageBytes ? undefined : isBinary ? null : data.toString();
+      this.chain = this.chain.then(() => (raw === undefined ? this.onOversized(size) : this.onMessage(raw))).catch((e) => this.deps.logger.error({ err: e, session: this.id }, 'ws message handling failed'));
     });
     ws.on('pong', () => (this.alive = true));
     ws.on('close', () => this.onClose());
     ws.on('error', () => {});
-    this.timer = setInterval(() => this.heartbeat(), PING_MS);
+    this.timer = setInterval(() => this.heartbeat(), limits.pingIntervalMs);
     this.timer.unref();
+    this.idleTimer = setTimeout(() => this.onIdle(), limits.idleTimeoutMs);
+    this.idleTimer.unref();
     if (presented !== undefined) this.chain = this.chain.then(() => this.authenticate(presented).then(() => undefined));
   }
 
@@ -146,7 +210,38 @@ export class WsSession {
     }
     this.alive = false;
     this.ws.ping();
-    if (Date.now() - this.lastMessage > IDLE_MS && !this.working) this.closeWith(1000, 'idle timeout');
+  }
+
+  /** No client message for idleTimeoutMs: close 1000, unless audio is still being generated. */
+  private onIdle(): void {
+    if (this.closed || this.closing) return;
+    if (this.working) {
+      this.idleTimer.refresh();
+      return;
+    }
+    this.closeWith(CLOSE.normal, 'idle timeout');
+  }
+
+  private async onOversized(size: number): Promise<void> {
+    if (this.closed || this.closing) return;
+    await this.sendError(errors.validation(`Message too large: ${size} bytes; the limit is ${this.limits.maxMessageBytes} bytes`));
+  }
+
+  stats(): WsSessionStats {
+    return {
+      id: this.id,
+      state: this.ws.readyState,
+      bufferedAmount: this.ws.bufferedAmount,
+      sentBytes: this.sentBytes,
+      audioMessages: this.audioMessages,
+      paused: this.paused,
+      pendingChars: this.pendingChars(),
+      streamBuffered: this.running?.stream?.readableLength ?? 0,
+    };
+  }
+
+  private pendingChars(): number {
+    return this.buffer.length + this.queue.reduce((n, p) => n + p.text.length, 0) + this.runningChars;
   }
 
   private send(msg: string): Promise<boolean> {
@@ -161,7 +256,7 @@ export class WsSession {
   }
 
   private closeWith(code: number, reason: string): void {
-    if (this.closed) return;
+    if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
     this.closing = true;
     this.ws.close(code, reason);
   }
@@ -239,6 +334,10 @@ export class WsSession {
     if (!this.settings) throw errors.validation('Send initConnection before text');
     const f = validateFields(m, textFields) as { text?: string; flush: boolean; try_trigger_generation: boolean };
     const text = f.text ?? '';
+    const pending = this.pendingChars();
+    if (pending + text.length > this.limits.maxPendingChars) {
+      throw errors.validation(`Too much text waiting for generation: ${pending} characters pending and ${text.length} sent; the limit is ${this.limits.maxPendingChars}. Wait for audio before sending more`);
+    }
     this.buffer += text;
     this.sinceFlush += text;
     if (f.flush) {
@@ -327,7 +426,9 @@ export class WsSession {
 
   private onClose(): void {
     this.closed = true;
+    liveSessions.delete(this);
     clearInterval(this.timer);
+    clearTimeout(this.idleTimer);
     this.queue = [];
     this.cancelRunning();
     this.chain.finally(() => this.resolveDone());
@@ -340,12 +441,14 @@ export class WsSession {
         const piece = this.queue.shift()!;
         const running: Running = { stream: null, admission: null, cancelled: false };
         this.running = running;
+        this.runningChars = piece.text.length;
         const job = this.runPiece(piece, running);
         await this.deps.track(job, () => {
           running.cancelled = true;
           running.stream?.destroy();
         }).catch(() => {});
         this.running = null;
+        this.runningChars = 0;
       }
     } finally {
       this.working = false;
@@ -387,7 +490,10 @@ export class WsSession {
       const a = align.take();
       if (a) msg.alignment = a;
       if (isFinal) msg.isFinal = true;
-      lastSent = this.send(JSON.stringify(msg));
+      const json = JSON.stringify(msg);
+      this.sentBytes += json.length;
+      this.audioMessages++;
+      lastSent = this.send(json);
     };
     try {
       for await (const chunk of stream as AsyncIterable<Buffer>) {
@@ -409,19 +515,35 @@ export class WsSession {
     }
   }
 
-  /** Backpressure: stop reading the speech stream while the socket holds more than 1 MiB. */
+  /**
+   * Backpressure: stop reading the speech stream (which pauses the native job)
+   * while the socket holds more than highWaterBytes. Paused for stallTimeoutMs
+   * without relief, or above maxBufferedBytes at any time: the session is closed
+   * 1008 "client not reading", its queue dropped and the piece's reservation released.
+   */
   private async drain(running: Running): Promise<void> {
-    let stalledSince = 0;
-    while (!this.closed && !running.cancelled && this.ws.bufferedAmount > HIGH_WATER) {
-      if (this.ws.bufferedAmount > STALL_WATER) {
-        stalledSince ||= Date.now();
-        if (Date.now() - stalledSince > STALL_MS) {
-          this.closeWith(1008, 'client not reading');
+    const { highWaterBytes, maxBufferedBytes, stallTimeoutMs } = this.limits;
+    const since = Date.now();
+    try {
+      while (!this.closed && !running.cancelled && this.ws.bufferedAmount > highWaterBytes) {
+        this.paused = true;
+        if (this.ws.bufferedAmount > maxBufferedBytes || Date.now() - since > stallTimeoutMs) {
+          running.cancelled = true;
+          this.notReading();
           throw new Error('client not reading');
         }
-      } else stalledSince = 0;
-      await sleep(20);
+        await sleep(Math.min(20, stallTimeoutMs));
+      }
+    } finally {
+      this.paused = false;
     }
+  }
+
+  private notReading(): void {
+    this.deps.logger.warn({ session: this.id, bufferedAmount: this.ws.bufferedAmount }, 'ws client not reading: closing');
+    this.queue = [];
+    this.buffer = '';
+    this.closeWith(CLOSE.policy, 'client not reading');
   }
 }
 
