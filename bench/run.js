@@ -1,29 +1,13 @@
 // npm run bench: latency, real-time factor, throughput and event-loop delay of
 // sawt-mini over loopback HTTP. Results go to bench/results/ as JSON.
-import { fork } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { once } from 'node:events';
+import { TEXT, VOICES, machine, pct, round, startBenchServer, writeResults } from './harness.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 const N = Number(process.env.BENCH_REQUESTS ?? 60);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
-// 200 characters of Arabic (a typical assistant reply).
-const TEXT = 'مرحبا بكم في خدمة صوت للنطق العربي. نقدم لكم أصواتا بلهجات متعددة، من الفصحى إلى المصرية والخليجية، مع زمن استجابة منخفض جدا. جربوا الخدمة اليوم، وشاركونا آراءكم لنحسنها أكثر في الأسابيع القادمة، ونعدكم بالمزيد.'.slice(0, 200);
 
-const server = fork(path.join(here, 'server.js'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-const [ready] = await once(server, 'message');
-const ask = async (msg, type) => {
-  server.send(msg);
-  for (;;) {
-    const [m] = await once(server, 'message');
-    if (m.type === type) return m;
-  }
-};
-const url = `http://127.0.0.1:${ready.port}/api/v1/text-to-speech/sawt-mini`;
-const headers = { 'x-api-key': ready.key, 'content-type': 'application/json' };
+const { port, key, ask, stop } = await startBenchServer();
+const url = `http://127.0.0.1:${port}/api/v1/text-to-speech/sawt-mini`;
+const headers = { 'x-api-key': key, 'content-type': 'application/json' };
 
 async function streamOnce(voice_id = 'fusha-omar') {
   const t0 = performance.now();
@@ -42,11 +26,6 @@ async function streamOnce(voice_id = 'fusha-omar') {
   return { firstByteMs: first, totalMs: total, audioSeconds: bytes / 2 / 24000 };
 }
 
-const pct = (arr, p) => {
-  const s = [...arr].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
-const round = (x, d = 2) => Number(x.toFixed(d));
 
 // Warm-up (espeak voice loading, JIT).
 for (let i = 0; i < 5; i++) await streamOnce();
@@ -61,12 +40,11 @@ const rtf = seq.map((r) => r.totalMs / 1000 / r.audioSeconds);
 
 // 2. Concurrent streams: throughput and event-loop delay meanwhile.
 await ask('eld-reset', 'eld-reset');
-const voices = ['fusha-omar', 'fusha-layla', 'egyptian-karim', 'egyptian-nour', 'emirati-hamdan', 'najdi-noura', 'hijazi-reem', 'kuwaiti-bader'];
 const t0 = performance.now();
 const perStream = Math.max(4, Math.round(N / CONCURRENCY));
 const conc = (await Promise.all(Array.from({ length: CONCURRENCY }, async (_, i) => {
   const out = [];
-  for (let j = 0; j < perStream; j++) out.push(await streamOnce(voices[i % voices.length]));
+  for (let j = 0; j < perStream; j++) out.push(await streamOnce(VOICES[i % VOICES.length]));
   return out;
 }))).flat();
 const wall = (performance.now() - t0) / 1000;
@@ -75,7 +53,7 @@ const concTtfb = conc.map((r) => r.firstByteMs);
 
 const results = {
   date: new Date().toISOString(),
-  machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version },
+  machine: machine(),
   text: { chars: [...TEXT].length },
   sequential: {
     requests: N,
@@ -96,10 +74,5 @@ const results = {
   },
   targets: { firstByteP50Ms: 30, eventLoopDelayMaxMs: 20 },
 };
-server.send('stop');
-await once(server, 'exit');
-mkdirSync(path.join(here, 'results'), { recursive: true });
-const file = path.join(here, 'results', `tts-http-${results.date.replace(/[:.]/g, '-')}.json`);
-writeFileSync(file, JSON.stringify(results, null, 2));
-console.log(JSON.stringify(results, null, 2));
-console.log(`written to ${path.relative(process.cwd(), file)}`);
+await stop();
+writeResults('tts-http', results);

@@ -16,6 +16,8 @@ const key = await app.get(tokens.apiKeys).create({ accountId: account.id });
 let eld = monitorEventLoopDelay({ resolution: 1 });
 eld.enable();
 
+// The bench process went away (crashed or killed): do not linger.
+process.on('disconnect', () => process.exit(0));
 process.on('message', async (msg) => {
   if (msg === 'eld-reset') {
     eld.disable();

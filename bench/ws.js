@@ -7,31 +7,16 @@
 //    flush to the isFinal message.
 // The server runs in a child process (bench/server.js); results go to
 // bench/results/ws-<date>.json and are printed. Bounded to well under 2 minutes.
-import { fork } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import WebSocket from 'ws';
+import { TEXT, VOICES, machine, pct, round, startBenchServer, writeResults } from './harness.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 const ROUNDS = Number(process.env.BENCH_WS_ROUNDS ?? 20);
 const SESSIONS = Number(process.env.BENCH_WS_SESSIONS ?? 10);
 const DEADLINE = Date.now() + 110_000;
-const TEXT = 'مرحبا بكم في خدمة صوت للنطق العربي. نقدم لكم أصواتا بلهجات متعددة، من الفصحى إلى المصرية والخليجية، مع زمن استجابة منخفض جدا. جربوا الخدمة اليوم، وشاركونا آراءكم لنحسنها أكثر في الأسابيع القادمة، ونعدكم بالمزيد.'.slice(0, 200);
-const voices = ['fusha-omar', 'fusha-layla', 'egyptian-karim', 'egyptian-nour', 'emirati-hamdan', 'najdi-noura', 'hijazi-reem', 'kuwaiti-bader'];
 
-const server = fork(path.join(here, 'server.js'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-const [ready] = await once(server, 'message');
-const ask = async (msg, type) => {
-  server.send(msg);
-  for (;;) {
-    const [m] = await once(server, 'message');
-    if (m.type === type) return m;
-  }
-};
-const url = `ws://127.0.0.1:${ready.port}/api/v1/websocket/text-to-speech?x-api-key=${encodeURIComponent(ready.key)}`;
+const { port, key, ask, stop } = await startBenchServer();
+const url = `ws://127.0.0.1:${port}/api/v1/websocket/text-to-speech?x-api-key=${encodeURIComponent(key)}`;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** An initialized session; next(pred) resolves with the time of the next message matching pred. */
@@ -101,15 +86,10 @@ async function streamRound(s, seed) {
   return { firstChunkToFirstAudioMs: firstAudio - t0, sentenceEndToFirstAudioMs: firstAudio - sentenceEndAt, flushToFinalMs: finalAt - flushAt, pieces: pieces.length };
 }
 
-const pct = (arr, p) => {
-  const s = [...arr].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
-const round = (x, d = 1) => Number(x.toFixed(d));
 const summary = (arr) => ({ p50: round(pct(arr, 50)), p95: round(pct(arr, 95)), max: round(Math.max(...arr)), n: arr.length });
 
 async function scenario(nSessions, rounds, fn) {
-  const sessions = await Promise.all(Array.from({ length: nSessions }, (_, i) => openSession(voices[i % voices.length])));
+  const sessions = await Promise.all(Array.from({ length: nSessions }, (_, i) => openSession(VOICES[i % VOICES.length])));
   await ask('eld-reset', 'eld-reset');
   const results = (await Promise.all(sessions.map(async (s, i) => {
     const out = [];
@@ -136,7 +116,7 @@ const streamN = await scenario(SESSIONS, streamRounds, streamRound);
 const results = {
   date: new Date().toISOString(),
   model: 'sawt-mini',
-  machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version },
+  machine: machine(),
   text: { chars: [...TEXT].length },
   flush: {
     sessions1: { flushToFirstAudioMs: summary(flush1.results.map((r) => r.firstAudioMs)), flushToFinalMs: summary(flush1.results.map((r) => r.finalMs)), eventLoopDelayMs: flush1.eventLoopDelayMs },
@@ -151,10 +131,5 @@ const results = {
   targets: { flushToFirstAudioP50Ms: 40, sessions: SESSIONS, note: 'p50 flush → first audio with 10 sessions on 2 cores' },
 };
 results.targets.met = results.flush[`sessions${SESSIONS}`].flushToFirstAudioMs.p50 <= 40;
-server.send('stop');
-await once(server, 'exit');
-mkdirSync(path.join(here, 'results'), { recursive: true });
-const file = path.join(here, 'results', `ws-${results.date.replace(/[:.]/g, '-')}.json`);
-writeFileSync(file, JSON.stringify(results, null, 2));
-console.log(JSON.stringify(results, null, 2));
-console.log(`written to ${path.relative(process.cwd(), file)}`);
+await stop();
+writeResults('ws', results);

@@ -1,0 +1,49 @@
+// Shared by the benchmarks: the 200-character text, the voices, the server child
+// process (bench/server.js over IPC), percentiles and result files.
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const here = path.dirname(fileURLToPath(import.meta.url));
+
+// 200 characters of Arabic (a typical assistant reply).
+export const TEXT = 'مرحبا بكم في خدمة صوت للنطق العربي. نقدم لكم أصواتا بلهجات متعددة، من الفصحى إلى المصرية والخليجية، مع زمن استجابة منخفض جدا. جربوا الخدمة اليوم، وشاركونا آراءكم لنحسنها أكثر في الأسابيع القادمة، ونعدكم بالمزيد.'.slice(0, 200);
+export const VOICES = ['fusha-omar', 'fusha-layla', 'egyptian-karim', 'egyptian-nour', 'emirati-hamdan', 'najdi-noura', 'hijazi-reem', 'kuwaiti-bader'];
+
+/** Starts bench/server.js; returns its port and key, an IPC ask(), and stop(). */
+export async function startBenchServer() {
+  const server = fork(path.join(here, 'server.js'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const [ready] = await once(server, 'message');
+  const ask = async (msg, type) => {
+    server.send(msg);
+    for (;;) {
+      const [m] = await once(server, 'message');
+      if (m.type === type) return m;
+    }
+  };
+  const stop = async () => {
+    server.send('stop');
+    await once(server, 'exit');
+  };
+  return { port: ready.port, key: ready.key, ask, stop };
+}
+
+export const pct = (arr, p) => {
+  const s = [...arr].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+export const round = (x, d = 2) => Number(x.toFixed(d));
+
+export const machine = () => ({ cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version });
+
+/** Writes bench/results/<name>-<date>.json, prints it, and says where it went. */
+export function writeResults(name, results) {
+  mkdirSync(path.join(here, 'results'), { recursive: true });
+  const file = path.join(here, 'results', `${name}-${results.date.replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, JSON.stringify(results, null, 2));
+  console.log(JSON.stringify(results, null, 2));
+  console.log(`written to ${path.relative(process.cwd(), file)}`);
+}
