@@ -1,5 +1,6 @@
 import { errors } from './errors.js';
 import { billableChars } from './text-rules.js';
+import { tokens, type ServiceRef } from './tokens.js';
 import type { AccountStore, Admission, AdmissionControl, AuthContext, ModelCatalog, ModelInfo, SpeechStream, SpeechSynthesizer, VoiceCatalog } from './services.js';
 
 export interface PaidSynthesisServices {
@@ -8,6 +9,11 @@ export interface PaidSynthesisServices {
   accounts: AccountStore;
   admission: AdmissionControl;
   synthesizer: SpeechSynthesizer;
+}
+
+/** The services of the paid path, looked up once by a transport plugin (ctx.get). */
+export function paidSynthesisServices(get: <T>(ref: ServiceRef<T>) => T): PaidSynthesisServices {
+  return { models: get(tokens.models), voices: get(tokens.voices), accounts: get(tokens.accounts), admission: get(tokens.admission), synthesizer: get(tokens.synthesizer) };
 }
 
 export interface PaidSynthesisRequest {

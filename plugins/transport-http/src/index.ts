@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { definePlugin, tokens, type HttpRouteSpec, type HttpServerService } from '@sawt/core';
+import { definePlugin, paidSynthesisServices, tokens, type HttpRouteSpec, type HttpServerService } from '@sawt/core';
 import { buildOpenApi } from './openapi.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
 import { registerTtsRoutes } from './routes/tts.js';
@@ -52,11 +52,7 @@ export default definePlugin<HttpOptions>({
       logger: ctx.logger,
       authenticator: ctx.get(tokens.authenticator),
       rateLimiter: ctx.get(tokens.rateLimiter),
-      accounts: ctx.get(tokens.accounts),
-      admission: ctx.get(tokens.admission),
-      models: ctx.get(tokens.models),
-      voices: ctx.get(tokens.voices),
-      synthesizer: ctx.get(tokens.synthesizer),
+      ...paidSynthesisServices(ctx.get),
       maxTextChars: ctx.options.maxTextChars,
       track: trackInFlight,
     };

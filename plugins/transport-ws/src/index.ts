@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { definePlugin, tokens } from '@sawt/core';
+import { definePlugin, paidSynthesisServices, tokens } from '@sawt/core';
 import { WebSocketServer } from 'ws';
 import { WsSession, liveSessions, presentedKey, DEFAULT_LIMITS, type WsDeps, type WsLimits } from './session.js';
 
@@ -51,11 +51,7 @@ export default definePlugin<WsOptions>({
     const deps: WsDeps = {
       authenticator: ctx.get(tokens.authenticator),
       rateLimiter: ctx.get(tokens.rateLimiter),
-      accounts: ctx.get(tokens.accounts),
-      admission: ctx.get(tokens.admission),
-      models: ctx.get(tokens.models),
-      voices: ctx.get(tokens.voices),
-      synthesizer: ctx.get(tokens.synthesizer),
+      ...paidSynthesisServices(ctx.get),
       logger: ctx.logger,
       track: (p, cancel) => http.trackInFlight(p, cancel),
     };
