@@ -1,0 +1,109 @@
+/**
+ * Dates and times. Numeric dates are day/month/year (Arabic order; ISO
+ * year-month-day too); a date reads as an ordinal day, "من", the month name
+ * and "عام" + the year in the genitive: 15/3/2024 → الخامس عشر من مارس عام
+ * ألفين وأربعة وعشرين. A Hijri marker (هـ) picks the Hijri month names and adds
+ * "للهجرة"; م adds "للميلاد"; ق.م "قبل الميلاد". Gregorian months use the
+ * names of Egypt and the Gulf (يناير…); Levantine names in the text are kept.
+ * Times read with feminine ordinals and the usual fractions: 10:30 →
+ * العاشرة والنصف, 7:45 → الثامنة إلا ربعاً, 9:05 → التاسعة وخمس دقائق.
+ */
+import { cardinal, countNoun, ordinal } from './cardinals.js';
+import { caseAt } from './context.js';
+import { NOUNS, type Case } from './nouns.js';
+
+export const GREGORIAN = ['يناير', 'فبراير', 'مارس', 'أبريل', 'مايو', 'يونيو', 'يوليو', 'أغسطس', 'سبتمبر', 'أكتوبر', 'نوفمبر', 'ديسمبر'];
+export const HIJRI = ['محرم', 'صفر', 'ربيع الأول', 'ربيع الآخر', 'جمادى الأولى', 'جمادى الآخرة', 'رجب', 'شعبان', 'رمضان', 'شوال', 'ذو القعدة', 'ذو الحجة'];
+const OTHER_MONTHS = [
+  'ابريل', 'إبريل', 'يونيه', 'يوليه', 'اغسطس', 'اكتوبر',
+  'كانون الثاني', 'شباط', 'آذار', 'نيسان', 'أيار', 'حزيران', 'تموز', 'آب', 'أيلول', 'تشرين الأول', 'تشرين الثاني', 'كانون الأول',
+  'ربيع الثاني', 'جمادى الثانية', 'جمادى الأول', 'جمادى الآخر', 'ذي القعدة', 'ذي الحجة',
+];
+const MONTH_NAMES = [...GREGORIAN, ...HIJRI, ...OTHER_MONTHS].sort((a, b) => b.length - a.length).join('|');
+const ERA = '(?:\\s*(هـ|ه|م|ق\\.\\s?م)(?![\\p{L}\\p{N}]))?';
+
+function eraWords(era: string | undefined): string {
+  if (!era) return '';
+  if (era.startsWith('ق')) return ' قبل الميلاد';
+  return era === 'م' ? ' للميلاد' : ' للهجرة';
+}
+
+function fullYear(y: string): number {
+  const n = Number(y);
+  return y.length === 2 ? (n < 50 ? 2000 + n : 1900 + n) : n;
+}
+
+function readDate(day: number, month: string, year: number | undefined, era: string | undefined, c: Case): string {
+  const d = `${ordinal(day, { case: c })} من ${month.replace(/^ذو /u, 'ذي ')}`;
+  return year === undefined ? d : `${d} عام ${cardinal(year, { case: 'gen' })}${eraWords(era)}`;
+}
+
+/** The case for a construct at `index`, looking through a preceding "الساعة"/"يوم". */
+function contextCase(text: string, index: number): Case {
+  if (/(?:^|\s)[وفبل]?(?:يوم|تاريخ)\s*$/u.test(text.slice(Math.max(0, index - 20), index))) return 'gen';
+  const m = /(?:^|\s)(?:ال|[وفبل])?(?:ساعة|يوم|تاريخ)\s*$/u.exec(text.slice(Math.max(0, index - 20), index));
+  if (m) return caseAt(text, index - (text.slice(Math.max(0, index - 20), index).length - (m.index ?? 0)));
+  return caseAt(text, index);
+}
+
+export function normalizeDates(text: string): string {
+  // ISO: 2024-03-15
+  text = text.replace(/(?<![\d\p{L}])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d])/gu, (all, y, m, d, off: number, s: string) =>
+    Number(m) >= 1 && Number(m) <= 12 && Number(d) >= 1 && Number(d) <= 31 ? readDate(Number(d), GREGORIAN[Number(m) - 1]!, Number(y), undefined, contextCase(s, off)) : all);
+  // 15/3/2024, 15-03-2024, 15.3.1445 هـ, 1/9/1445هـ
+  text = text.replace(new RegExp(`(?<![\\d\\p{L}.,/])(\\d{1,2})([/.-])(\\d{1,2})\\2(\\d{4}|\\d{2})(?![\\d/])${ERA}`, 'gu'), (all, d, _sep, m, y, era, off: number, s: string) => {
+    if (Number(m) < 1 || Number(m) > 12 || Number(d) < 1 || Number(d) > 31) return all;
+    const hijri = era === 'هـ' || era === 'ه';
+    return readDate(Number(d), (hijri ? HIJRI : GREGORIAN)[Number(m) - 1]!, fullYear(y), era, contextCase(s, off));
+  });
+  // 15 مارس 2024, 1 رمضان 1445 هـ, 3 شباط
+  text = text.replace(new RegExp(`(?<![\\d\\p{L}.,])(\\d{1,2})\\s+(?:من\\s+)?(?:شهر\\s+)?(${MONTH_NAMES})(?:\\s*[،,]?\\s*(\\d{4}))?${ERA}(?![\\p{L}])`, 'gu'), (all, d, month, y, era, off: number, s: string) => {
+    if (Number(d) < 1 || Number(d) > 31) return all;
+    return readDate(Number(d), month, y ? Number(y) : undefined, y ? era : undefined, contextCase(s, off));
+  });
+  // مارس 2024 / رمضان 1445هـ
+  text = text.replace(new RegExp(`(?<![\\p{L}])(${MONTH_NAMES})\\s+(\\d{4})(?![\\d])${ERA}`, 'gu'), (_all, month, y, era) => `${month} عام ${cardinal(Number(y), { case: 'gen' })}${eraWords(era)}`);
+  // years with an era: 1445هـ, 2024م, 500 ق.م
+  text = text.replace(/(?<![\d\p{L}.,])(\d{1,4})\s*(هـ|ه|م|ق\.\s?م)(?![\p{L}\p{N}])/gu, (all, y, era, off: number, s: string) => {
+    if (era === 'م' && y.length < 3) return all;
+    return `${cardinal(Number(y), { case: caseAt(s, off) })}${eraWords(era)}`;
+  });
+  return text;
+}
+
+const HOUR_F = (h: number) => (h === 1 ? 'الواحدة' : ordinal(h, { gender: 'f' }));
+
+function readTime(h: number, min: number, sec: number | undefined, marker: string | undefined, c: Case): string {
+  let suffix = '';
+  if (marker) suffix = /^(ص|صباحا|صباحاً|am|a\.m\.)$/iu.test(marker) ? ' صباحاً' : ' مساءً';
+  else if (h >= 13) suffix = ' مساءً';
+  else if (h === 0) suffix = ' ليلاً';
+  const h12 = h % 12 || 12;
+  const next = (h12 % 12) + 1;
+  let words: string;
+  if (min === 0 && !sec) words = HOUR_F(h12);
+  else if (min === 15 && !sec) words = `${HOUR_F(h12)} والربع`;
+  else if (min === 30 && !sec) words = `${HOUR_F(h12)} والنصف`;
+  else if (min === 20 && !sec) words = `${HOUR_F(h12)} والثلث`;
+  else if (min === 45 && !sec) words = `${HOUR_F(next)} إلا ربعاً`;
+  else if (min === 40 && !sec) words = `${HOUR_F(next)} إلا ثلثاً`;
+  else {
+    words = HOUR_F(h12);
+    if (min) words += ` و${countNoun(min, NOUNS.minute!, { case: c })}`;
+    if (sec) words += ` و${countNoun(sec, NOUNS.second!, { case: c })}`;
+  }
+  return words + suffix;
+}
+
+const MARKER = '(?:\\s*(صباحاً|صباحا|مساءً|مساء|ص|م|[AaPp]\\.?[Mm]\\.?)(?![\\p{L}]))?';
+
+export function normalizeTimes(text: string): string {
+  text = text.replace(new RegExp(`(?<![\\d\\p{L}.:])(\\d{1,2}):(\\d{2})(?::(\\d{2}))?(?![\\d:])${MARKER}`, 'gu'), (all, h, m, sec, marker, off: number, s: string) => {
+    if (Number(h) > 24 || Number(m) > 59 || (sec && Number(sec) > 59)) return all;
+    return readTime(Number(h) % 24, Number(m), sec ? Number(sec) : undefined, marker, contextCase(s, off));
+  });
+  // الساعة 5 (مساءً)
+  text = text.replace(new RegExp(`(الساعة\\s+)(\\d{1,2})(?![\\d.:])${MARKER}`, 'gu'), (all, pre, h, marker) =>
+    Number(h) > 24 ? all : pre + readTime(Number(h) % 24, 0, undefined, marker, 'nom'));
+  return text;
+}

@@ -1,0 +1,56 @@
+/**
+ * Arabic text normalization for speech: raw text in, text an engine can read
+ * out. Usable on its own (no engine needed). Stages, in order:
+ * cleanup → URLs/e-mails → digits → phones → dates/times → money → ranges and
+ * abbreviations → numbers (ordinals, percentages, counted nouns, cardinals)
+ * → punctuation → finish. Phoneme input in [[...]] is left untouched.
+ *
+ * Conventions (also the reference table's): MSA; undiacritized output except
+ * the accusative tanween written as اً/اءً where it is pronounced (أحد عشر
+ * ريالاً، صباحاً); مئة (not مائة), ثلاثمئة joined; بالمئة for %; dates as
+ * "ordinal day من month عام year"; years with هـ → "للهجرة", م → "للميلاد";
+ * case is genitive after prepositions and construct nouns (context.ts),
+ * nominative otherwise.
+ */
+import { expandAbbreviations } from './abbreviations.js';
+import { cleanup, finish } from './cleanup.js';
+import { normalizeCurrency } from './currency.js';
+import { normalizeDates, normalizeTimes } from './dates.js';
+import { stripThousands, toWesternDigits } from './digits.js';
+import { normalizeNumbers } from './numbers.js';
+import { normalizePhones } from './phone.js';
+import { normalizePunctuation } from './punctuation.js';
+import { normalizeUrls } from './urls.js';
+
+export interface NormalizeOptions {
+  /** Read numbers, dates, money… as words (default true). False: cleanups only. */
+  expand?: boolean;
+}
+
+function normalizePlain(text: string, opts: NormalizeOptions): string {
+  text = cleanup(text);
+  if (opts.expand === false) return finish(text);
+  text = normalizeUrls(text);
+  text = stripThousands(toWesternDigits(text));
+  text = normalizePhones(text);
+  text = normalizeDates(text);
+  text = normalizeTimes(text);
+  text = normalizeCurrency(text);
+  text = expandAbbreviations(text);
+  text = normalizeNumbers(text);
+  text = normalizePunctuation(text);
+  return finish(text);
+}
+
+export function normalizeArabic(text: string, opts: NormalizeOptions = {}): string {
+  const parts = text.split(/(\[\[[\s\S]*?\]\])/u);
+  return parts
+    .map((p, i) => (i % 2 ? p : normalizePlain(p, opts)))
+    .join(' ')
+    .replace(/ {2,}/gu, ' ')
+    .trim();
+}
+
+export { cardinal, countNoun, digitByDigit, ordinal, readNumber } from './cardinals.js';
+export { toWesternDigits } from './digits.js';
+export { NOUNS, type Case, type Gender, type Noun } from './nouns.js';

@@ -1,0 +1,88 @@
+/**
+ * The numbers left after dates, times, phones and money: ordinals marked in
+ * the text (الـ5، القرن الـ21), percentages, counts followed by a known noun
+ * (with agreement: 3 ريال → ثلاثة ريالات), decimals, negatives and plain
+ * cardinals, with the case given by the word before (see context.ts) or a
+ * preposition glued to the digits (ب٥). A number after "و" takes the case of
+ * the number before it (بين 20 و30 → بين عشرين وثلاثين).
+ */
+import { countNoun, ordinal, readNumber } from './cardinals.js';
+import { caseAt } from './context.js';
+import { adjectiveStem, BY_NOUN, readMoney } from './currency.js';
+import { NOUNS, UNIT_ABBREVIATIONS, nounIdOf, type Case, type Gender } from './nouns.js';
+
+const NUMBER = /(?<![\p{L}\p{N}.,])([وف]?[بل]?ال|[وف]?[بل]?)([-−](?=\d))?(\d+(?:\.\d+)?)(?![\d])(\s?%)?(?:(\s?°|\s[\p{L}\u064b-\u0652]+(?![\p{N}]))(\s\p{L}+(?![\p{N}]))?)?/gu;
+
+function caseOf(text: string, index: number, prefix: string): Case {
+  if (/^[وف]$/u.test(prefix) || /(?:^|\s)[وف]\s*$/u.test(text.slice(Math.max(0, index - 3), index))) {
+    // و + number: the case of the number it is joined to
+    const before = text.slice(0, index).replace(/\s*[وف]?\s*$/u, '');
+    const prev = /(?:^|[^\p{L}\p{N}])([بل]?)(\d+(?:\.\d+)?)\s*$/u.exec(before);
+    if (prev) return caseOf(text, before.length - prev[2]!.length, prev[1]!);
+    if (prefix) return caseAt(text, index - prefix.length);
+  }
+  return caseAt(text, index - prefix.length, prefix.replace(/^[وف]/u, ''));
+}
+
+/** Gender of the noun an ordinal follows (القرن الـ21 / المرة الـ3). */
+function genderBefore(text: string, index: number): Gender {
+  const m = /(\p{L}+)\s*$/u.exec(text.slice(Math.max(0, index - 30), index));
+  return m && /[ةى]$/u.test(m[1]!) && !/^(?:ال)?(?:مستوى|ملتقى|منتدى|مبنى)$/u.test(m[1]!) ? 'f' : 'm';
+}
+
+/** Masculine nouns with a plural in -ات (the rule below would call them feminine). */
+const MASC_AT = new Set(['حمامات', 'قطارات', 'طلبات', 'حسابات', 'نباتات', 'حيوانات', 'ملفات', 'مطارات', 'مشروعات', 'منتجات', 'مستشفيات', 'اجتماعات', 'امتحانات', 'مستويات', 'سجلات', 'جوازات', 'مقالات', 'بيانات', 'مجالات', 'خطابات', 'سنتات', 'ريالات', 'دولارات', 'جنيهات', 'مليارات', 'كيلومترات']);
+
+/**
+ * Gender of an unknown counted noun from its plural: a sound feminine plural
+ * (…ات: حافلات، طالبات، بنات) usually counts a feminine singular in ة, unless
+ * it is a verbal noun or participle (ت…/ا…/م… : تعليقات، اتصالات، منتجات) or a known masculine.
+ */
+function genderOfPlural(word: string): Gender {
+  const w = word.replace(/^[وف]?(?:ال)?/u, '');
+  if (w.length >= 4 && w.endsWith('ات') && !/^[تاإأم]/u.test(w) && !MASC_AT.has(w)) return 'f';
+  return 'm';
+}
+
+export function normalizeNumbers(text: string): string {
+  // 3-5 أيام → ٣ إلى ٥ أيام (ranges that are not dates or phones by now)
+  text = text.replace(/(?<![\d.])(\d{1,4})\s?[-–]\s?(\d{1,4})(?![\d.])/gu, '$1 إلى $2');
+  return text.replace(NUMBER, (all, prefix: string, sign: string | undefined, num: string, pct: string | undefined, w1: string | undefined, w2: string | undefined, off: number, s: string) => {
+    const value = (sign ? '-' : '') + num;
+    const after = `${w1 ?? ''}${w2 ?? ''}`;
+    if (prefix.endsWith('ال')) {
+      if (num.includes('.') || sign) return all;
+      const glued = prefix.slice(0, -2);
+      const prev = /(\p{L}+)\s*$/u.exec(s.slice(0, off));
+      const c = prev ? caseAt(s, off - prev[0].length) : 'nom';
+      return glued + ordinal(Number(num), { gender: genderBefore(s, off), case: glued.replace(/^[وف]/u, '') ? 'gen' : c }).replace(/^ال/u, '') .replace(/^/u, 'ال') + after;
+    }
+    const c = caseOf(s, off + prefix.length, prefix);
+    if (pct) return `${prefix}${readNumber(value, { case: c })} بالمئة${after}`;
+    if (w1) {
+      const word = w1.trim().replace(/[\u064c-\u0652]/gu, '');
+      const id = nounIdOf(word) ?? UNIT_ABBREVIATIONS[word];
+      if (id) {
+        const cur = BY_NOUN[id];
+        const stem = cur && w2 ? adjectiveStem(w2.trim()) : undefined;
+        const rest = stem ? '' : (w2 ?? '');
+        if (cur) return prefix + readMoney(value, { ...cur, adjective: stem }, c) + rest;
+        if (num.includes('.')) return `${prefix}${readNumber(value, { case: c })} ${NOUNS[id]!.sing}${rest}`;
+        const scale = id === 'thousand' || id === 'million' || id === 'billion';
+        const next = w2?.trim();
+        if (scale && next && !adjectiveStem(next) && !/^(?:و|أو|من|في)$/u.test(next)) {
+          // the scale word governs the next noun: عشرين ألف زائر، مليونا شخص
+          const words = countNoun(Number(num), NOUNS[id]!, { case: c });
+          const construct = Number(num) === 2 ? words.slice(0, -1) : words.replace(/اً$/u, '');
+          return prefix + (sign ? 'سالب ' : '') + construct + rest;
+        }
+        return prefix + (sign ? 'سالب ' : '') + countNoun(Number(num), NOUNS[id]!, { case: c }) + rest;
+      }
+    }
+    const g = w1 && !num.includes('.') && !sign ? genderOfPlural(w1.trim()) : 'm';
+    const r = Number(num) % 100;
+    // 11–99: the tamyiz is accusative; write the tanween an undiacritized ـا leaves out (فصلا → فصلاً)
+    const w1out = w1 && !num.includes('.') && r >= 11 && /^\s\p{L}{2,}[^اى\s]ا$/u.test(w1) && !/^\s(?:أيضا|جدا|تقريبا|فقط|معا)$/u.test(w1) ? `${w1}\u064b` : (w1 ?? '');
+    return prefix + readNumber(value, { case: c, gender: g }) + w1out + (w2 ?? '');
+  });
+}

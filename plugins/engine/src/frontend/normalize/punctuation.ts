@@ -1,0 +1,26 @@
+/**
+ * Punctuation turned into the phrase breaks the segmenter and the engine know:
+ * Latin , ; ? become ، ؛ ؟; brackets and spaced dashes become ،; quotes and
+ * stray symbols (* # _ ~ | < > = •…) are dropped; repeated marks collapse.
+ */
+export function normalizePunctuation(text: string): string {
+  return text
+    .replace(/\.{3,}|…+/gu, '…')
+    .replace(/,/gu, '،')
+    .replace(/;/gu, '؛')
+    .replace(/\?/gu, '؟')
+    .replace(/[([{]/gu, '، ')
+    .replace(/[)\]}]/gu, '، ')
+    .replace(/\s[-–—]+\s|[–—]+/gu, '، ')
+    .replace(/["“”„«»‹›]|(?<!\p{L})'|'(?!\p{L})/gu, ' ')
+    .replace(/\s*&\s*/gu, ' و')
+    .replace(/%/gu, ' بالمئة ')
+    .replace(/[*#_~^|\\<>=•●▪►✓✔@+/-]/gu, ' ')
+    .replace(/\s+([،؛:.!؟…])/gu, '$1')
+    .replace(/([!؟])[!؟]+/gu, '$1')
+    .replace(/([،؛:.!؟…])(?:\s*[،؛])+/gu, '$1')
+    .replace(/[،؛](\s*[.!؟…:])/gu, '$1')
+    .replace(/(^|\n)\s*[،؛:.]+/gu, '$1')
+    .replace(/\s*[،؛]\s*$/gu, '')
+    .replace(/([،؛:!؟…])(?=[\p{L}\p{N}])/gu, '$1 ');
+}

@@ -1,0 +1,87 @@
+// The Arabic normalizer: exact-match rate on the reference table
+// (normalization-cases.json, written by hand as MSA reference, not tuned to the
+// code) plus focused tests of the number-agreement rules.
+import t from 'tap';
+import { readFileSync } from 'node:fs';
+import {
+  normalizeArabic,
+  cardinal,
+  countNoun,
+  ordinal,
+  NOUNS,
+} from '../../plugins/engine/dist/frontend/normalize/index.js';
+import { normalizeText, TextFrontEnd } from '../../plugins/engine/dist/index.js';
+
+const FLOOR = 0.9;
+const cases = JSON.parse(readFileSync(new URL('./normalization-cases.json', import.meta.url), 'utf8'));
+
+t.test('reference table: exact-match rate', async (t) => {
+  t.ok(cases.length >= 150, `${cases.length} cases`);
+  const misses = [];
+  const byCat = {};
+  for (const c of cases) {
+    const got = normalizeArabic(c.input);
+    const cat = (byCat[c.category] ??= { n: 0, ok: 0 });
+    cat.n++;
+    if (got === c.expected) cat.ok++;
+    else misses.push({ category: c.category, input: c.input, expected: c.expected, got });
+  }
+  const rate = (cases.length - misses.length) / cases.length;
+  t.comment(`exact match ${cases.length - misses.length}/${cases.length} = ${rate.toFixed(3)}`);
+  for (const [k, v] of Object.entries(byCat)) t.comment(`  ${k}: ${v.ok}/${v.n}`);
+  for (const m of misses) t.comment(`MISS [${m.category}] ${m.input} → ${m.got}  (expected ${m.expected})`);
+  t.ok(rate >= FLOOR, `rate ${rate.toFixed(3)} >= ${FLOOR}`, { misses });
+});
+
+t.test('cardinals: hundreds, thousands, millions and case', async (t) => {
+  t.equal(cardinal(200), 'مئتان');
+  t.equal(cardinal(200, { case: 'gen' }), 'مئتين');
+  t.equal(cardinal(2000), 'ألفان');
+  t.equal(cardinal(2000, { case: 'gen' }), 'ألفين');
+  t.equal(cardinal(5000), 'خمسة آلاف');
+  t.equal(cardinal(15000), 'خمسة عشر ألفاً');
+  t.equal(cardinal(300000), 'ثلاثمئة ألف');
+  t.equal(cardinal(2_000_000), 'مليونان');
+  t.equal(cardinal(4_000_000), 'أربعة ملايين');
+  t.equal(cardinal(10 ** 12), 'تريليون');
+  t.equal(cardinal(42, { case: 'gen' }), 'اثنين وأربعين');
+  t.equal(cardinal(12, { gender: 'f', case: 'gen' }), 'اثنتي عشرة');
+});
+
+t.test('counted nouns: 1, 2, 3–10, 11–99, 100+', async (t) => {
+  const book = NOUNS.book;
+  const hour = NOUNS.hour;
+  t.equal(countNoun(1, book), 'كتاب واحد');
+  t.equal(countNoun(2, book), 'كتابان');
+  t.equal(countNoun(2, book, { case: 'gen' }), 'كتابين');
+  t.equal(countNoun(3, book), 'ثلاثة كتب', '3–10: plural, number of opposite gender');
+  t.equal(countNoun(3, hour), 'ثلاث ساعات');
+  t.equal(countNoun(8, hour), 'ثماني ساعات');
+  t.equal(countNoun(11, book), 'أحد عشر كتاباً', '11–99: accusative singular');
+  t.equal(countNoun(11, hour), 'إحدى عشرة ساعة');
+  t.equal(countNoun(99, book), 'تسعة وتسعون كتاباً');
+  t.equal(countNoun(100, book), 'مئة كتاب', '100+: genitive singular');
+  t.equal(countNoun(200, book), 'مئتا كتاب', 'construct dual');
+  t.equal(countNoun(2000, book, { case: 'gen' }), 'ألفي كتاب');
+  t.equal(countNoun(103, book), 'مئة وثلاثة كتب', 'the last part decides');
+  t.equal(countNoun(1001, book), 'ألف كتاب وكتاب');
+  t.equal(countNoun(5, NOUNS.riyal, { adjective: 'سعودي' }), 'خمسة ريالات سعودية');
+  t.equal(countNoun(2, NOUNS.lira, { adjective: 'لبناني' }), 'ليرتان لبنانيتان');
+});
+
+t.test('ordinals', async (t) => {
+  t.equal(ordinal(1), 'الأول');
+  t.equal(ordinal(1, { gender: 'f' }), 'الأولى');
+  t.equal(ordinal(11, { gender: 'f' }), 'الحادية عشرة');
+  t.equal(ordinal(21, { case: 'gen' }), 'الحادي والعشرين');
+  t.equal(ordinal(101), 'الحادي بعد المئة');
+});
+
+t.test('front end: normalizeText is the normalizer; phoneme input untouched', async (t) => {
+  t.equal(normalizeText('لدي 3 كتب'), 'لدي ثلاثة كتب');
+  t.equal(normalizeArabic('قل [[salaːm 5]] 5 مرات'), 'قل [[salaːm 5]] خمس مرات');
+  const fe = new TextFrontEnd();
+  const r = await fe.process({ text: 'وصل د. أحمد الساعة 10:30. ثم غادر.', dialect: null });
+  t.same(r.segments, ['وصل الدكتور أحمد الساعة العاشرة والنصف.', 'ثم غادر.']);
+  t.equal(normalizeArabic('السعر 5 ريالات', { expand: false }), 'السعر 5 ريالات');
+});
