@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream, mkdirSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { definePlugin, errors, isSawtError, toMicro, tokens, type Admission, type HttpServerService, type Logger } from '@sawt/core';
+import { RnnoiseDenoiser, type Denoiser } from './denoisers.js';
+import { denoiseFile, NoAudioDecoded } from './pipeline.js';
+import { denoiseConfigSchema, durationLimitText, type DenoiseOptions } from './options.js';
+import { measureDuration, NOT_AUDIO, probeAudio } from './probe.js';
+import { receiveUpload, removeQuietly, UploadAborted } from './upload.js';
+
+export { RnnoiseDenoiser, type Denoiser, type DenoiseSession } from './denoisers.js';
+export { denoiseFile } from './pipeline.js';
+export { probeAudio } from './probe.js';
+export type { DenoiseOptions } from './options.js';
+
+/** Minutes billed for `seconds` of audio: every started minute. */
+export function billedMinutes(seconds: number): number {
+  return Math.max(1, Math.ceil(seconds / 60 - 1e-9));
+}
+
+// GTCRN and DeepFilterNet3 back ends are not implemented yet; RNNoise is the only one.
+async function makeDenoiser(opts: DenoiseOptions, _modelsDir: string, _logger: Logger): Promise<Denoiser> {
+  if (opts.backend !== 'rnnoise') throw new Error(`denoise: back end '${opts.backend}' is not available`);
+  return new RnnoiseDenoiser();
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth?: import('@sawt/core').AuthContext;
+  }
+}
+
+const state = new WeakMap<object, { denoiser: Denoiser }>();
+
+export default definePlugin<DenoiseOptions>({
+  id: 'denoise',
+  tags: ['transport'],
+  provides: [],
+  consumes: [tokens.logger, tokens.runtime, tokens.httpServer, tokens.authenticator, tokens.rateLimiter, tokens.admission],
+  configSchema: denoiseConfigSchema as unknown as Record<string, unknown>,
+  async register(ctx) {
+    const opts = ctx.options;
+    const logger = ctx.logger;
+    const http = ctx.get(tokens.httpServer);
+    const authenticator = ctx.get(tokens.authenticator);
+    const rateLimiter = ctx.get(tokens.rateLimiter);
+    const admission = ctx.get(tokens.admission);
+    const priceMicro = toMicro(opts.pricePerMinute);
+    const dir = opts.tempDir ?? tmpdir();
+    mkdirSync(dir, { recursive: true });
+    const denoiser = await makeDenoiser(opts, ctx.runtime.modelsDir, logger);
+    state.set(ctx, { denoiser });
+    const app = http.app as FastifyInstance;
+
+    http.describe({
+      method: 'POST', path: '/denoise', summary: 'Remove background noise from an audio file (WAV, MP3, M4A, FLAC, OGG, or the audio of a video); returns WAV PCM16 at the input\'s sample rate and channel count', scope: 'denoise',
+      requestBody: {
+        required: true,
+        content: { 'multipart/form-data': { schema: { type: 'object', required: ['audio'], properties: { audio: { type: 'string', format: 'binary', description: `Audio file, at most ${opts.maxFileBytes} bytes and ${durationLimitText(opts.maxDurationSeconds)}; the format is detected from the bytes` } } } } },
+      },
+      responses: {
+        200: { description: `Denoised audio, WAV PCM16, with Content-Length. Charged ${opts.pricePerMinute} per started minute.`, content: { 'audio/wav': {} } },
+        ...Object.fromEntries(([
+          [400, 'ValidationError (40001): audio missing, not audio, File size exceeds the limit, Audio duration exceeds the limit'],
+          [401, 'AuthenticationError (40101)'], [402, 'InsufficientBalanceError (40201)'], [403, 'EndpointNotAllowedError (40302)'],
+          [429, 'RateLimitError (42902) / ConcurrencyLimitError (42901)'], [500, 'InternalError (50001)'],
+        ] as const).map(([s, d]) => [s, { description: d, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }])),
+      },
+    });
+
+    await app.register(async (child) => {
+      // The body is read by the handler (streamed to disk), not by fastify.
+      child.removeAllContentTypeParsers();
+      child.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
+      child.route({
+        method: 'POST',
+        url: '/api/v1/denoise',
+        preHandler: async (req: FastifyRequest) => {
+          const key = presentedKey(req.headers);
+          const auth = await authenticator.authenticate(key);
+          authenticator.authorize(auth, 'denoise');
+          await rateLimiter.hit(auth.key.id);
+          req.auth = auth;
+        },
+        handler: (req, reply) => handle(req, reply),
+      });
+    });
+
+    async function handle(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+      const ct = String(req.headers['content-type'] ?? '');
+      if (!/^multipart\/form-data/i.test(ct)) throw errors.validation('audio is required: send multipart/form-data with an audio file field');
+      const ac = new AbortController();
+      const files = new Set<string>();
+      const res = reply.raw;
+      const onClose = () => {
+        if (!res.writableFinished) ac.abort(new UploadAborted());
+      };
+      res.on('close', onClose);
+      let adm: Admission | null = null;
+      const work = (async () => {
+        try {
+          const upload = await receiveUpload(req.raw, { dir, field: 'audio', maxBytes: opts.maxFileBytes, track: (f) => files.add(f) });
+          if (upload.bytes === 0) throw errors.validation('audio is required and must not be empty');
+          const info = await probeAudio(opts.ffprobePath, upload.path, ac.signal);
+          const seconds = info.duration ?? (await measureDuration(opts.ffmpegPath, upload.path, ac.signal));
+          if (seconds > opts.maxDurationSeconds) throw errors.validation(`Audio duration exceeds ${durationLimitText(opts.maxDurationSeconds)} limit`);
+          const minutes = billedMinutes(seconds);
+          adm = await admission.admit({
+            auth: req.auth!, requestId: req.id, chars: 0, costMicro: minutes * priceMicro,
+            description: `denoise: ${minutes} min (${seconds.toFixed(2)} s) with ${denoiser.name}`, concurrency: opts.countConcurrency,
+          });
+          const output = path.join(dir, `sawt-denoise-${randomUUID()}.wav`);
+          files.add(output);
+          const t0 = performance.now();
+          try {
+            await denoiseFile({ ffmpeg: opts.ffmpegPath, input: upload.path, output, info, denoiser, signal: ac.signal });
+          } catch (e) {
+            if (e instanceof NoAudioDecoded) throw errors.validation(NOT_AUDIO);
+            throw e;
+          }
+          await removeQuietly(upload.path);
+          const size = (await stat(output)).size;
+          logger.info({ requestId: req.id, seconds, minutes, ms: Math.round(performance.now() - t0), backend: denoiser.name }, 'denoised');
+          reply.hijack();
+          res.writeHead(200, { 'content-type': 'audio/wav', 'cache-control': 'no-cache', 'content-length': size, 'x-request-id': req.id });
+          let delivered = false;
+          try {
+            await pipeline(createReadStream(output), res);
+            delivered = res.writableFinished;
+          } catch {
+            delivered = false;
+          }
+          if (delivered) await adm.settle();
+          else await adm.release('client disconnected during denoise response');
+        } catch (e) {
+          if (adm) await (adm as Admission).release(`denoise failed: ${(e as Error).message}`);
+          if (e instanceof UploadAborted || ac.signal.aborted) {
+            logger.info({ requestId: req.id }, 'denoise: client went away');
+            if (!res.headersSent) res.destroy();
+            return;
+          }
+          if (isSawtError(e)) {
+            if (e.status === 400 && !req.raw.complete) {
+              // Answer now, mid-upload; discard what the client still sends, then close.
+              reply.header('connection', 'close');
+              req.raw.resume();
+            }
+            throw e;
+          }
+          logger.error({ err: e, requestId: req.id }, 'denoise failed');
+          throw errors.internal('Failed to denoise audio', e);
+        } finally {
+          res.off('close', onClose);
+          await Promise.all([...files].map(removeQuietly));
+        }
+      })();
+      await http.trackInFlight(work, () => ac.abort(new Error('server shutting down')));
+    }
+  },
+  async stop(ctx) {
+    await state.get(ctx)?.denoiser.dispose?.();
+  },
+});
+
+function presentedKey(headers: Record<string, string | string[] | undefined>): string | undefined {
+  const direct = headers['x-api-key'];
+  if (typeof direct === 'string' && direct.trim() !== '') return direct.trim();
+  const authz = headers.authorization;
+  if (typeof authz === 'string') {
+    const m = /^Bearer\s+(.+)$/i.exec(authz.trim());
+    if (m) return m[1]!.trim();
+  }
+  return undefined;
+}
+
+export type { HttpServerService };

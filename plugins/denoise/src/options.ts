@@ -1,0 +1,42 @@
+export type DenoiseBackendName = 'rnnoise';
+
+export interface DenoiseOptions {
+  /** 'rnnoise' (embedded, default). */
+  backend: DenoiseBackendName;
+  /** Price of one started minute of audio, decimal units. */
+  pricePerMinute: number;
+  maxFileBytes: number;
+  maxDurationSeconds: number;
+  /** Where uploads and outputs are staged; default the OS temp dir. */
+  tempDir?: string;
+  ffmpegPath: string;
+  ffprobePath: string;
+  /** Take a concurrency slot of the account's plan while denoising. */
+  countConcurrency: boolean;
+}
+
+export const denoiseConfigSchema = {
+  type: 'object',
+  properties: {
+    backend: { enum: ['rnnoise'], default: 'rnnoise', description: "Denoiser: 'rnnoise' (embedded WASM in a worker thread, no download). GTCRN / DeepFilterNet3 back ends: not yet implemented" },
+    pricePerMinute: { type: 'number', minimum: 0, default: 0.01, description: 'Price per started minute of audio (decimal units, at most 6 decimals)' },
+    maxFileBytes: { type: 'integer', minimum: 1, default: 209715200, description: 'Upload size limit (200 MB); crossing it answers 400 at once' },
+    maxDurationSeconds: { type: 'number', exclusiveMinimum: 0, default: 900, description: 'Audio duration limit (15 minutes)' },
+    tempDir: { type: 'string', description: 'Staging folder for uploads and outputs (default: the OS temp dir)' },
+    ffmpegPath: { type: 'string', default: 'ffmpeg' },
+    ffprobePath: { type: 'string', default: 'ffprobe' },
+    countConcurrency: { type: 'boolean', default: false, description: "Count a denoise request against the plan's concurrency limit" },
+  },
+} as const;
+
+export function sizeLimitText(bytes: number): string {
+  const mb = bytes / (1024 * 1024);
+  if (Number.isInteger(mb)) return `${mb} MB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KB`;
+  return `${bytes} bytes`;
+}
+
+export function durationLimitText(seconds: number): string {
+  if (seconds % 60 === 0) return `${seconds / 60} minute${seconds === 60 ? '' : 's'}`;
+  return `${seconds} second${seconds === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,116 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { open } from 'node:fs/promises';
+import { wavHeader } from '@sawt/core';
+import type { Denoiser } from './denoisers.js';
+import type { AudioInfo } from './probe.js';
+
+export class NoAudioDecoded extends Error {
+  constructor() {
+    super('no audio samples could be decoded');
+  }
+}
+
+function collectStderr(p: ChildProcess): () => string {
+  let text = '';
+  p.stderr?.on('data', (c: Buffer) => {
+    if (text.length < 4000) text += c.toString();
+  });
+  return () => text.trim();
+}
+
+function exited(p: ChildProcess, what: string, stderr: () => string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    p.once('error', reject);
+    p.once('close', (code, sig) => (code === 0 ? resolve() : reject(new Error(`${what} failed (${code ?? sig}): ${stderr()}`))));
+  });
+}
+
+/**
+ * Decodes `input` with ffmpeg to raw float PCM at the denoiser's rate (a pipe,
+ * read as the denoiser consumes it), denoises it chunk by chunk, converts back
+ * to PCM16 at the input's rate and channel count and writes a WAV file to
+ * `output`. Memory stays bounded whatever the duration. Returns the samples
+ * per channel written.
+ */
+export async function denoiseFile(opts: {
+  ffmpeg: string; input: string; output: string; info: AudioInfo; denoiser: Denoiser; signal: AbortSignal;
+}): Promise<{ frames: number }> {
+  const { info, denoiser, signal } = opts;
+  const C = info.channels;
+  const rate = denoiser.sampleRate;
+  const resampleBack = info.sampleRate !== rate;
+  const procs: ChildProcess[] = [];
+  const kill = () => procs.forEach((p) => p.exitCode === null && p.kill('SIGKILL'));
+  signal.addEventListener('abort', kill, { once: true });
+  const session = await denoiser.open(C);
+  const fh = await open(opts.output, 'w');
+  try {
+    const dec = spawn(opts.ffmpeg, ['-nostdin', '-v', 'error', '-i', opts.input, '-map', '0:a:0', '-vn', '-ac', String(C), '-ar', String(rate), '-f', 'f32le', '-acodec', 'pcm_f32le', 'pipe:1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    procs.push(dec);
+    const decDone = exited(dec, 'decoder', collectStderr(dec));
+    let pos = 44;
+    let pcmBytes = 0;
+    await fh.write(Buffer.alloc(44), 0, 44, 0);
+    const writePcm = async (b: Buffer) => {
+      if (!b.length) return;
+      await fh.write(b, 0, b.length, pos);
+      pos += b.length;
+      pcmBytes += b.length;
+    };
+    // Back to the input's rate: a second ffmpeg; at the same rate, convert here.
+    let enc: ChildProcess | null = null;
+    let encDone: Promise<void> = Promise.resolve();
+    let encWritten: Promise<void> = Promise.resolve();
+    if (resampleBack) {
+      enc = spawn(opts.ffmpeg, ['-nostdin', '-v', 'error', '-f', 'f32le', '-ar', String(rate), '-ac', String(C), '-i', 'pipe:0', '-ar', String(info.sampleRate), '-ac', String(C), '-f', 's16le', '-acodec', 'pcm_s16le', 'pipe:1'], { stdio: ['pipe', 'pipe', 'pipe'] });
+      procs.push(enc);
+      encDone = exited(enc, 'encoder', collectStderr(enc));
+      enc.stdin!.on('error', () => {});
+      encWritten = (async () => {
+        for await (const c of enc!.stdout!) await writePcm(c as Buffer);
+      })();
+    }
+    const emit = async (y: Float32Array) => {
+      if (!y.length) return;
+      if (enc) {
+        const b = Buffer.from(y.buffer, y.byteOffset, y.byteLength);
+        if (!enc.stdin!.write(b)) await new Promise<void>((r) => enc!.stdin!.once('drain', r));
+      } else {
+        const b = Buffer.allocUnsafe(y.length * 2);
+        for (let i = 0; i < y.length; i++) b.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(y[i]! * 32768))), i * 2);
+        await writePcm(b);
+      }
+    };
+    let carry = Buffer.alloc(0);
+    let decodedSamples = 0;
+    const frameBytes = 4 * C;
+    for await (const chunk of dec.stdout!) {
+      if (signal.aborted) throw signal.reason;
+      let b = carry.length ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
+      const usable = b.length - (b.length % frameBytes);
+      carry = Buffer.from(b.subarray(usable));
+      if (!usable) continue;
+      // A copy we own (its buffer is transferred to the worker).
+      const x = new Float32Array(usable / 4);
+      Buffer.from(x.buffer).set(b.subarray(0, usable));
+      decodedSamples += x.length / C;
+      await emit(await session.process(x));
+    }
+    await decDone;
+    if (decodedSamples === 0) throw new NoAudioDecoded();
+    await emit(await session.flush());
+    if (enc) {
+      enc.stdin!.end();
+      await Promise.all([encDone, encWritten]);
+    }
+    await fh.write(wavHeader(pcmBytes, info.sampleRate, C), 0, 44, 0);
+    return { frames: pcmBytes / (2 * C) };
+  } catch (e) {
+    kill();
+    throw signal.aborted ? signal.reason : e;
+  } finally {
+    signal.removeEventListener('abort', kill);
+    session.close();
+    await fh.close();
+  }
+}
