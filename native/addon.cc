@@ -14,18 +14,19 @@ namespace {
 // A short job on libuv's pool that phonemizes one text.
 class PhonemizeWorker : public Napi::AsyncWorker {
  public:
-  PhonemizeWorker(Napi::Env env, std::string text, std::string voice)
+  PhonemizeWorker(Napi::Env env, std::string text, std::string voice, bool ipa)
       : Napi::AsyncWorker(env, "sawt.phonemize"),
         deferred_(Napi::Promise::Deferred::New(env)),
         text_(std::move(text)),
-        voice_(std::move(voice)) {}
+        voice_(std::move(voice)),
+        ipa_(ipa) {}
 
   Napi::Promise Promise() const { return deferred_.Promise(); }
 
  protected:
   void Execute() override {
     try {
-      result_ = espeak::Phonemize(text_, voice_);
+      result_ = espeak::Phonemize(text_, voice_, ipa_);
     } catch (const EngineFailure& failure) {
       code_ = failure.code();
       SetError(failure.what());
@@ -39,6 +40,7 @@ class PhonemizeWorker : public Napi::AsyncWorker {
  private:
   Napi::Promise::Deferred deferred_;
   std::string text_, voice_, result_;
+  bool ipa_;
   ErrorCode code_ = ErrorCode::kEspeak;
 };
 
@@ -48,8 +50,15 @@ Napi::Value Phonemize(const Napi::CallbackInfo& info) {
   if (!info[1].IsString() || info[1].As<Napi::String>().Utf8Value().empty()) {
     ThrowInvalidArgument(env, "Expected a non-empty string for voice");
   }
+  // Optional third argument: "ipa" (default) or "espeak" (espeak's mnemonics, for [[ ]] input).
+  bool ipa = true;
+  if (info.Length() > 2 && !info[2].IsUndefined()) {
+    const std::string mode = info[2].IsString() ? info[2].As<Napi::String>().Utf8Value() : "";
+    if (mode != "ipa" && mode != "espeak") ThrowInvalidArgument(env, "Expected \"ipa\" or \"espeak\" for mode");
+    ipa = mode == "ipa";
+  }
   auto* worker = new PhonemizeWorker(env, info[0].As<Napi::String>().Utf8Value(),
-                                     info[1].As<Napi::String>().Utf8Value());
+                                     info[1].As<Napi::String>().Utf8Value(), ipa);
   Napi::Promise promise = worker->Promise();
   worker->Queue();
   return promise;

@@ -94,14 +94,14 @@ void SelectVoice(const std::string& voice) {
 
 }  // namespace
 
-std::string Phonemize(const std::string& text, const std::string& voice) {
+std::string Phonemize(const std::string& text, const std::string& voice, bool ipa) {
   std::lock_guard<FifoLock> guard(gLock);
   EnsureInitialized();
   SelectVoice(voice);
   std::string result;
   const void* cursor = text.c_str();
   while (cursor != nullptr) {  // one clause per call
-    const char* clause = espeak_TextToPhonemes(&cursor, espeakCHARS_UTF8, espeakPHONEMES_IPA);
+    const char* clause = espeak_TextToPhonemes(&cursor, espeakCHARS_UTF8, ipa ? espeakPHONEMES_IPA : 0);
     if (clause == nullptr || *clause == '\0') continue;
     if (!result.empty()) result += ' ';
     result += clause;

@@ -50,7 +50,8 @@ class SynthSink {
 };
 
 // Throws EngineFailure (SAWT_ENGINE_ESPEAK) on failure, e.g. an unknown voice.
-std::string Phonemize(const std::string& text, const std::string& voice);
+// ipa = false gives espeak's own phoneme mnemonics, usable again inside [[ ]].
+std::string Phonemize(const std::string& text, const std::string& voice, bool ipa = true);
 std::vector<VoiceInfo> ListVoices();
 // Holds the lock for the whole segment. Returns false when the sink stopped it.
 bool SynthesizeSegment(const SynthParams& params, const std::string& text, SynthSink& sink);

@@ -1,4 +1,4 @@
-import { fromMicro, PLANS, ENDPOINT_SCOPES, tokens, toMicro, SawtError, type ApiKeyRecord, type EndpointScope, type Plan, type SawtApp } from '@sawt/core';
+import { fromMicro, PLANS, ENDPOINT_SCOPES, tokens, toMicro, SawtError, type ApiKeyRecord, type EndpointScope, type Plan, type SawtApp, type TextStageName } from '@sawt/core';
 import { withAdminApp } from './admin.js';
 import { flags, required, UsageError, type Flags } from './args.js';
 import { pullFile } from './commands/pull.js';
@@ -18,6 +18,9 @@ const USAGE = `Usage: sawt <command> [options] [--json]
   models list
   models grant --account ID --model MODEL_ID
   models pull [MODEL_ID...]
+  text normalize|diacritize|phonemize TEXT [--dialect D]
+                                          print that text stage's output (every stage before it runs too);
+                                          phonemize prints espeak-ng phonemes after the dialect's rules
 
 PLAN: ${PLANS.join(' ')}
 LIST: comma-separated scopes from: ${ENDPOINT_SCOPES.join(', ')}`;
@@ -61,7 +64,25 @@ async function walletJson(app: SawtApp, accountId: string) {
   return { account_id: accountId, balance: fromMicro(b.balance), reserved: fromMicro(b.reserved), available: fromMicro(b.available) };
 }
 
+function textCommand(stage: TextStageName): Handler {
+  return async (argv) => {
+    const { values, positionals } = flags(argv, { dialect: 'string' });
+    const input = positionals.join(' ');
+    if (input.trim() === '') throw new UsageError(`text ${stage} needs the TEXT to process`);
+    const dialect = typeof values.dialect === 'string' ? values.dialect : null;
+    return withAdminApp(async (app) => {
+      const pipeline = app.get(tokens.textPipeline);
+      if (dialect !== null && !pipeline.dialects().includes(dialect)) throw new UsageError(`--dialect must be one of ${pipeline.dialects().join(', ')} but received ${JSON.stringify(dialect)}`);
+      const output = await pipeline.run(stage, input, { dialect });
+      return { json: { input, output }, text: output };
+    });
+  };
+}
+
 const commands: Record<string, Handler> = {
+  'text normalize': textCommand('normalize'),
+  'text diacritize': textCommand('diacritize'),
+  'text phonemize': textCommand('phonemize'),
   async 'accounts create'(argv) {
     const { values } = flags(argv, { name: 'string', plan: 'string', balance: 'string' });
     const name = required(values, 'name');

@@ -300,3 +300,22 @@ export interface HttpRouteSpec {
   parameters?: Array<Record<string, unknown>>;
   responses: Record<string, unknown>;
 }
+
+/** Operator-visible stages of the Arabic text front end (`sawt text …`). */
+export type TextStageName = 'normalize' | 'diacritize' | 'phonemize';
+
+export interface TextPipelineOptions {
+  /** Dialect whose lexicon and phoneme rules apply (e.g. 'egyptian'); null or absent: none. */
+  dialect?: string | null;
+}
+
+/**
+ * The text front end, stage by stage: each stage runs every stage before it.
+ * 'phonemize' returns espeak-ng phoneme mnemonics in [[ ]] (after dialect rules).
+ */
+export interface TextPipeline {
+  readonly stages: readonly TextStageName[];
+  /** Dialects with a rules file. */
+  dialects(): string[];
+  run(stage: TextStageName, text: string, opts?: TextPipelineOptions): Promise<string>;
+}

@@ -31,6 +31,8 @@ export const tokens = {
   models: createServiceRef<S.ModelCatalog>('engine.models'),
   voices: createServiceRef<S.VoiceCatalog>('engine.voices'),
   synthesizer: createServiceRef<S.SpeechSynthesizer>('engine.synthesizer'),
+  /** The engine's text front end, stage by stage (operator CLI `sawt text …`). */
+  textPipeline: createServiceRef<S.TextPipeline>('engine.textPipeline'),
   /** The fastify instance of transport-http (typed loosely so core needs no fastify). */
   httpServer: createServiceRef<HttpServerService>('http.server'),
 } as const;

@@ -15,6 +15,8 @@ export interface BackendRequest {
 /** One synthesis technology (espeak-ng today; HTS and VITS voices plug in here). */
 export interface SpeechBackend {
   readonly engine: string;
+  /** Phoneme alphabet the back end reads inside [[ ]] (dialect rules rewrite it); null: none. */
+  readonly phonemes: 'espeak' | null;
   /** Voices of this back end must carry its parameters; checked at boot. */
   acceptsVoice(voice: VoiceConfig): boolean;
   synthesize(req: BackendRequest): SpeechStream;
@@ -29,6 +31,7 @@ const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v
  */
 export class EspeakBackend implements SpeechBackend {
   readonly engine = 'espeak';
+  readonly phonemes = 'espeak' as const;
 
   /** @param chunkMs audio is sent in pieces of about this length as a segment is synthesized (0 = whole segments). */
   constructor(private readonly chunkMs: number) {}

@@ -15,6 +15,8 @@ export interface ModelConfig {
   files?: string[];
   /** Where `sawt models pull` fetches the files from, with their sha256. */
   downloads?: ModelDownload[];
+  /** The model wants diacritized input (default true): the diacritizer adds missing marks. */
+  diacritize?: boolean;
 }
 
 /** espeak-ng parameters of a built-in voice. */
@@ -46,7 +48,7 @@ export function stableUuid(name: string): string {
 export class ConfiguredModelCatalog implements ModelCatalog {
   private readonly models: ModelInfo[];
 
-  constructor(configs: ModelConfig[], modelsDir: string, private readonly defaultId: string) {
+  constructor(private readonly configs: ModelConfig[], modelsDir: string, private readonly defaultId: string) {
     this.models = configs.map((c) => {
       const costPerCharMicro = toMicro(c.cost_per_char);
       const available = (c.files ?? []).every((f) => existsSync(path.resolve(modelsDir, f)));
@@ -78,6 +80,17 @@ export class ConfiguredModelCatalog implements ModelCatalog {
 
   defaultModelId(): string {
     return this.defaultId;
+  }
+
+  /** Whether the model wants diacritized input (its `diacritize` setting, default true). */
+  wantsDiacritics(modelId: string): boolean {
+    return this.configs.find((c) => c.model_id === modelId)?.diacritize !== false;
+  }
+
+  /** Appends a note to a model's description (e.g. that an optional file is missing). */
+  addNote(modelId: string, note: string): void {
+    const m = this.get(modelId);
+    if (m) m.description = m.description ? `${m.description} ${note}` : note;
   }
 }
 

@@ -1,7 +1,11 @@
-import { definePlugin, tokens, type ModelCatalog, type SpeechSynthesizer, type VoiceCatalog } from '@sawt/core';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { definePlugin, tokens, type ModelCatalog, type ModelDownload, type SpeechSynthesizer, type TextPipeline, type VoiceCatalog } from '@sawt/core';
 import { BuiltinVoiceCatalog, ConfiguredModelCatalog, type ModelConfig, type VoiceConfig } from './catalog.js';
 import { EspeakBackend } from './backends.js';
-import { TextFrontEnd } from './frontend/index.js';
+import { Diacritizer, type DiacritizerFiles } from './frontend/diacritize.js';
+import { BUILTIN_DIALECTS_DIR, loadDialects } from './frontend/dialects.js';
+import { EngineTextPipeline } from './frontend/pipeline.js';
 import { EngineSynthesizer } from './synthesizer.js';
 import { phonemize } from './native/index.js';
 
@@ -12,7 +16,19 @@ export interface EngineOptions {
   segment: { maxChars: number; firstMaxChars: number };
   models: ModelConfig[];
   voices: VoiceConfig[];
+  /** The libtashkeel diacritizer: files relative to SAWT_MODELS_DIR (optional; text is read as written without it). */
+  diacritizer: { files: DiacritizerFiles; downloads: ModelDownload[]; maxConcurrent: number };
+  /** Pronunciation lexicon: word → replacement text or [[espeak phonemes]]; applied before diacritization. */
+  lexicon: Record<string, string>;
+  /** Extra folders of dialect rule files (relative to the config file); same-named dialects replace the built-in ones. */
+  dialectDirs: string[];
 }
+
+const DIACRITIZER_FILES: DiacritizerFiles = {
+  model: 'tashkeel/libtashkeel-2024-01-04.onnx',
+  inputMap: 'tashkeel/input_id_map.json',
+  targetMap: 'tashkeel/target_id_map.json',
+};
 
 const voiceSchema = {
   type: 'object',
@@ -42,7 +58,7 @@ const voiceSchema = {
 
 export default definePlugin<EngineOptions>({
   id: 'engine',
-  provides: [tokens.models, tokens.voices, tokens.synthesizer],
+  provides: [tokens.models, tokens.voices, tokens.synthesizer, tokens.textPipeline],
   consumes: [tokens.logger, tokens.runtime],
   configSchema: {
     type: 'object',
@@ -87,9 +103,27 @@ export default definePlugin<EngineOptions>({
         },
       },
       voices: { type: 'array', minItems: 1, items: voiceSchema },
+      diacritizer: {
+        type: 'object',
+        default: {},
+        properties: {
+          files: {
+            type: 'object',
+            default: DIACRITIZER_FILES,
+            required: ['model', 'inputMap', 'targetMap'],
+            properties: { model: { type: 'string' }, inputMap: { type: 'string' }, targetMap: { type: 'string' } },
+          },
+          // The libtashkeel model's official download address is not pinned yet (github
+          // mush42/libtashkeel, commit 340ea67, data/): `sawt models pull` cannot fetch it.
+          downloads: { type: 'array', default: [] },
+          maxConcurrent: { type: 'integer', minimum: 1, maximum: 16, default: 2 },
+        },
+      },
+      lexicon: { type: 'object', default: {}, additionalProperties: { type: 'string' } },
+      dialectDirs: { type: 'array', default: [], items: { type: 'string' } },
     },
   },
-  register(ctx) {
+  async register(ctx) {
     const { options, runtime } = ctx;
     const models = new ConfiguredModelCatalog(options.models, runtime.modelsDir, options.defaultModel);
     const voices = new BuiltinVoiceCatalog(options.voices);
@@ -98,18 +132,53 @@ export default definePlugin<EngineOptions>({
       if (!backends.some((b) => b.engine === m.engine)) throw new Error(`model '${m.model_id}' names engine '${m.engine}', which this build does not have (known: ${backends.map((b) => b.engine).join(', ')})`);
       if (!m.available) ctx.logger.warn({ model: m.model_id }, 'model files missing in SAWT_MODELS_DIR; model not offered');
     }
-    const frontEnd = new TextFrontEnd(options.segment);
+    const diacritizer = await loadDiacritizer(ctx, runtime.modelsDir, options);
+    if (!diacritizer) {
+      for (const m of models.list()) {
+        if (models.wantsDiacritics(m.model_id)) models.addNote(m.model_id, `(Diacritizer not installed: text without diacritics is read with missing vowels; add ${options.diacritizer.files.model} to SAWT_MODELS_DIR.)`);
+      }
+    }
+    const dialects = loadDialects([BUILTIN_DIALECTS_DIR, ...options.dialectDirs.map((d) => path.resolve(runtime.configDir ?? '.', d))]);
+    for (const v of options.voices) {
+      for (const d of v.dialect) if (!dialects.has(d)) ctx.logger.warn({ voice: v.voice_id, dialect: d }, 'voice dialect has no rules file; read as written');
+    }
+    const pipeline = new EngineTextPipeline({ segment: options.segment, diacritizer, dialects, lexicon: options.lexicon });
     ctx.provide<ModelCatalog>(tokens.models, models);
     ctx.provide<VoiceCatalog>(tokens.voices, voices);
-    ctx.provide<SpeechSynthesizer>(tokens.synthesizer, new EngineSynthesizer(models, voices, frontEnd, ctx.logger, backends));
+    ctx.provide<TextPipeline>(tokens.textPipeline, pipeline);
+    ctx.provide<SpeechSynthesizer>(tokens.synthesizer, new EngineSynthesizer(models, voices, pipeline.frontEnd, ctx.logger, backends));
   },
   async start() {
     // espeak-ng loads its Arabic data on first use (~13 ms): pay that at boot, not on the first request.
     await phonemize('مرحبا', 'ar');
   },
+  stop(ctx) {
+    (ctx.get(tokens.textPipeline) as EngineTextPipeline).release();
+  },
 });
 
+async function loadDiacritizer(ctx: { logger: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void } }, modelsDir: string, options: EngineOptions): Promise<Diacritizer | null> {
+  const files = options.diacritizer.files;
+  const missing = Object.values(files).filter((f) => !existsSync(path.resolve(modelsDir, f)));
+  if (missing.length) {
+    ctx.logger.warn({ modelsDir, missing }, 'diacritizer files missing in SAWT_MODELS_DIR; undiacritized text is read as written (fewer vowels)');
+    return null;
+  }
+  try {
+    const d = await Diacritizer.load(modelsDir, files, { executionProvider: options.executionProvider, maxConcurrent: options.diacritizer.maxConcurrent });
+    ctx.logger.info({ model: files.model }, 'diacritizer loaded');
+    return d;
+  } catch (error) {
+    ctx.logger.error({ err: error, model: files.model }, 'diacritizer failed to load; undiacritized text is read as written');
+    return null;
+  }
+}
+
 export { TextFrontEnd } from './frontend/index.js';
+export { Diacritizer, stripDiacritics, shaddaFirst } from './frontend/diacritize.js';
+export { Dialect, loadDialects, loadDialectFile, BUILTIN_DIALECTS_DIR } from './frontend/dialects.js';
+export { Lexicon } from './frontend/lexicon.js';
+export { EngineTextPipeline } from './frontend/pipeline.js';
 export { segmentText } from './frontend/segment.js';
 export { normalizeText } from './frontend/normalize.js';
 export { stableUuid } from './catalog.js';

@@ -28,7 +28,12 @@ export class EngineSynthesizer implements SpeechSynthesizer {
       throw errors.voiceNotFound(req.voiceId);
     }
     const sampleRate = req.sampleRate ?? 24000;
-    const { segments, phonemeInput } = await this.frontEnd.process({ text: req.text, dialect: voice.dialect[0] ?? null });
+    const { segments, phonemeInput } = await this.frontEnd.process({
+      text: req.text,
+      dialect: voice.dialect[0] ?? null,
+      diacritize: this.models.wantsDiacritics(model.model_id),
+      phonemes: backend.phonemes,
+    });
     if (segments.length === 0) throw errors.validation('text contains nothing that can be spoken');
 
     const started = performance.now();

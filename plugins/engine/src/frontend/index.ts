@@ -1,15 +1,23 @@
 import { normalizeText } from './normalize.js';
+import { hasRawSpan, mapTextParts, protectRaw } from './raw.js';
 import { segmentText, type SegmentOptions } from './segment.js';
 
 /**
- * The text front end: ordered stages from raw text to engine segments. Each
- * stage is a small async function, so diacritization (ONNX, off the main
- * thread), pronunciation lexicons and dialect rules slot in as further stages
- * without touching the engines.
+ * The text front end: ordered stages from raw text to engine segments.
+ * Whole-text stages (normalize, lexicon) run first, then the text is cut into
+ * segments, then per-segment stages (diacritize, phonemize + dialect rules) run
+ * on every segment concurrently, first segment first. Raw phoneme spans
+ * ([[ … ]]) pass through every stage untouched.
  */
 export interface FrontEndInput {
   text: string;
   dialect: string | null;
+  /** The model wants diacritized input (default true). */
+  diacritize?: boolean;
+  /** Phoneme alphabet the back end reads inside [[ ]] ('espeak'), or null when it cannot take phonemes. */
+  phonemes?: 'espeak' | null;
+  /** Phonemize every clause, not only those a dialect rule changed (operator display). */
+  showPhonemes?: boolean;
 }
 
 export interface FrontEndResult {
@@ -21,14 +29,25 @@ export interface FrontEndResult {
 
 export type TextStage = (text: string, ctx: FrontEndInput) => string | Promise<string>;
 
+interface Stage {
+  name: string;
+  run: TextStage;
+  perSegment: boolean;
+}
+
 export class TextFrontEnd {
-  private readonly stages: Array<{ name: string; run: TextStage }> = [{ name: 'normalize', run: normalizeText }];
+  private readonly stages: Stage[] = [{ name: 'normalize', run: normalizeText, perSegment: false }];
 
   constructor(private readonly segmentOptions: SegmentOptions = {}) {}
 
-  /** Adds a stage after the existing ones (e.g. 'diacritize', 'dialect'). */
-  addStage(name: string, run: TextStage): this {
-    this.stages.push({ name, run });
+  /**
+   * Adds a stage after the existing ones. `perSegment` stages run after
+   * segmentation, on each segment; whole-text stages must come before them.
+   */
+  addStage(name: string, run: TextStage, opts: { perSegment?: boolean } = {}): this {
+    const perSegment = opts.perSegment ?? false;
+    if (!perSegment && this.stages.some((s) => s.perSegment)) throw new Error(`whole-text stage '${name}' must be added before the per-segment stages`);
+    this.stages.push({ name, run, perSegment });
     return this;
   }
 
@@ -37,9 +56,37 @@ export class TextFrontEnd {
   }
 
   async process(input: FrontEndInput): Promise<FrontEndResult> {
+    const segments = await this.runStages(input, this.stages.length);
+    return { segments, phonemeInput: segments.some(hasRawSpan) };
+  }
+
+  /** The text after the named stage, every stage before it included (segments joined by a space). */
+  async runUntil(input: FrontEndInput, stageName: string): Promise<string> {
+    const i = this.stages.findIndex((s) => s.name === stageName);
+    if (i < 0) throw new Error(`unknown text stage '${stageName}' (stages: ${this.stageNames().join(', ')})`);
+    if (!this.stages[i]!.perSegment) {
+      let text = input.text;
+      for (const stage of this.stages.slice(0, i + 1)) text = await mapTextParts(text, (p) => stage.run(p, input));
+      return text;
+    }
+    return (await this.runStages(input, i + 1)).join(' ');
+  }
+
+  private async runStages(input: FrontEndInput, count: number): Promise<string[]> {
+    const stages = this.stages.slice(0, count);
     let text = input.text;
-    for (const stage of this.stages) text = await stage.run(text, input);
-    return { segments: segmentText(text, this.segmentOptions), phonemeInput: /\[\[.*?\]\]/su.test(text) };
+    for (const stage of stages.filter((s) => !s.perSegment)) text = await mapTextParts(text, (p) => stage.run(p, input));
+    const { text: guarded, restore } = protectRaw(text);
+    const segments = segmentText(guarded, this.segmentOptions).map(restore);
+    const perSegment = stages.filter((s) => s.perSegment);
+    if (perSegment.length === 0) return segments;
+    return Promise.all(
+      segments.map(async (segment) => {
+        let s = segment;
+        for (const stage of perSegment) s = await stage.run(s, input);
+        return s;
+      }),
+    );
   }
 }
 

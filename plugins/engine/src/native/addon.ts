@@ -124,7 +124,7 @@ export interface NativeOnnxSession {
 }
 
 export interface NativeAddon {
-  phonemize(text: string, voice: string): Promise<string>;
+  phonemize(text: string, voice: string, mode?: 'ipa' | 'espeak'): Promise<string>;
   listVoices(): EspeakVoice[];
   createSynthesis(options: NativeSynthesisOptions, onEvent: SynthesisEventHandler): SynthesisHandle;
   Resampler: new (inRate: number, outRate: number) => NativeResampler;

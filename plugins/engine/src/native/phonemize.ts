@@ -1,13 +1,19 @@
 import { nativeAddon, type EspeakVoice } from './addon.js';
 import { captureCallSite, fromNative } from './errors.js';
-import { nonEmptyString, string } from './validate.js';
+import { nonEmptyString, oneOf, string } from './validate.js';
 
-/** IPA phonemes of `text` from espeak-ng, clauses joined by a space. Runs off the main thread. */
-export async function phonemize(text: string, voice = 'ar'): Promise<string> {
+export type PhonemeMode = 'ipa' | 'espeak';
+
+/**
+ * Phonemes of `text` from espeak-ng, clauses joined by a space. Runs off the main thread.
+ * mode 'ipa' (default): IPA; 'espeak': espeak's own phoneme mnemonics, which
+ * espeak reads back as phoneme input inside [[ ]] (dialect rules rewrite these).
+ */
+export async function phonemize(text: string, voice = 'ar', mode: PhonemeMode = 'ipa'): Promise<string> {
   const callSite = captureCallSite();
   const native = nativeAddon();
   try {
-    return await native.phonemize(string('text', text), nonEmptyString('voice', voice));
+    return await native.phonemize(string('text', text), nonEmptyString('voice', voice), oneOf('mode', mode, ['ipa', 'espeak'] as const));
   } catch (error) {
     throw fromNative(error, callSite, 'SAWT_ENGINE_ESPEAK');
   }

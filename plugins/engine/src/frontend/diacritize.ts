@@ -1,0 +1,221 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { OnnxSession } from '../native/index.js';
+import { mapTextParts } from './raw.js';
+
+/**
+ * Arabic diacritization with the libtashkeel character model (ONNX, run off the
+ * main thread through the native ONNX Runtime path).
+ *
+ * The model reads undiacritized letters and predicts one diacritic class per
+ * character. Marks the user wrote are kept: a letter that carries a vowel keeps
+ * exactly its marks, a letter with only a shadda gets the predicted vowel after
+ * it, and only bare letters receive the predicted marks. Output marks are in
+ * espeak-ng's order (shadda before the short vowel).
+ */
+
+/** Tanween, short vowels, shadda, sukun. */
+export const HARAKAT = /[\u064b-\u0652]/u;
+const HARAKAT_G = /[\u064b-\u0652]/gu;
+/** Marks that give a letter its vowel (everything but shadda). */
+const VOWEL_MARK = /[\u064b-\u0650\u0652]/u;
+const SHADDA = '\u0651';
+const ARABIC_LETTER = /[\u0621-\u064a\u0671]/u;
+
+/** Around text the diacritizer must leave as written (lexicon replacements); removed by diacritize(). */
+export const KEEP_START = '\ue002';
+export const KEEP_END = '\ue003';
+const KEEP_MARKS = /[\ue002\ue003]/gu;
+
+export function removeKeepMarks(text: string): string {
+  return text.replace(KEEP_MARKS, '');
+}
+
+export function stripDiacritics(text: string): string {
+  return text.replace(HARAKAT_G, '');
+}
+
+/** Puts shadda first in every cluster of marks (espeak-ng drops the vowel otherwise). */
+export function shaddaFirst(text: string): string {
+  return text.replace(/([\u064b-\u0650\u0652]+)\u0651/gu, '\u0651$1');
+}
+
+export interface DiacritizerFiles {
+  model: string;
+  inputMap: string;
+  targetMap: string;
+}
+
+export interface DiacritizerOptions {
+  executionProvider?: 'cpu' | 'cuda';
+  /** Inferences running at once (each on a libuv pool thread); default 2. */
+  maxConcurrent?: number;
+  /** Longest model input in characters; longer texts are cut at spaces. Default 400. */
+  maxInputChars?: number;
+}
+
+interface Letter {
+  ch: string;
+  marks: string;
+  /** Inside a KEEP span: fed to the model for context, never given marks. */
+  keep: boolean;
+}
+
+function splitLetters(text: string): Letter[] {
+  const out: Letter[] = [];
+  let keep = false;
+  for (const ch of text) {
+    if (ch === KEEP_START || ch === KEEP_END) keep = ch === KEEP_START;
+    else if (HARAKAT.test(ch) && out.length) out[out.length - 1]!.marks += ch;
+    else if (HARAKAT.test(ch)) out.push({ ch: '', marks: ch, keep });
+    else out.push({ ch, marks: '', keep });
+  }
+  return out;
+}
+
+/**
+ * A letter that still lacks its mark. Letters that stay bare in fully
+ * diacritized text do not count: alef forms, a long vowel after its short
+ * vowel, and the article's lam before a doubled (sun) letter.
+ */
+function needsMarks(letters: Letter[], i: number): boolean {
+  const l = letters[i]!;
+  if (l.keep || !ARABIC_LETTER.test(l.ch) || VOWEL_MARK.test(l.marks)) return false;
+  if ('اآىٱ'.includes(l.ch)) return false;
+  const prev = letters[i - 1]?.marks ?? '';
+  if ((l.ch === 'و' && prev.includes('\u064f')) || (l.ch === 'ي' && prev.includes('\u0650'))) return false;
+  if (l.ch === 'ل' && (letters[i + 1]?.marks ?? '').includes(SHADDA)) return false;
+  return true;
+}
+
+function merge(user: string, predicted: string): string {
+  if (VOWEL_MARK.test(user)) return user;
+  if (user.includes(SHADDA)) return SHADDA + predicted.replace(SHADDA, '');
+  return predicted;
+}
+
+/** Cuts `letters` into windows of at most `max`, at spaces where possible. */
+function windows(letters: Letter[], max: number): Letter[][] {
+  const out: Letter[][] = [];
+  let start = 0;
+  while (letters.length - start > max) {
+    let cut = start + max;
+    for (let i = cut; i > start + max / 2; i--) {
+      if (letters[i]!.ch === ' ') {
+        cut = i + 1;
+        break;
+      }
+    }
+    out.push(letters.slice(start, cut));
+    start = cut;
+  }
+  out.push(letters.slice(start));
+  return out;
+}
+
+export class Diacritizer {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+  /** Inference count and time, for logs and benchmarks. */
+  readonly stats = { runs: 0, ms: 0 };
+
+  private constructor(
+    private readonly session: OnnxSession,
+    private readonly inputIds: Map<string, number>,
+    private readonly targets: string[],
+    private readonly options: Required<Omit<DiacritizerOptions, 'executionProvider'>>,
+  ) {}
+
+  /** Loads the model and its maps; paths are absolute or relative to `dir`. */
+  static async load(dir: string, files: DiacritizerFiles, options: DiacritizerOptions = {}): Promise<Diacritizer> {
+    const abs = (f: string) => path.resolve(dir, f);
+    const [inputMap, targetMap] = await Promise.all([
+      readFile(abs(files.inputMap), 'utf8').then((s) => JSON.parse(s) as Record<string, number>),
+      readFile(abs(files.targetMap), 'utf8').then((s) => JSON.parse(s) as Record<string, number>),
+    ]);
+    const targets: string[] = [];
+    for (const [marks, id] of Object.entries(targetMap)) targets[id] = marks === '_' ? '' : shaddaFirst(marks);
+    const session = await OnnxSession.create(abs(files.model), { executionProvider: options.executionProvider ?? 'cpu', intraOpThreads: 1 });
+    const names = session.inputNames;
+    if (!names.includes('char_inputs') || !names.includes('input_lengths')) {
+      session.release();
+      throw new Error(`${files.model} is not a libtashkeel model (inputs: ${names.join(', ')})`);
+    }
+    return new Diacritizer(session, new Map(Object.entries(inputMap)), targets, {
+      maxConcurrent: options.maxConcurrent ?? 2,
+      maxInputChars: options.maxInputChars ?? 400,
+    });
+  }
+
+  release(): void {
+    this.session.release();
+  }
+
+  /** Adds the missing diacritics to `text`; [[raw phoneme]] spans are left alone. */
+  async diacritize(text: string): Promise<string> {
+    return mapTextParts(text, (part) => this.diacritizePlain(part));
+  }
+
+  /** Several texts in one batched model run (padded); for benchmarks and bulk work. */
+  async diacritizeMany(texts: string[]): Promise<string[]> {
+    const jobs = texts.map((t) => splitLetters(t));
+    const rows: Letter[][] = [];
+    const owner: number[] = [];
+    jobs.forEach((letters, j) => {
+      for (const w of windows(letters, this.options.maxInputChars)) {
+        rows.push(w);
+        owner.push(j);
+      }
+    });
+    await this.predict(rows);
+    return jobs.map((letters) => this.render(letters));
+  }
+
+  private async diacritizePlain(text: string): Promise<string> {
+    const letters = splitLetters(text);
+    if (!letters.some((l, i) => needsMarks(letters, i))) return this.render(letters);
+    await this.predict(windows(letters, this.options.maxInputChars));
+    return this.render(letters);
+  }
+
+  private render(letters: Letter[]): string {
+    return letters.map((l) => l.ch + shaddaFirst(l.marks)).join('');
+  }
+
+  /** Runs the model over rows (one batch, padded with id 0) and merges its marks into the letters. */
+  private async predict(rows: Letter[][]): Promise<void> {
+    const fed = rows.map((row) => row.filter((l) => this.inputIds.has(l.ch)));
+    const width = Math.max(1, ...fed.map((r) => r.length));
+    if (fed.every((r) => !r.some((l) => ARABIC_LETTER.test(l.ch)))) return;
+    const ids = new BigInt64Array(fed.length * width);
+    fed.forEach((r, i) => r.forEach((l, k) => (ids[i * width + k] = BigInt(this.inputIds.get(l.ch)!))));
+    const lengths = BigInt64Array.from(fed.map((r) => BigInt(Math.max(1, r.length))));
+    const out = await this.limited(() =>
+      this.session.run(
+        { char_inputs: { type: 'int64', dims: [fed.length, width], data: ids }, input_lengths: { type: 'int64', dims: [fed.length], data: lengths } },
+        ['output'],
+      ),
+    );
+    const classes = out.output!.data as Uint8Array;
+    fed.forEach((r, i) =>
+      r.forEach((l, k) => {
+        if (l.keep || !ARABIC_LETTER.test(l.ch)) return;
+        l.marks = merge(l.marks, this.targets[classes[i * width + k]!] ?? '');
+      }),
+    );
+  }
+
+  private async limited<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active >= this.options.maxConcurrent) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.active++;
+    const started = performance.now();
+    try {
+      return await fn();
+    } finally {
+      this.stats.runs++;
+      this.stats.ms += performance.now() - started;
+      this.active--;
+      this.waiting.shift()?.();
+    }
+  }
+}

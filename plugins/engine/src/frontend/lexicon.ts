@@ -1,0 +1,39 @@
+import { HARAKAT, KEEP_END, KEEP_START, stripDiacritics } from './diacritize.js';
+import { mapTextParts } from './raw.js';
+
+/**
+ * Pronunciation lexicon: whole words replaced by other text (e.g. a diacritized
+ * spelling) or by raw phonemes ([[ … ]]). Keys match a word as written, then
+ * without its diacritics, then in lower case (Latin names). A replacement that
+ * carries diacritics is kept exactly as written (the diacritizer adds nothing
+ * to it); one without diacritics is diacritized like any other text.
+ */
+const WORD = /[\p{L}\p{M}\p{N}_]+/gu;
+
+export class Lexicon {
+  private readonly entries = new Map<string, string>();
+
+  constructor(...maps: Array<Record<string, string> | undefined>) {
+    // Earlier maps win (operator entries before dialect entries).
+    for (const map of maps.reverse()) {
+      for (const [word, replacement] of Object.entries(map ?? {})) {
+        const r = replacement.normalize('NFC');
+        const keep = HARAKAT.test(r.replace(/\[\[[\s\S]*?\]\]/gu, ''));
+        this.entries.set(word.normalize('NFC').trim(), keep ? `${KEEP_START}${r}${KEEP_END}` : r);
+      }
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  lookup(word: string): string | undefined {
+    return this.entries.get(word) ?? this.entries.get(stripDiacritics(word)) ?? this.entries.get(word.toLowerCase());
+  }
+
+  apply(text: string): Promise<string> {
+    if (this.entries.size === 0) return Promise.resolve(text);
+    return mapTextParts(text, (part) => part.replace(WORD, (w) => this.lookup(w) ?? w));
+  }
+}

@@ -1,0 +1,61 @@
+import t from 'tap';
+import { ENGINE, TASHKEEL, haveTashkeel, noTashkeelReason, sharedModels } from './helpers.js';
+
+const { Diacritizer, stripDiacritics, shaddaFirst, TextFrontEnd } = await import(ENGINE);
+
+t.test('shadda goes before the short vowel for espeak-ng', async (t) => {
+  t.equal(shaddaFirst('مُحَمَّدٌ'.normalize('NFC')), 'مُحَم\u0651\u064eدٌ');
+  t.equal(stripDiacritics('قَالَ مُحَمَّدٌ'), 'قال محمد');
+});
+
+t.test('the libtashkeel model through the native ONNX path', { skip: !haveTashkeel && noTashkeelReason }, async (t) => {
+  const d = await Diacritizer.load(sharedModels, TASHKEEL);
+  t.teardown(() => d.release());
+
+  t.test('bare text gets full diacritics, shadda first', async (t) => {
+    const out = await d.diacritize('ذهب الولد إلى المدرسة');
+    t.equal(stripDiacritics(out), 'ذهب الولد إلى المدرسة', 'letters unchanged');
+    t.equal(out, 'ذَهَبَ الْوَلَدُ إِلَى الْمَدْرَسَةِ');
+    const m = await d.diacritize('قال محمد');
+    t.match(m, /\u0651\u064e/u, 'shadda before fatha in محمد');
+    t.notMatch(m, /[\u064b-\u0650]\u0651/u, 'no vowel before a shadda');
+  });
+
+  t.test('user marks are kept; partly diacritized words only get missing marks', async (t) => {
+    // The model writes الْوَلَدُ; the user's kasra on the last letter wins.
+    const out = await d.diacritize('ذهب الولدِ');
+    t.match(out, /الْوَلَدِ$/u);
+    // Shadda alone gets the predicted vowel after it.
+    const s = await d.diacritize('محمّد');
+    t.match(s, new RegExp('^مُحَم\u0651\u064eد', 'u'));
+    // Fully diacritized text is returned as written (shadda order fixed), without running the model.
+    const runs = d.stats.runs;
+    t.equal(await d.diacritize('كَتَبَ الطَّالِبُ'), 'كَتَبَ الط\u0651\u064eالِبُ');
+    t.equal(d.stats.runs, runs, 'model not run');
+  });
+
+  t.test('foreign characters and raw phonemes pass through; batches match single runs', async (t) => {
+    t.equal(await d.diacritize('2024 Ali [[q\'a:l]]'), "2024 Ali [[q'a:l]]");
+    const texts = ['ذهب الولد إلى المدرسة', 'قال', 'يسعدنا أن نقدم لكم خدمة صوت'];
+    const single = await Promise.all(texts.map((x) => d.diacritize(x)));
+    t.same(await d.diacritizeMany(texts), single, 'padding does not change the result');
+  });
+
+  t.test('a long text is cut at spaces and keeps every character', async (t) => {
+    const long = Array.from({ length: 60 }, () => 'ذهب الولد إلى المدرسة').join(' ');
+    const out = await d.diacritize(long);
+    t.equal(stripDiacritics(out), long);
+  });
+});
+
+t.test('the front end runs stages in order, raw spans untouched', async (t) => {
+  const seen = [];
+  const fe = new TextFrontEnd()
+    .addStage('a', (x) => (seen.push(['a', x]), x.replace('ب', 'ت')))
+    .addStage('b', (x) => (seen.push(['b', x]), x), { perSegment: true });
+  t.throws(() => fe.addStage('late', (x) => x), /before the per-segment/);
+  const r = await fe.process({ text: 'ب [[s.a:d. x]] ب. جملة ثانية.', dialect: null });
+  t.same(r.segments, ['ت [[s.a:d. x]] ت.', 'جملة ثانية.'], 'no segmentation inside [[ ]] (its dots and colon)');
+  t.equal(r.phonemeInput, true);
+  t.ok(seen.every(([, x]) => !x.includes('s.a:d.') || x.includes('[[')), 'whole-text stages never see raw span contents');
+});
