@@ -50,6 +50,7 @@ export const NOUNS: Record<string, Noun> = {
   billion: noun('m', 'مليار', 'مليارات'),
   // common counted nouns
   time: noun('f', 'مرة', 'مرات'),
+  night: noun('f', 'ليلة', 'ليال', ['ليالي', 'ليالٍ']),
   person: noun('m', 'شخص', 'أشخاص'),
   book: noun('m', 'كتاب', 'كتب'),
   student: noun('m', 'طالب', 'طلاب'),
