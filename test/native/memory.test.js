@@ -52,7 +52,9 @@ t.test('buffers handed to JS without a copy are freed after gc', async (t) => {
   const result = JSON.parse(stdout.trim().split('\n').at(-1));
   for (const [name, { before, after, producedMb }] of Object.entries(result)) {
     t.ok(producedMb > 150, `${name}: ${producedMb.toFixed(0)} MB handed to JS`);
-    // Allocator noise moves RSS by ±25 MB here; a leak would add producedMb.
-    t.ok(after - before < 50, `${name}: RSS ${before.toFixed(0)} -> ${after.toFixed(0)} MB`);
+    // Allocator noise moves RSS by ±25 MB here (51 MB once under parallel load);
+    // a leak would add all of producedMb, so half of it is a safe line.
+    const limit = Math.max(80, producedMb / 2);
+    t.ok(after - before < limit, `${name}: RSS ${before.toFixed(0)} -> ${after.toFixed(0)} MB (limit +${limit.toFixed(0)} MB)`);
   }
 });
