@@ -4,6 +4,7 @@
 
 #include "errors.h"
 #include "espeak_engine.h"
+#include "hts_synthesis.h"
 #include "onnx_session.h"
 #include "resampler_binding.h"
 #include "synthesis.h"
@@ -93,6 +94,8 @@ SawtAddon::SawtAddon(Napi::Env env, Napi::Object exports) {
   exports.Set("phonemize", Napi::Function::New(env, Phonemize, "phonemize"));
   exports.Set("listVoices", Napi::Function::New(env, ListVoices, "listVoices"));
   exports.Set("createSynthesis", Napi::Function::New(env, CreateSynthesis, "createSynthesis"));
+  exports.Set("createHtsSynthesis", Napi::Function::New(env, CreateHtsSynthesis, "createHtsSynthesis"));
+  exports.Set("htsParameters", Napi::Function::New(env, HtsParameters, "htsParameters"));
   exports.Set("Resampler", DefineResamplerClass(env));
   Napi::Function sessionClass = DefineOnnxSessionClass(env);
   onnxSessionClass = Napi::Persistent(sessionClass);

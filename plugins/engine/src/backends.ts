@@ -1,6 +1,8 @@
 import type { SpeechStream } from '@sawt/core';
 import type { VoiceConfig } from './catalog.js';
-import { synthesizeStream } from './native/index.js';
+import { errors } from '@sawt/core';
+import { DEFAULT_LABEL_OPTIONS, textToLabels, type LabelOptions } from './hts/labels.js';
+import { synthesizeHtsStream, synthesizeStream } from './native/index.js';
 
 /** Settings an engine back end receives after validation and the text front end. */
 export interface BackendRequest {
@@ -51,6 +53,58 @@ export class EspeakBackend implements SpeechBackend {
       sampleRate: req.sampleRate,
       phonemeInput: req.phonemeInput,
       chunkMs: this.chunkMs,
+    });
+  }
+}
+
+/**
+ * The Arabic HMM voice through the HTS engine: Sawt's label front end turns each
+ * (diacritized) segment into full-context labels, one utterance per sentence;
+ * the addon synthesizes them on its pool of engines. speed scales durations
+ * (HTS_Engine_set_speed); stability lowers the log-F0 global-variance weight and
+ * the F0 spread (higher stability: flatter, steadier pitch).
+ */
+export class HtsBackend implements SpeechBackend {
+  readonly engine = 'hts';
+  readonly phonemes = null;
+
+  /** @param voicePath the .htsvoice file; null when no hts model is configured. */
+  constructor(
+    private readonly voicePath: string | null,
+    private readonly chunkMs: number,
+    private readonly labelOptions: LabelOptions = DEFAULT_LABEL_OPTIONS,
+    private readonly threads = 2,
+  ) {}
+
+  voicePathIfAny(): string | null {
+    return this.voicePath;
+  }
+
+  acceptsVoice(voice: VoiceConfig): boolean {
+    return voice.hts !== undefined;
+  }
+
+  labels(segments: string[]): string[][] {
+    return segments.flatMap((s) => textToLabels(s, this.labelOptions));
+  }
+
+  synthesize(req: BackendRequest): SpeechStream {
+    if (!this.voicePath) throw errors.internal('no HTS voice file is configured');
+    const p = req.voice.hts!;
+    const utterances = this.labels(req.segments);
+    if (utterances.length === 0) throw errors.validation('text contains nothing the Arabic voice can speak');
+    const lively = 0.5 - req.stability; // -0.5 … 0.5
+    return synthesizeHtsStream({
+      voicePath: this.voicePath,
+      utterances,
+      speed: clamp(req.speed * (p.speed ?? 1), 0.25, 4),
+      halfTone: p.halfTone ?? 0,
+      f0Spread: clamp((p.f0Spread ?? 1) * (1 + lively * 0.4), 0, 4),
+      ...(p.alpha !== undefined && { alpha: p.alpha }),
+      gvWeightLf0: clamp(1 + lively * 0.6, 0, 4),
+      sampleRate: req.sampleRate,
+      chunkMs: this.chunkMs,
+      threads: this.threads,
     });
   }
 }

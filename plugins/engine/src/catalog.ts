@@ -30,10 +30,23 @@ export interface EspeakVoiceParams {
   range: number;
 }
 
+/** HTS parameter transforms of a built-in voice (derived from the one HMM voice). */
+export interface HtsVoiceParams {
+  /** Additive half-tones on log F0. */
+  halfTone?: number;
+  /** Scale of log F0 around its mean at stability 0.5 (1 = as trained). */
+  f0Spread?: number;
+  /** All-pass constant (0.55 trained; lower = shorter vocal tract, brighter). */
+  alpha?: number;
+  /** Duration scale at speed 1.0 (>1 faster). */
+  speed?: number;
+}
+
 export interface VoiceConfig extends Omit<VoiceInfo, 'sample_url'> {
   /** model_ids this voice works with; absent = every model. */
   models?: string[];
   espeak?: EspeakVoiceParams;
+  hts?: HtsVoiceParams;
 }
 
 /** Stable UUID (name-based, v5 layout) so a model keeps its id across restarts and instances. */

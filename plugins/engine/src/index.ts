@@ -2,12 +2,14 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { definePlugin, tokens, type ModelCatalog, type ModelDownload, type SpeechSynthesizer, type TextPipeline, type VoiceCatalog } from '@sawt/core';
 import { BuiltinVoiceCatalog, ConfiguredModelCatalog, type ModelConfig, type VoiceConfig } from './catalog.js';
-import { EspeakBackend } from './backends.js';
+import { EspeakBackend, HtsBackend } from './backends.js';
+import { htsParameters } from './native/index.js';
 import { Diacritizer, type DiacritizerFiles } from './frontend/diacritize.js';
 import { BUILTIN_DIALECTS_DIR, loadDialects } from './frontend/dialects.js';
 import { EngineTextPipeline } from './frontend/pipeline.js';
 import { EngineSynthesizer } from './synthesizer.js';
 import { phonemize } from './native/index.js';
+import { textToLabels, type LabelOptions } from './hts/labels.js';
 
 export interface EngineOptions {
   defaultModel: string;
@@ -22,6 +24,7 @@ export interface EngineOptions {
   lexicon: Record<string, string>;
   /** Extra folders of dialect rule files (relative to the config file); same-named dialects replace the built-in ones. */
   dialectDirs: string[];
+  hts: { threads: number; labels: LabelOptions };
 }
 
 const DIACRITIZER_FILES: DiacritizerFiles = {
@@ -53,8 +56,20 @@ const voiceSchema = {
         range: { type: 'number', minimum: 0, maximum: 100 },
       },
     },
+    hts: {
+      type: 'object',
+      properties: {
+        halfTone: { type: 'number', minimum: -24, maximum: 24 },
+        f0Spread: { type: 'number', minimum: 0, maximum: 4 },
+        alpha: { type: 'number', minimum: 0, maximum: 0.95 },
+        speed: { type: 'number', minimum: 0.25, maximum: 4 },
+      },
+    },
   },
 };
+
+let htsWarmup: string | null = null;
+let htsThreads = 2;
 
 export default definePlugin<EngineOptions>({
   id: 'engine',
@@ -121,13 +136,37 @@ export default definePlugin<EngineOptions>({
       },
       lexicon: { type: 'object', default: {}, additionalProperties: { type: 'string' } },
       dialectDirs: { type: 'array', default: [], items: { type: 'string' } },
+      hts: {
+        type: 'object',
+        default: {},
+        properties: {
+          // Engines (each a worker thread with its own HTS_Engine) per voice file.
+          threads: { type: 'integer', minimum: 1, maximum: 64, default: 2 },
+          // Label front-end fixes of Festival's defects (each measurable on its own).
+          labels: {
+            type: 'object',
+            default: {},
+            properties: {
+              waslElision: { type: 'boolean', default: true },
+              allahLongVowel: { type: 'boolean', default: true },
+              arabicPunctuation: { type: 'boolean', default: true },
+            },
+          },
+        },
+      },
     },
   },
   async register(ctx) {
     const { options, runtime } = ctx;
     const models = new ConfiguredModelCatalog(options.models, runtime.modelsDir, options.defaultModel);
-    const voices = new BuiltinVoiceCatalog(options.voices);
-    const backends = [new EspeakBackend(options.chunkMs)];
+    // Voices whose models are all missing (e.g. the HTS voices without the voice file) are not offered.
+    const voices = new BuiltinVoiceCatalog(options.voices.filter((v) => !v.models || v.models.some((id) => models.get(id)?.available)));
+    const htsModel = options.models.find((m) => m.engine === 'hts' && m.files?.length);
+    const htsVoice = htsModel ? path.resolve(runtime.modelsDir, htsModel.files![0]!) : null;
+    const hts = new HtsBackend(htsVoice && existsSync(htsVoice) ? htsVoice : null, options.chunkMs, options.hts.labels, options.hts.threads);
+    htsWarmup = hts.voicePathIfAny();
+    htsThreads = options.hts.threads;
+    const backends = [new EspeakBackend(options.chunkMs), hts];
     for (const m of models.list()) {
       if (!backends.some((b) => b.engine === m.engine)) throw new Error(`model '${m.model_id}' names engine '${m.engine}', which this build does not have (known: ${backends.map((b) => b.engine).join(', ')})`);
       if (!m.available) ctx.logger.warn({ model: m.model_id }, 'model files missing in SAWT_MODELS_DIR; model not offered');
@@ -151,6 +190,8 @@ export default definePlugin<EngineOptions>({
   async start() {
     // espeak-ng loads its Arabic data on first use (~13 ms): pay that at boot, not on the first request.
     await phonemize('مرحبا', 'ar');
+    // The HTS pool loads one engine per worker thread (~0.1 s each): at boot, not on the first request.
+    if (htsWarmup) await htsParameters({ voicePath: htsWarmup, utterances: [textToLabels('نَعَمْ')[0]!], threads: htsThreads });
   },
   stop(ctx) {
     (ctx.get(tokens.textPipeline) as EngineTextPipeline).release();
@@ -182,4 +223,5 @@ export { EngineTextPipeline } from './frontend/pipeline.js';
 export { segmentText } from './frontend/segment.js';
 export { normalizeText } from './frontend/normalize.js';
 export { stableUuid } from './catalog.js';
+export { textToLabels, splitUtterances, parseUtterance, utteranceLabels, wordPhones, syllabify, DEFAULT_LABEL_OPTIONS, FESTIVAL_LABEL_OPTIONS, type LabelOptions } from './hts/labels.js';
 export * from './native/index.js';

@@ -123,7 +123,55 @@ export interface NativeOnnxSession {
   release(): void;
 }
 
+/** Controls of the HTS engine (createHtsSynthesis / htsParameters). */
+export interface NativeHtsOptions {
+  /** Path of the .htsvoice file; each worker thread loads its own engine from it. */
+  voicePath: string;
+  /** Full-context labels, one array per utterance (sentence). */
+  utterances: string[][];
+  /** Duration scale (HTS_Engine_set_speed), 0.25..4. */
+  speed?: number;
+  /** Additive half-tones on log F0 (HTS_Engine_add_half_tone), -24..24. */
+  halfTone?: number;
+  /** Scale of log F0 around the utterance mean, 0..4 (1 = unchanged). */
+  f0Spread?: number;
+  /** All-pass constant of the MLSA filter (vocal-tract length); default the voice's 0.55. */
+  alpha?: number;
+  /** Global-variance weights (1 = trained). */
+  gvWeightLf0?: number;
+  gvWeightMgc?: number;
+  /** Fixed gain before the soft limiter, dB (default -6). */
+  gainDb?: number;
+  /** Worker threads of the voice's pool (taken when the pool is first made; default 2). */
+  threads?: number;
+}
+
+export interface NativeHtsSynthesisOptions extends NativeHtsOptions {
+  sampleRate: number;
+  maxQueuedChunks?: number;
+  chunkMs?: number;
+  /** Frames (5 ms) of the first vocoded window of a sentence (default 60) and of the later ones (200). */
+  firstWindowFrames?: number;
+  windowFrames?: number;
+}
+
+/** The generated streams of one utterance, between parameter generation and vocoding. */
+export interface HtsParameterStreams {
+  frames: number;
+  framePeriodMs: number;
+  sampleRate: number;
+  /** Mel-cepstrum, frames × dims.mgc (c0..c34, alpha 0.55). */
+  mgc: Float32Array;
+  /** Log F0 per frame (natural log of Hz); NaN where unvoiced. */
+  lf0: Float32Array;
+  /** Low-pass filter stream, frames × dims.lpf. */
+  lpf: Float32Array;
+  dims: { mgc: number; lf0: number; lpf: number };
+}
+
 export interface NativeAddon {
+  createHtsSynthesis(options: NativeHtsSynthesisOptions, onEvent: SynthesisEventHandler): SynthesisHandle;
+  htsParameters(options: NativeHtsOptions): Promise<HtsParameterStreams[]>;
   phonemize(text: string, voice: string, mode?: 'ipa' | 'espeak'): Promise<string>;
   listVoices(): EspeakVoice[];
   createSynthesis(options: NativeSynthesisOptions, onEvent: SynthesisEventHandler): SynthesisHandle;

@@ -14,4 +14,6 @@ export { availableProviders, OnnxSession, type OnnxSessionOptions } from './onnx
 export { listVoices, phonemize, type PhonemeMode } from './phonemize.js';
 export { resample, Resampler } from './resampler.js';
 export { SynthesisStream, synthesizeStream } from './synthesis-stream.js';
+export { htsParameters, synthesizeHtsStream } from './hts.js';
+export type { HtsParameterStreams, NativeHtsOptions, NativeHtsSynthesisOptions } from './addon.js';
 export { SUPPORTED_SAMPLE_RATES, type SupportedSampleRate, type SynthesisOptions } from './validate.js';

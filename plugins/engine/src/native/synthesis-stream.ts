@@ -8,7 +8,7 @@
  *   pushed, and once more with final = true before the stream ends.
  */
 import { Readable } from 'node:stream';
-import { nativeAddon, type ChunkInfo, type NativeError, type NativeSynthesisOptions, type SynthesisHandle } from './addon.js';
+import { nativeAddon, type ChunkInfo, type NativeError, type NativeSynthesisOptions, type SynthesisEventHandler, type SynthesisHandle } from './addon.js';
 import { captureCallSite, fromNative } from './errors.js';
 import { validateSynthesisOptions, type SynthesisOptions } from './validate.js';
 
@@ -19,11 +19,15 @@ export class SynthesisStream extends Readable {
   #finished = false;
 
   /** @internal Use synthesizeStream(). */
-  constructor(options: NativeSynthesisOptions, callSite: string) {
+  constructor(
+    options: { sampleRate: number },
+    callSite: string,
+    create: (onEvent: SynthesisEventHandler) => SynthesisHandle = (onEvent) => nativeAddon().createSynthesis(options as NativeSynthesisOptions, onEvent),
+  ) {
     super();
     this.sampleRate = options.sampleRate;
     try {
-      this.#handle = nativeAddon().createSynthesis(options, (err, chunk, info) =>
+      this.#handle = create((err, chunk, info) =>
         this.#onEvent(err, chunk, info, callSite),
       );
     } catch (error) {

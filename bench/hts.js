@@ -1,0 +1,120 @@
+// npm run bench:hts: the HTS voice (sawt-hts) over loopback HTTP streaming — time to
+// first audio, real-time factor, throughput with 4 concurrent streams — and DNSMOS
+// P.835 (sig_bak_ovr.onnx through the addon's OnnxSession) of sawt-hts vs sawt-mini on
+// diacritized sentences. The server sees the shared voice through a temporary
+// SAWT_MODELS_DIR linking ../shared/models/{hts,tashkeel}. Results go to bench/results/.
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { TEXT, here, machine, pct, round, startBenchServer, writeResults } from './harness.js';
+
+const shared = path.resolve(here, '../../shared/models');
+if (!existsSync(path.join(shared, 'hts/ara_norm_ziad/ara_norm_ziad_hts.htsvoice'))) {
+  console.error(`bench:hts: the HTS voice is not under ${shared}/hts; nothing to measure`);
+  process.exit(1);
+}
+const modelsDir = mkdtempSync(path.join(tmpdir(), 'sawt-bench-hts-'));
+for (const d of ['hts', 'tashkeel']) if (existsSync(path.join(shared, d))) symlinkSync(path.join(shared, d), path.join(modelsDir, d));
+process.env.SAWT_MODELS_DIR = modelsDir; // the forked bench server inherits it
+
+const N = Number(process.env.BENCH_REQUESTS ?? 20);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const SENTENCES = Number(process.env.BENCH_DNSMOS_SENTENCES ?? 20);
+
+const { port, key, stop } = await startBenchServer();
+const headers = { 'x-api-key': key, 'content-type': 'application/json' };
+
+async function streamOnce(model, voice_id, text = TEXT, keep = false) {
+  const t0 = performance.now();
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1/text-to-speech/${model}`, { method: 'POST', headers, body: JSON.stringify({ voice_id, text, stability: 0.5, streaming: true }) });
+  if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
+  const reader = res.body.getReader();
+  let first = -1, bytes = 0;
+  const parts = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (first < 0) first = performance.now() - t0;
+    bytes += value.length;
+    if (keep) parts.push(Buffer.from(value));
+  }
+  const totalMs = performance.now() - t0;
+  return { firstByteMs: first, totalMs, audioSeconds: bytes / 2 / 24000, pcm: keep ? Buffer.concat(parts) : null };
+}
+
+try {
+  for (let i = 0; i < 3; i++) await streamOnce('sawt-hts', 'fusha-ziad');
+  // 1. Sequential.
+  const seq = [];
+  for (let i = 0; i < N; i++) seq.push(await streamOnce('sawt-hts', i % 2 ? 'fusha-sami' : 'fusha-ziad'));
+  const ttfb = seq.map((r) => r.firstByteMs);
+  const rtf = seq.map((r) => r.totalMs / 1000 / r.audioSeconds);
+  // 2. Concurrent streams.
+  const t0 = performance.now();
+  const conc = (await Promise.all(Array.from({ length: CONCURRENCY }, async (_, i) => {
+    const out = [];
+    for (let j = 0; j < 4; j++) out.push(await streamOnce('sawt-hts', i % 2 ? 'fusha-sami' : 'fusha-ziad'));
+    return out;
+  }))).flat();
+  const wall = (performance.now() - t0) / 1000;
+
+  // 3. DNSMOS.
+  let dnsmos = { skipped: 'sig_bak_ovr.onnx not found' };
+  const dnsmosPath = path.join(shared, 'eval/dnsmos/sig_bak_ovr.onnx');
+  if (existsSync(dnsmosPath)) {
+    const { OnnxSession, resample } = await import('../plugins/engine/dist/index.js');
+    const session = await OnnxSession.create(dnsmosPath);
+    const sentences = readFileSync(path.join(here, '../test/frontend/diacritization-sentences.txt'), 'utf8').split('\n').map((s) => s.trim()).filter(Boolean).slice(0, SENTENCES);
+    const poly = (x, [a, b, c]) => a * x * x + b * x + c;
+    const WIN = 144160;
+    async function score(pcm24) {
+      const i16 = resample(new Int16Array(pcm24.buffer, pcm24.byteOffset, pcm24.length / 2), 24000, 16000);
+      let audio = Float32Array.from(i16, (v) => v / 32768);
+      while (audio.length < WIN) { const a = new Float32Array(audio.length * 2); a.set(audio); a.set(audio, audio.length); audio = a; }
+      const wins = [];
+      for (let s = 0; s + WIN <= audio.length; s += 16000) wins.push(s);
+      let sig = 0, bak = 0, ovr = 0;
+      for (const s of wins) {
+        const out = await session.run({ [session.inputNames[0]]: { type: 'float32', dims: [1, WIN], data: audio.slice(s, s + WIN) } });
+        const [rs, rb, ro] = out[session.outputNames[0]].data;
+        sig += poly(rs, [-0.08397278, 1.22083953, 0.0052439]);
+        bak += poly(rb, [-0.13166888, 1.60915514, -0.39604546]);
+        ovr += poly(ro, [-0.06766283, 1.11546468, 0.04602535]);
+      }
+      return { sig: sig / wins.length, bak: bak / wins.length, ovrl: ovr / wins.length };
+    }
+    dnsmos = { sentences: sentences.length };
+    for (const [model, voice] of [['sawt-hts', 'fusha-ziad'], ['sawt-hts', 'fusha-sami'], ['sawt-mini', 'fusha-omar']]) {
+      const scores = [];
+      for (const s of sentences) scores.push(await score((await streamOnce(model, voice, s, true)).pcm));
+      const mean = (k) => round(scores.reduce((a, x) => a + x[k], 0) / scores.length, 3);
+      dnsmos[`${model}/${voice}`] = { SIG: mean('sig'), BAK: mean('bak'), OVRL: mean('ovrl') };
+    }
+    session.release?.();
+  }
+
+  writeResults('hts', {
+    date: new Date().toISOString(),
+    machine: machine(),
+    text: { chars: [...TEXT].length },
+    sequential: {
+      requests: N,
+      firstByteMs: { p50: round(pct(ttfb, 50)), p95: round(pct(ttfb, 95)), max: round(Math.max(...ttfb)) },
+      audioSeconds: round(seq[0].audioSeconds),
+      realTimeFactor: { p50: round(pct(rtf, 50), 4), p95: round(pct(rtf, 95), 4) },
+    },
+    concurrent: {
+      streams: CONCURRENCY,
+      requests: conc.length,
+      wallSeconds: round(wall),
+      audioSecondsPerSecond: round(conc.reduce((s, r) => s + r.audioSeconds, 0) / wall),
+      firstByteMs: { p50: round(pct(conc.map((r) => r.firstByteMs), 50)), p95: round(pct(conc.map((r) => r.firstByteMs), 95)) },
+      realTimeFactor: { p50: round(pct(conc.map((r) => r.totalMs / 1000 / r.audioSeconds), 50), 4) },
+    },
+    dnsmos,
+    targets: { firstByteP50Ms: 150, realTimeFactor: 0.1, dnsmosOvrl: 3.1 },
+  });
+} finally {
+  await stop();
+  rmSync(modelsDir, { recursive: true, force: true });
+}

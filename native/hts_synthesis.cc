@@ -1,0 +1,651 @@
+#include "hts_synthesis.h"
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+extern "C" {
+#include <HTS_engine.h>
+// Exported by libHTSEngine, declared only in its private header.
+void HTS_GStreamSet_clear(HTS_GStreamSet* gss);
+}
+
+#include <algorithm>
+#include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "errors.h"
+#include "resampler.h"
+
+namespace sawt {
+namespace {
+
+constexpr double kNoData = -1.0e10;  // HTS_NODATA: an unvoiced log-F0 frame
+
+// --- one engine per worker thread, a pool per voice file ---
+
+class HtsPool {
+ public:
+  using Task = std::function<void(HTS_Engine*)>;
+
+  static HtsPool& For(const std::string& voicePath, int threads) {
+    static std::mutex mutex;
+    static auto* pools = new std::map<std::string, HtsPool*>();  // live as long as the process
+    std::lock_guard<std::mutex> guard(mutex);
+    auto it = pools->find(voicePath);
+    if (it != pools->end()) return *it->second;
+    auto* pool = new HtsPool(voicePath, threads);
+    (*pools)[voicePath] = pool;
+    return *pool;
+  }
+
+  void Submit(Task task) {
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      tasks_.push_back(std::move(task));
+    }
+    wake_.notify_one();
+  }
+
+  // Throws when the voice file did not load.
+  void CheckLoaded() {
+    std::unique_lock<std::mutex> guard(mutex_);
+    loadedCv_.wait(guard, [&] { return loadState_ != 0; });
+    if (loadState_ < 0) throw EngineFailure(ErrorCode::kInvalidArgument, "HTS voice failed to load: " + voicePath_);
+  }
+
+  int threads() const { return threads_; }
+
+ private:
+  HtsPool(std::string voicePath, int threads) : voicePath_(std::move(voicePath)), threads_(threads) {
+    for (int i = 0; i < threads_; ++i) std::thread([this] { Loop(); }).detach();
+  }
+
+  void Loop() {
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5);
+    HTS_Engine engine;
+    HTS_Engine_initialize(&engine);
+    char* voices[] = {const_cast<char*>(voicePath_.c_str())};
+    const bool ok = HTS_Engine_load(&engine, voices, 1) == TRUE;
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      if (loadState_ == 0 || !ok) loadState_ = ok ? 1 : -1;
+    }
+    loadedCv_.notify_all();
+    for (;;) {
+      Task task;
+      {
+        std::unique_lock<std::mutex> guard(mutex_);
+        wake_.wait(guard, [&] { return !tasks_.empty(); });
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+      }
+      task(ok ? &engine : nullptr);
+    }
+  }
+
+  const std::string voicePath_;
+  const int threads_;
+  std::mutex mutex_;
+  std::condition_variable wake_, loadedCv_;
+  std::deque<Task> tasks_;
+  int loadState_ = 0;  // 0 loading, 1 loaded, -1 failed
+};
+
+// --- parameters ---
+
+struct HtsControls {
+  double speed = 1.0;
+  double halfTone = 0.0;   // additive, on the generated log F0
+  double f0Spread = 1.0;   // scale of log F0 around its utterance mean
+  double alpha = -1.0;     // all-pass constant; < 0: the voice's own
+  double gvLf0 = 1.0, gvMgc = 1.0;
+  double gainDb = -6.0;
+};
+
+// The generated streams of one utterance, owned outside the engine.
+struct HtsParams {
+  size_t frames = 0;
+  std::vector<size_t> dims;                    // per stream (MCP, LF0, LPF)
+  std::vector<std::vector<double>> data;       // per stream: frames × dim (LF0: kNoData when unvoiced)
+};
+
+void ApplyConditions(HTS_Engine* engine, const HtsControls& c) {
+  HTS_Engine_set_speed(engine, c.speed);
+  HTS_Engine_add_half_tone(engine, c.halfTone);
+  const size_t streams = HTS_Engine_get_nstream(engine);
+  if (streams > 0) HTS_Engine_set_gv_weight(engine, 0, c.gvMgc);
+  if (streams > 1) HTS_Engine_set_gv_weight(engine, 1, c.gvLf0);
+}
+
+// Labels → parameter streams; leaves the engine refreshed.
+HtsParams Generate(HTS_Engine* engine, const std::vector<std::string>& labels, const HtsControls& c) {
+  ApplyConditions(engine, c);
+  std::vector<char*> lines;
+  lines.reserve(labels.size());
+  for (const auto& l : labels) lines.push_back(const_cast<char*>(l.c_str()));
+  HtsParams p;
+  if (HTS_Engine_generate_state_sequence_from_strings(engine, lines.data(), lines.size()) != TRUE ||
+      HTS_Engine_generate_parameter_sequence(engine) != TRUE) {
+    HTS_Engine_refresh(engine);
+    throw EngineFailure(ErrorCode::kInvalidArgument, "HTS engine rejected the labels");
+  }
+  HTS_PStreamSet& pss = engine->pss;
+  p.frames = pss.total_frame;
+  for (size_t s = 0; s < pss.nstream; ++s) {
+    const HTS_PStream& ps = pss.pstream[s];
+    const size_t dim = ps.vector_length;
+    p.dims.push_back(dim);
+    std::vector<double> d(p.frames * dim, kNoData);
+    size_t msdFrame = 0;
+    for (size_t f = 0; f < p.frames; ++f) {
+      if (ps.msd_flag && !ps.msd_flag[f]) continue;
+      const size_t src = ps.msd_flag ? msdFrame++ : f;
+      for (size_t k = 0; k < dim; ++k) d[f * dim + k] = ps.par[src][k];
+    }
+    p.data.push_back(std::move(d));
+  }
+  HTS_Engine_refresh(engine);
+  // F0 spread: scale voiced log F0 around its mean.
+  if (p.data.size() > 1 && c.f0Spread != 1.0) {
+    auto& lf0 = p.data[1];
+    double sum = 0;
+    size_t n = 0;
+    for (size_t f = 0; f < p.frames; ++f) if (lf0[f] > kNoData / 2) { sum += lf0[f]; ++n; }
+    if (n) {
+      const double mean = sum / n;
+      for (size_t f = 0; f < p.frames; ++f) if (lf0[f] > kNoData / 2) lf0[f] = mean + (lf0[f] - mean) * c.f0Spread;
+    }
+  }
+  return p;
+}
+
+// Vocodes frames [begin, end) of `p` on `engine`; appends 48 kHz samples (as doubles).
+void Vocode(HTS_Engine* engine, const HtsParams& p, size_t begin, size_t end, double alpha, std::vector<double>& out) {
+  const size_t n = end - begin, streams = p.dims.size();
+  std::vector<HTS_PStream> ps(streams);
+  std::vector<std::vector<double*>> rows(streams);
+  std::vector<std::vector<HTS_Boolean>> msd(streams);
+  for (size_t s = 0; s < streams; ++s) {
+    std::memset(&ps[s], 0, sizeof(HTS_PStream));
+    ps[s].vector_length = p.dims[s];
+    ps[s].length = n;
+    const bool isMsd = s == 1;
+    auto& d = const_cast<std::vector<double>&>(p.data[s]);
+    if (isMsd) msd[s].resize(n);
+    for (size_t f = 0; f < n; ++f) {
+      double* row = &d[(begin + f) * p.dims[s]];
+      if (isMsd) {
+        msd[s][f] = row[0] > kNoData / 2 ? TRUE : FALSE;
+        if (!msd[s][f]) continue;
+      }
+      rows[s].push_back(row);
+    }
+    ps[s].par = rows[s].data();
+    ps[s].msd_flag = isMsd ? msd[s].data() : nullptr;
+  }
+  HTS_PStreamSet mine{ps.data(), streams, n};
+  const HTS_PStreamSet saved = engine->pss;
+  const double savedAlpha = HTS_Engine_get_alpha(engine);
+  const double savedVolume = HTS_Engine_get_volume(engine);
+  engine->pss = mine;
+  if (alpha >= 0) HTS_Engine_set_alpha(engine, alpha);
+  HTS_Engine_set_volume(engine, 0.0);
+  const bool ok = HTS_Engine_generate_sample_sequence(engine) == TRUE;
+  engine->pss = saved;
+  HTS_Engine_set_alpha(engine, savedAlpha);
+  HTS_Engine_set_volume(engine, savedVolume);
+  if (ok) {
+    const size_t samples = HTS_Engine_get_nsamples(engine);
+    for (size_t i = 0; i < samples; ++i) out.push_back(HTS_Engine_get_generated_speech(engine, i));
+  }
+  HTS_GStreamSet_clear(&engine->gss);
+  if (!ok) throw EngineFailure(ErrorCode::kEspeak, "HTS vocoder failed");
+}
+
+// --- the streaming job (same event contract as synthesis.cc) ---
+
+struct ChunkMessage {
+  std::vector<int16_t> samples;
+  bool hasSamples = false;
+  int segment = 0;
+  bool segmentEnd = false;
+  bool final = false;
+  bool failed = false;
+  ErrorCode errorCode = ErrorCode::kEspeak;
+  std::string errorMessage;
+};
+
+struct JobOptions {
+  std::string voicePath;
+  std::vector<std::vector<std::string>> utterances;
+  HtsControls controls;
+  int sampleRate = 24000;
+  int maxQueuedChunks = 4;
+  int chunkMs = 200;
+  int threads = 2;
+  int firstWindowFrames = 60;   // 0.3 s at 5 ms frames
+  int windowFrames = 200;
+};
+
+class HtsJob;
+void DeliverEvent(Napi::Env env, Napi::Function onEvent, HtsJob* job, ChunkMessage* message);
+using EventChannel = Napi::TypedThreadSafeFunction<HtsJob, ChunkMessage, DeliverEvent>;
+
+constexpr size_t kWarmupFrames = 8;  // vocoded before a window and dropped (MLSA filter settles)
+constexpr size_t kFadeFrames = 2;    // vocoded past a window's end and cross-faded into the next
+
+class HtsJob final : public std::enable_shared_from_this<HtsJob> {
+ public:
+  explicit HtsJob(JobOptions o)
+      : options_(std::move(o)),
+        pool_(HtsPool::For(options_.voicePath, options_.threads)),
+        gain_(std::pow(10.0, options_.controls.gainDb / 20.0)),
+        chunkSamples_(static_cast<size_t>(options_.chunkMs) * options_.sampleRate / 1000) {}
+
+  static void Start(Napi::Env env, Napi::Function onEvent, const std::shared_ptr<HtsJob>& self) {
+    self->channel_ = EventChannel::New(env, onEvent, "sawt.hts", 0, 1, self.get(), &HtsJob::OnChannelFinalized,
+                                       new std::shared_ptr<HtsJob>(self));
+    self->Schedule();
+  }
+
+  void Pause() { Update([&] { paused_ = true; }); }
+  void Resume() { Update([&] { paused_ = false; }); }
+  void Cancel() { Update([&] { cancelled_ = true; }); }
+  void OnDelivered() { Update([&] { --queued_; }); }
+
+ private:
+  void Schedule() {
+    auto self = shared_from_this();
+    pool_.Submit([self](HTS_Engine* engine) { self->Step(engine); });
+  }
+
+  template <typename F>
+  void Update(F change) {
+    bool wake = false;
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      change();
+      if (parked_ && (cancelled_ || HasCredit())) {
+        parked_ = false;
+        wake = true;
+      }
+    }
+    if (wake) Schedule();
+  }
+  bool HasCredit() const { return !paused_ && queued_ < options_.maxQueuedChunks; }
+  bool Cancelled() {
+    std::lock_guard<std::mutex> guard(mutex_);
+    return cancelled_;
+  }
+
+  static void OnChannelFinalized(Napi::Env, std::shared_ptr<HtsJob>* holder, HtsJob* job) {
+    {
+      std::lock_guard<std::mutex> guard(job->channelMutex_);
+      job->channelGone_ = true;
+    }
+    job->Cancel();
+    delete holder;
+  }
+
+  // A worker thread: one turn — send what waits, then generate or vocode one window.
+  void Step(HTS_Engine* engine) {
+    try {
+      if (!engine) throw EngineFailure(ErrorCode::kInvalidArgument, "HTS voice failed to load: " + options_.voicePath);
+      if (!SendBacklog()) return;  // parked
+      if (Cancelled()) return Finish(ErrorCode::kCancelled, "Synthesis was cancelled");
+      if (!params_) {
+        if (next_ == options_.utterances.size()) return Finish();
+        segment_ = static_cast<int>(next_);
+        params_ = Generate(engine, options_.utterances[next_++], options_.controls);
+        frame_ = 0;
+        tail_.clear();
+        resampler_.reset(new Resampler(static_cast<int>(HTS_Engine_get_sampling_frequency(engine)), options_.sampleRate));
+        fperiod_ = HTS_Engine_get_fperiod(engine);
+      } else {
+        VocodeWindow(engine);
+      }
+      if (Cancelled()) return Finish(ErrorCode::kCancelled, "Synthesis was cancelled");
+      Schedule();  // back of the line
+    } catch (const EngineFailure& failure) {
+      Finish(failure.code(), failure.what());
+    } catch (const std::exception& e) {
+      Finish(ErrorCode::kEspeak, std::string("HTS synthesis failed: ") + e.what());
+    }
+  }
+
+  void VocodeWindow(HTS_Engine* engine) {
+    const HtsParams& p = *params_;
+    const size_t size = frame_ == 0 ? options_.firstWindowFrames : options_.windowFrames;
+    const size_t begin = frame_, end = std::min(p.frames, begin + size);
+    const size_t from = begin >= kWarmupFrames ? begin - kWarmupFrames : 0;
+    const size_t to = std::min(p.frames, end + kFadeFrames);
+    std::vector<double> raw;
+    Vocode(engine, p, from, to, options_.controls.alpha, raw);
+    const size_t skip = (begin - from) * fperiod_;
+    const size_t keep = (end - begin) * fperiod_;
+    std::vector<double> body(raw.begin() + std::min(skip, raw.size()), raw.begin() + std::min(skip + keep, raw.size()));
+    // Cross-fade the previous window's overhang into the start of this one.
+    for (size_t i = 0; i < tail_.size() && i < body.size(); ++i) {
+      const double w = (i + 0.5) / tail_.size();
+      body[i] = body[i] * w + tail_[i] * (1 - w);
+    }
+    tail_.assign(raw.begin() + std::min(skip + keep, raw.size()), raw.end());
+    frame_ = end;
+    const bool last = end >= p.frames;
+    std::vector<int16_t> pcm(body.size());
+    for (size_t i = 0; i < body.size(); ++i) pcm[i] = Limit(body[i] * gain_);
+    resampler_->Process(pcm.data(), pcm.size(), ready_);
+    if (last) resampler_->Flush(ready_);
+    if (chunkSamples_ > 0) {
+      while (ready_.size() >= chunkSamples_ && !(last && ready_.size() == chunkSamples_)) CutChunk(chunkSamples_, false);
+    }
+    if (last) {
+      if (!ready_.empty()) CutChunk(ready_.size(), true);
+      params_.reset();
+    } else if (chunkSamples_ == 0) {
+      // whole segments: keep collecting
+    }
+  }
+
+  // Soft limiter: linear below 0.8 FS, a tanh knee above; never reaches full scale.
+  static int16_t Limit(double x) {
+    constexpr double kFs = 32767.0, kKnee = 0.8 * kFs, kRoom = 0.18 * kFs;
+    const double a = std::fabs(x);
+    double y = a <= kKnee ? a : kKnee + kRoom * std::tanh((a - kKnee) / kRoom);
+    y = std::min(y, kFs);
+    return static_cast<int16_t>(std::lrint(x < 0 ? -y : y));
+  }
+
+  void CutChunk(size_t count, bool segmentEnd) {
+    auto message = std::make_unique<ChunkMessage>();
+    message->segment = segment_;
+    message->segmentEnd = segmentEnd;
+    message->hasSamples = true;
+    message->samples.assign(ready_.begin(), ready_.begin() + count);
+    ready_.erase(ready_.begin(), ready_.begin() + count);
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      if (cancelled_) return;
+      if (!backlog_.empty() || !HasCredit()) {
+        backlog_.push_back(std::move(message));
+        return;
+      }
+      ++queued_;
+    }
+    Dispatch(std::move(message));
+  }
+
+  bool SendBacklog() {
+    while (true) {
+      {
+        std::lock_guard<std::mutex> guard(mutex_);
+        if (cancelled_) {
+          backlog_.clear();
+          return true;
+        }
+        if (!HasCredit()) {
+          parked_ = true;
+          return false;
+        }
+        if (backlog_.empty()) return true;
+        ++queued_;
+      }
+      std::unique_ptr<ChunkMessage> message = std::move(backlog_.front());
+      backlog_.pop_front();
+      Dispatch(std::move(message));
+    }
+  }
+
+  void Dispatch(std::unique_ptr<ChunkMessage> message) {
+    bool sent;
+    {
+      std::lock_guard<std::mutex> guard(channelMutex_);
+      sent = !channelGone_ && channel_.NonBlockingCall(message.get()) == napi_ok;
+    }
+    if (sent) {
+      message.release();
+    } else {
+      Update([&] { --queued_; cancelled_ = true; });
+    }
+  }
+
+  void Finish(std::optional<ErrorCode> error = std::nullopt, const std::string& text = "") {
+    auto final = std::make_unique<ChunkMessage>();
+    final->final = true;
+    final->segment = std::max(0, segment_);
+    if (error) {
+      final->failed = true;
+      final->errorCode = *error;
+      final->errorMessage = text;
+    }
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      backlog_.clear();
+    }
+    std::lock_guard<std::mutex> guard(channelMutex_);
+    if (channelGone_) return;
+    if (channel_.NonBlockingCall(final.get()) == napi_ok) final.release();
+    channel_.Release();
+    channelGone_ = true;
+  }
+
+  const JobOptions options_;
+  HtsPool& pool_;
+  const double gain_;
+  const size_t chunkSamples_;
+
+  std::mutex channelMutex_;
+  EventChannel channel_;
+  bool channelGone_ = false;
+
+  std::mutex mutex_;
+  bool paused_ = false, cancelled_ = false, parked_ = false;
+  int queued_ = 0;
+  std::deque<std::unique_ptr<ChunkMessage>> backlog_;
+
+  // Touched by one worker at a time (a job is queued at most once; the pool's mutex orders turns).
+  size_t next_ = 0;
+  int segment_ = 0;
+  std::optional<HtsParams> params_;
+  size_t frame_ = 0, fperiod_ = 240;
+  std::vector<double> tail_;
+  std::unique_ptr<Resampler> resampler_;
+  std::vector<int16_t> ready_;
+};
+
+void DeliverEvent(Napi::Env env, Napi::Function onEvent, HtsJob* job, ChunkMessage* raw) {
+  std::unique_ptr<ChunkMessage> message(raw);
+  if (env == nullptr) return;
+  if (message->hasSamples) job->OnDelivered();
+  Napi::Object info = Napi::Object::New(env);
+  info.Set("segment", message->segment);
+  info.Set("final", message->final);
+  info.Set("segmentEnd", message->segmentEnd || message->final);
+  info.Set("words", Napi::Array::New(env, 0));
+  Napi::Value error = env.Null(), chunk = env.Null();
+  if (message->failed) error = MakeError(env, message->errorCode, message->errorMessage).Value();
+  if (message->hasSamples) {
+    auto* samples = new std::vector<int16_t>(std::move(message->samples));
+    info.Set("samples", static_cast<double>(samples->size()));
+    chunk = Napi::Buffer<uint8_t>::New(
+        env, reinterpret_cast<uint8_t*>(samples->data()), samples->size() * sizeof(int16_t),
+        [](Napi::Env, uint8_t*, std::vector<int16_t>* owned) { delete owned; }, samples);
+  } else {
+    info.Set("samples", 0);
+  }
+  try {
+    onEvent.Call({error, chunk, info});
+  } catch (const Napi::Error& e) {
+    e.ThrowAsJavaScriptException();
+  }
+}
+
+// --- argument parsing (main thread) ---
+
+double NumberField(Napi::Env env, const Napi::Object& o, const char* name, double min, double max, double fallback) {
+  Napi::Value v = o.Get(name);
+  if (v.IsUndefined()) return fallback;
+  const double x = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : NAN;
+  if (!(x >= min && x <= max)) {
+    ThrowInvalidArgument(env, std::string("Expected a number between ") + std::to_string(min) + " and " +
+                                  std::to_string(max) + " for " + name);
+  }
+  return x;
+}
+
+void ParseCommon(Napi::Env env, const Napi::Value& value, JobOptions& o) {
+  if (!value.IsObject()) ThrowInvalidArgument(env, "Expected an object for options");
+  const Napi::Object opts = value.As<Napi::Object>();
+  const Napi::Value voice = opts.Get("voicePath");
+  if (!voice.IsString() || voice.As<Napi::String>().Utf8Value().empty()) {
+    ThrowInvalidArgument(env, "Expected a non-empty string for voicePath");
+  }
+  o.voicePath = voice.As<Napi::String>().Utf8Value();
+  const Napi::Value utts = opts.Get("utterances");
+  if (!utts.IsArray() || utts.As<Napi::Array>().Length() == 0) {
+    ThrowInvalidArgument(env, "Expected a non-empty array of label arrays for utterances");
+  }
+  const Napi::Array arr = utts.As<Napi::Array>();
+  for (uint32_t i = 0; i < arr.Length(); ++i) {
+    const Napi::Value u = arr.Get(i);
+    if (!u.IsArray() || u.As<Napi::Array>().Length() == 0) {
+      ThrowInvalidArgument(env, "Expected a non-empty array of strings for utterances[" + std::to_string(i) + "]");
+    }
+    const Napi::Array labels = u.As<Napi::Array>();
+    std::vector<std::string> lines;
+    for (uint32_t j = 0; j < labels.Length(); ++j) {
+      const Napi::Value l = labels.Get(j);
+      if (!l.IsString()) ThrowInvalidArgument(env, "Expected a string for utterances[" + std::to_string(i) + "][" + std::to_string(j) + "]");
+      lines.push_back(l.As<Napi::String>().Utf8Value());
+    }
+    o.utterances.push_back(std::move(lines));
+  }
+  HtsControls& c = o.controls;
+  c.speed = NumberField(env, opts, "speed", 0.25, 4, 1);
+  c.halfTone = NumberField(env, opts, "halfTone", -24, 24, 0);
+  c.f0Spread = NumberField(env, opts, "f0Spread", 0, 4, 1);
+  c.alpha = NumberField(env, opts, "alpha", 0, 0.95, -1);
+  c.gvLf0 = NumberField(env, opts, "gvWeightLf0", 0, 4, 1);
+  c.gvMgc = NumberField(env, opts, "gvWeightMgc", 0, 4, 1);
+  c.gainDb = NumberField(env, opts, "gainDb", -40, 12, -6);
+  o.threads = static_cast<int>(NumberField(env, opts, "threads", 1, 64, 2));
+}
+
+}  // namespace
+
+Napi::Value CreateHtsSynthesis(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  JobOptions o;
+  ParseCommon(env, info[0], o);
+  const Napi::Object opts = info[0].As<Napi::Object>();
+  o.sampleRate = static_cast<int>(NumberField(env, opts, "sampleRate", 8000, 48000, 24000));
+  o.maxQueuedChunks = static_cast<int>(NumberField(env, opts, "maxQueuedChunks", 1, 1024, 4));
+  o.chunkMs = static_cast<int>(NumberField(env, opts, "chunkMs", 0, 60000, 200));
+  o.firstWindowFrames = static_cast<int>(NumberField(env, opts, "firstWindowFrames", 10, 100000, 60));
+  o.windowFrames = static_cast<int>(NumberField(env, opts, "windowFrames", 10, 100000, 200));
+  if (!info[1].IsFunction()) ThrowInvalidArgument(env, "Expected a function for onEvent");
+  auto job = std::make_shared<HtsJob>(std::move(o));
+  HtsJob::Start(env, info[1].As<Napi::Function>(), job);
+  Napi::Object handle = Napi::Object::New(env);
+  handle.Set("pause", Napi::Function::New(env, [job](const Napi::CallbackInfo&) { job->Pause(); }, "pause"));
+  handle.Set("resume", Napi::Function::New(env, [job](const Napi::CallbackInfo&) { job->Resume(); }, "resume"));
+  handle.Set("cancel", Napi::Function::New(env, [job](const Napi::CallbackInfo&) { job->Cancel(); }, "cancel"));
+  return handle;
+}
+
+namespace {
+
+// Parameter generation on the voice's pool, waited for on libuv's pool.
+class ParametersWorker : public Napi::AsyncWorker {
+ public:
+  ParametersWorker(Napi::Env env, JobOptions o)
+      : Napi::AsyncWorker(env, "sawt.htsParameters"), deferred_(Napi::Promise::Deferred::New(env)), o_(std::move(o)) {}
+  Napi::Promise Promise() const { return deferred_.Promise(); }
+
+ protected:
+  void Execute() override {
+    HtsPool& pool = HtsPool::For(o_.voicePath, o_.threads);
+    for (const auto& labels : o_.utterances) {
+      auto done = std::make_shared<std::promise<void>>();
+      std::future<void> future = done->get_future();
+      pool.Submit([&, done](HTS_Engine* engine) {
+        try {
+          if (!engine) throw EngineFailure(ErrorCode::kInvalidArgument, "HTS voice failed to load: " + o_.voicePath);
+          results_.push_back(Generate(engine, labels, o_.controls));
+          sampleRate_ = HTS_Engine_get_sampling_frequency(engine);
+          fperiod_ = HTS_Engine_get_fperiod(engine);
+          done->set_value();
+        } catch (...) {
+          done->set_exception(std::current_exception());
+        }
+      });
+      try {
+        future.get();
+      } catch (const EngineFailure& f) {
+        code_ = f.code();
+        return SetError(f.what());
+      } catch (const std::exception& e) {
+        return SetError(e.what());
+      }
+    }
+  }
+  void OnOK() override {
+    Napi::Env env = Env();
+    Napi::Array out = Napi::Array::New(env, results_.size());
+    const char* names[] = {"mgc", "lf0", "lpf"};
+    for (size_t u = 0; u < results_.size(); ++u) {
+      const HtsParams& p = results_[u];
+      Napi::Object o = Napi::Object::New(env);
+      o.Set("frames", static_cast<double>(p.frames));
+      o.Set("framePeriodMs", 1000.0 * fperiod_ / sampleRate_);
+      o.Set("sampleRate", static_cast<double>(sampleRate_));
+      Napi::Object dims = Napi::Object::New(env);
+      for (size_t s = 0; s < p.data.size() && s < 3; ++s) {
+        auto arr = Napi::Float32Array::New(env, p.data[s].size());
+        for (size_t i = 0; i < p.data[s].size(); ++i) {
+          const double v = p.data[s][i];
+          arr[i] = s == 1 && v <= kNoData / 2 ? NAN : static_cast<float>(v);
+        }
+        o.Set(names[s], arr);
+        dims.Set(names[s], static_cast<double>(p.dims[s]));
+      }
+      o.Set("dims", dims);
+      out.Set(static_cast<uint32_t>(u), o);
+    }
+    deferred_.Resolve(out);
+  }
+  void OnError(const Napi::Error& error) override { deferred_.Reject(MakeError(Env(), code_, error.Message()).Value()); }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  JobOptions o_;
+  std::vector<HtsParams> results_;
+  size_t sampleRate_ = 48000, fperiod_ = 240;
+  ErrorCode code_ = ErrorCode::kEspeak;
+};
+
+}  // namespace
+
+Napi::Value HtsParameters(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  JobOptions o;
+  ParseCommon(env, info[0], o);
+  auto* worker = new ParametersWorker(env, std::move(o));
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();
+  return promise;
+}
+
+}  // namespace sawt

@@ -1,0 +1,300 @@
+/**
+ * Sawt's own full-context label front end for the Arabic HTS voice
+ * (ara_norm_ziad): diacritized, normalized text → HTS_TTS_ENG labels with the
+ * 74-phone set, Festival's syllabification and the constant fields the voice
+ * was trained with (see ../shared/models/hts/LABELS.md). With every option off
+ * it reproduces Festival's labels exactly (test/hts/labels.test.js compares the
+ * golden files field by field); the options fix Festival's known defects.
+ */
+
+export interface LabelOptions {
+  /** Hamzat al-wasl of the article is elided inside a phrase (Festival always says `ah a`). */
+  waslElision?: boolean;
+  /** الله gets its long aa (Festival: short a). */
+  allahLongVowel?: boolean;
+  /** Arabic punctuation (، ؛ ؟) ends a phrase like its ASCII twin (Festival ignores it). */
+  arabicPunctuation?: boolean;
+}
+
+/** What Sawt uses by default: every improvement on. */
+export const DEFAULT_LABEL_OPTIONS: Required<LabelOptions> = { waslElision: true, allahLongVowel: true, arabicPunctuation: true };
+/** Festival's behaviour (the golden labels). */
+export const FESTIVAL_LABEL_OPTIONS: Required<LabelOptions> = { waslElision: false, allahLongVowel: false, arabicPunctuation: false };
+
+const FATHA = '\u064E', DAMMA = '\u064F', KASRA = '\u0650', SUKUN = '\u0652', SHADDA = '\u0651';
+const FATHATAN = '\u064B', DAMMATAN = '\u064C', KASRATAN = '\u064D';
+const MARKS = new Set([FATHA, DAMMA, KASRA, SUKUN, SHADDA, FATHATAN, DAMMATAN, KASRATAN]);
+
+const CONSONANTS: Record<string, string> = {
+  'ء': 'ah', 'أ': 'ah', 'إ': 'ah', 'ؤ': 'ah', 'ئ': 'ah',
+  'ب': 'b', 'ت': 't', 'ث': '^', 'ج': 'j', 'ح': 'H', 'خ': 'x', 'د': 'd', 'ذ': 'th', 'ر': 'r', 'ز': 'z',
+  'س': 's', 'ش': 'ch', 'ص': 'S', 'ض': 'D', 'ط': 'T', 'ظ': 'Z', 'ع': 'E', 'غ': 'g', 'ف': 'f', 'ق': 'q',
+  'ك': 'k', 'ل': 'l', 'م': 'm', 'ن': 'n', 'ه': 'h', 'و': 'w', 'ي': 'y', 'ة': 't',
+};
+const gem = (p: string) => (p === 'ah' ? 'ahh' : p + p);
+const SUN = new Set(['ت', 'ث', 'د', 'ذ', 'ر', 'ز', 'س', 'ش', 'ص', 'ض', 'ط', 'ظ', 'ل', 'ن']);
+const EMPHATIC = new Set(['S', 'D', 'T', 'Z', 'q', 'SS', 'DD', 'TT', 'ZZ', 'qq']);
+const EMPH_VOWEL: Record<string, string> = { a: 'A', i: 'I', u: 'U', aa: 'AA', ii: 'II', uu: 'UU' };
+export const VOWELS = new Set(['a', 'i', 'u', 'A', 'I', 'U', 'aa', 'AA', 'ii', 'II', 'uu', 'UU', 'ia', 'ua', 'uua']);
+const NASALS = new Set(['m', 'n', 'mm', 'nn']);
+const VOICED = new Set(['b', 'bb', 'd', 'dd', 'th', 'thh', 'z', 'zz', 'j', 'jj', 'g', 'gg', 'E', 'EE', 'l', 'll', 'w', 'ww', 'y', 'yy', 'D', 'DD', 'Z', 'ZZ', 'v']);
+
+/** Festival's lexicon addenda that matter here (own syllables). Keyed by the bare letters. */
+const ADDENDA: Record<string, string[][]> = {
+  'هذه': [['h', 'aa'], ['th', 'i'], ['h', 'i']],
+  'هذا': [['h', 'aa'], ['th', 'aa']],
+  'ذلك': [['th', 'aa'], ['l', 'i', 'k', 'a']],
+  'هؤلاء': [['h', 'aa'], ['ah', 'u'], ['l', 'aa'], ['ah', 'i']],
+  'لكن': [['l', 'aa'], ['k', 'i', 'nn', 'a']],
+};
+
+interface Letter { ch: string; shadda: boolean; vowel: string | null }
+
+function parseLetters(word: string): Letter[] {
+  const letters: Letter[] = [];
+  for (const ch of word) {
+    const last = letters[letters.length - 1];
+    if (MARKS.has(ch)) {
+      if (!last) continue;
+      if (ch === SHADDA) last.shadda = true;
+      else last.vowel = ch;
+    } else if (/[\u0621-\u064A\u0671]/.test(ch)) {
+      letters.push({ ch: ch === '\u0671' ? 'ا' : ch, shadda: false, vowel: null });
+    }
+  }
+  return letters;
+}
+
+const bare = (word: string) => [...word].filter((c) => !MARKS.has(c)).join('');
+
+interface WordCtx { phraseInitial: boolean; opts: Required<LabelOptions> }
+
+/** Letter-to-sound for one diacritized word: a list of phones (or syllables for addenda). */
+export function wordPhones(word: string, ctx: WordCtx = { phraseInitial: true, opts: FESTIVAL_LABEL_OPTIONS }): { phones: string[]; syllables?: string[][] } {
+  const b = bare(word);
+  const addendum = ADDENDA[b];
+  if (addendum) return { phones: addendum.flat(), syllables: addendum };
+  const L = parseLetters(word);
+  const out: string[] = [];
+  // Kinds parallel to out: 'c' consonant, 'v' vowel (short or long), to decide emphatic colouring afterwards.
+  let i = 0;
+  let articleEnd = 0; // the article's own vowel is not coloured by a following emphatic (Festival)
+  // Article at the start of the word, possibly after a one-letter clitic (و ف ب ك ل + vowel).
+  const articleAt = (k: number) => L[k]?.ch === 'ا' && L[k + 1]?.ch === 'ل' && L[k + 1]!.vowel !== FATHA && L[k + 1]!.vowel !== KASRA && L[k + 1]!.vowel !== DAMMA && L.length > k + 2;
+  const isAllah = b === 'الله' || b === 'لله' || /^[وفب]?الله$/.test(b) || /^[وف]?لله$/.test(b);
+  if (articleAt(0)) {
+    const next = L[2]!;
+    const sun = next.shadda && SUN.has(next.ch);
+    // Inside a phrase with waslElision the article's alif is silent (the previous word runs on).
+    if (!(ctx.opts.waslElision && !ctx.phraseInitial)) out.push('ah', 'a');
+    if (!sun) out.push('l');
+    articleEnd = out.length;
+    i = 2;
+  } else if (L.length > 3 && /[وفبكل]/.test(L[0]!.ch) && L[0]!.vowel && articleAt(1)) {
+    out.push(CONSONANTS[L[0]!.ch]!, vowelOf(L[0]!.vowel)!);
+    const next = L[3]!;
+    const sun = next.shadda && SUN.has(next.ch);
+    if (!sun) out.push('l');
+    articleEnd = out.length;
+    i = 3;
+  }
+  for (; i < L.length; i++) {
+    const l = L[i]!;
+    const prev = L[i - 1];
+    const isLast = i === L.length - 1;
+    const nextL = L[i + 1];
+    if (l.ch === 'آ') {
+      out.push('ah', 'aa');
+      continue;
+    }
+    if (l.ch === 'ا') {
+      if (prev && prev.vowel === FATHATAN) continue; // ًا: already "a n"
+      if (l.vowel === FATHATAN) {
+        out.push('a', 'n');
+        continue;
+      }
+      if (out[out.length - 1] === 'a') out[out.length - 1] = 'aa';
+      else if (i === 0) out.push('ah', l.vowel === KASRA ? 'i' : l.vowel === DAMMA ? 'u' : 'a');
+      else out.push('aa');
+      continue;
+    }
+    if (l.ch === 'ى') {
+      if (out[out.length - 1] === 'a') out[out.length - 1] = 'aa';
+      else if (out[out.length - 1] === 'i') out[out.length - 1] = 'ii';
+      else out.push('aa');
+      continue;
+    }
+    if ((l.ch === 'و' || l.ch === 'ي') && !l.shadda && (l.vowel === null || l.vowel === SUKUN) && prev) {
+      const last = out[out.length - 1];
+      const long = l.ch === 'و' ? (last === 'u' ? 'uu' : null) : last === 'i' ? 'ii' : null;
+      if (long && (isLast || (nextL && nextL.ch !== 'ا') || !nextL)) {
+        out[out.length - 1] = long;
+        continue;
+      }
+    }
+    if (l.ch === 'ة' && isLast && (l.vowel === null || l.vowel === SUKUN)) continue;
+    const c = CONSONANTS[l.ch];
+    if (!c) continue;
+    out.push(l.shadda ? gem(c) : c);
+    const v = l.vowel;
+    if (v === FATHATAN) out.push('a', 'n');
+    else if (v === KASRATAN) out.push('ia', 'n');
+    else if (v === DAMMATAN) out.push('ua', 'n');
+    else if (v === FATHA || v === KASRA || v === DAMMA) {
+      let phone = vowelOf(v)!;
+      // kasra / damma in a word-final closed syllable: ia / ua
+      if (phone !== 'a' && i === L.length - 2 && (L[i + 1]!.vowel === null || L[i + 1]!.vowel === SUKUN) && CONSONANTS[L[i + 1]!.ch] && L[i + 1]!.ch !== 'ة' && !(L[i + 1]!.ch === 'ي' && phone === 'i') && !(L[i + 1]!.ch === 'و' && phone === 'u')) {
+        phone = phone === 'i' ? 'ia' : 'ua';
+      }
+      out.push(phone);
+    }
+  }
+  if (isAllah && ctx.opts.allahLongVowel) {
+    const k = out.lastIndexOf('ll');
+    if (k >= 0 && out[k + 1] === 'a') out[k + 1] = 'aa';
+  }
+  // Emphatic colouring: a vowel right before ص ض ط ظ ق.
+  for (let k = articleEnd; k < out.length - 1; k++) {
+    const e = EMPH_VOWEL[out[k]!];
+    if (e && EMPHATIC.has(out[k + 1]!)) out[k] = e;
+  }
+  return { phones: out };
+}
+
+function vowelOf(mark: string | null): string | null {
+  return mark === FATHA ? 'a' : mark === KASRA ? 'i' : mark === DAMMA ? 'u' : null;
+}
+
+const hackVowel = (p: string) => /^[aiueoAIUEO]/.test(p);
+const sonority = (p: string) => (VOWELS.has(p) ? 5 : p === 'r' || p === 'rr' ? 4 : NASALS.has(p) ? 3 : VOICED.has(p) ? 2 : 1);
+
+/** Festival's lex_syllabify_phstress on one word. */
+export function syllabify(phones: string[]): string[][] {
+  const syls: string[][] = [];
+  let cur: string[] = [];
+  for (let k = 0; k < phones.length; k++) {
+    const p = phones[k]!;
+    cur.push(p);
+    const rest = phones.slice(k + 1);
+    if (rest.length === 0) {
+      syls.push(cur);
+      break;
+    }
+    const next = rest[0]!, next2 = rest[1];
+    if (rest.some(hackVowel) && cur.some(hackVowel) && (VOWELS.has(next) || (next2 !== undefined && sonority(p) <= sonority(next) && sonority(next) <= sonority(next2)))) {
+      syls.push(cur);
+      cur = [];
+    }
+  }
+  return syls;
+}
+
+export interface Word { text: string; syllables: string[][] }
+export interface Phrase { words: Word[] }
+export interface Utterance { phrases: Phrase[] }
+
+const TOKEN_PUNCT = /["'`.,:;!?(){}[\]]/;
+const BREAK_END = /["'?.,:;]$/;
+
+/** Splits normalized text into utterances (Festival: at . ? ! before white space, and at blank lines / line ends). */
+export function splitUtterances(text: string, opts: LabelOptions = {}): string[] {
+  const o = { ...FESTIVAL_LABEL_OPTIONS, ...opts };
+  let t = text;
+  if (o.arabicPunctuation) t = t.replace(/،/g, ',').replace(/؛/g, ';').replace(/؟/g, '?');
+  return t
+    .split(/(?<=[.?!])\s+|\n\s*\n/)
+    .map((s) => s.trim())
+    .filter((s) => /[\u0621-\u064A]/.test(s));
+}
+
+/** Words and phrases of one utterance. */
+export function parseUtterance(text: string, opts: LabelOptions = {}): Utterance {
+  const o = { ...FESTIVAL_LABEL_OPTIONS, ...opts };
+  let t = text;
+  if (o.arabicPunctuation) t = t.replace(/،/g, ',').replace(/؛/g, ';').replace(/؟/g, '?');
+  const phrases: Phrase[] = [];
+  let words: Word[] = [];
+  for (const token of t.split(/\s+/).filter(Boolean)) {
+    const core = [...token].filter((c) => !TOKEN_PUNCT.test(c)).join('');
+    const { phones, syllables } = wordPhones(core, { phraseInitial: words.length === 0, opts: o });
+    if (phones.length) words.push({ text: core, syllables: syllables ?? syllabify(phones) });
+    if (BREAK_END.test(token) && words.length) {
+      phrases.push({ words });
+      words = [];
+    }
+  }
+  if (words.length) phrases.push({ words });
+  return { phrases };
+}
+
+/** Full-context labels of one utterance (no times), one string per phone, pau at both ends and at each break. */
+export function utteranceLabels(u: Utterance): string[] {
+  interface Syl { phones: string[]; word: number; phrase: number; posInWord: number; posInPhrase: number; phraseSyls: number }
+  interface WordInfo { syls: number; posInPhrase: number; phrase: number; phraseWords: number }
+  const syls: Syl[] = [];
+  const words: WordInfo[] = [];
+  const phrases = u.phrases.map((p) => ({ syls: p.words.reduce((n, w) => n + w.syllables.length, 0), words: p.words.length }));
+  u.phrases.forEach((p, pi) => {
+    let sp = 0;
+    p.words.forEach((w, wi) => {
+      const wIndex = words.length;
+      words.push({ syls: w.syllables.length, posInPhrase: wi, phrase: pi, phraseWords: p.words.length });
+      w.syllables.forEach((s, si) => syls.push({ phones: s, word: wIndex, phrase: pi, posInWord: si, posInPhrase: sp++, phraseSyls: phrases[pi]!.syls }));
+    });
+  });
+  // Phone sequence: null = pau; pau carries the index of the next syllable / word / phrase.
+  type Seg = { pau: true; nextSyl: number; nextPhrase: number } | { pau: false; syl: number; pos: number };
+  const segs: Seg[] = [{ pau: true, nextSyl: 0, nextPhrase: 0 }];
+  syls.forEach((s, si) => {
+    if (si > 0 && s.phrase !== syls[si - 1]!.phrase) segs.push({ pau: true, nextSyl: si, nextPhrase: s.phrase });
+    s.phones.forEach((_, k) => segs.push({ pau: false, syl: si, pos: k }));
+  });
+  segs.push({ pau: true, nextSyl: syls.length, nextPhrase: phrases.length });
+  const name = (k: number) => {
+    const s = segs[k];
+    if (!s) return 'x';
+    return s.pau ? 'pau' : syls[s.syl]!.phones[s.pos]!;
+  };
+  const totalSyls = syls.length, totalWords = words.length, totalPhrases = phrases.length;
+  const J = `/J:${totalSyls}+${totalWords}-${totalPhrases}`;
+  const wordField = (w: number) => (w >= 0 && w < words.length ? `content_${words[w]!.syls}` : '0_0');
+  const phraseG = (p: number) => (p >= 0 && p < phrases.length ? `${phrases[p]!.syls}_${phrases[p]!.words}` : '0_0');
+  const phraseI = (p: number) => (p >= 0 && p < phrases.length ? `${phrases[p]!.syls}=${phrases[p]!.words}` : '0=0');
+  const sylN = (s: number) => (s >= 0 && s < syls.length ? syls[s]!.phones.length : 0);
+  const vowel = (s: Syl) => s.phones.find((p) => VOWELS.has(p)) ?? 'novowel';
+  return segs.map((seg, k) => {
+    const quin = `${name(k - 2)}^${name(k - 1)}-${name(k)}+${name(k + 1)}=${name(k + 2)}`;
+    if (seg.pau) {
+      const ps = seg.nextSyl - 1, ns = seg.nextSyl;
+      const pw = ps >= 0 ? syls[ps]!.word : -1, nw = ns < syls.length ? syls[ns]!.word : words.length;
+      return `${quin}@x_x/A:0_0_${sylN(ps)}/B:x-x-x@x-x&x-x#x-x$x-x!x-x;x-x|x/C:0+0+${sylN(ns)}/D:${wordField(pw)}/E:x+x@x+x&x+x#x+x/F:${wordField(nw)}/G:${phraseG(seg.nextPhrase - 1)}/H:x=x@1=${totalPhrases}|0/I:${phraseI(seg.nextPhrase)}${J}`;
+    }
+    const s = syls[seg.syl]!;
+    const w = words[s.word]!;
+    const ph = phrases[s.phrase]!;
+    const n = s.phones.length;
+    const ws = w.syls;
+    const we = w.posInPhrase, wb = w.phraseWords - 1 - w.posInPhrase;
+    return (
+      `${quin}@${seg.pos + 1}_${n - seg.pos}` +
+      `/A:0_0_${sylN(seg.syl - 1)}` +
+      `/B:0-0-${n}@${s.posInWord + 1}-${ws - s.posInWord}&${s.posInPhrase + 1}-${s.phraseSyls - s.posInPhrase}#1-1$1-1!0-0;0-0|${vowel(s)}` +
+      `/C:0+0+${sylN(seg.syl + 1)}` +
+      `/D:${wordField(s.word - 1)}` +
+      `/E:content+${ws}@${we + 1}+${wb + 1}&${we}+${wb}#${we > 0 ? 1 : 0}+${wb > 0 ? 1 : 0}` +
+      `/F:${wordField(s.word + 1)}` +
+      `/G:${phraseG(s.phrase - 1)}` +
+      `/H:${ph.syls}=${ph.words}@${s.phrase + 1}=${totalPhrases - s.phrase}|NONE` +
+      `/I:${phraseI(s.phrase + 1)}` +
+      J
+    );
+  });
+}
+
+/** Text (diacritized, normalized) → one label list per utterance. */
+export function textToLabels(text: string, opts: LabelOptions = DEFAULT_LABEL_OPTIONS): string[][] {
+  return splitUtterances(text, opts)
+    .map((u) => parseUtterance(u, opts))
+    .filter((u) => u.phrases.length > 0)
+    .map(utteranceLabels);
+}

@@ -1,0 +1,96 @@
+// HTS voice: native synthesis (non-silent 24 kHz, duration grows with text), variants
+// differ in pitch, parameter streams, and the sawt-hts model over HTTP. Skips without the voice file.
+import t from 'tap';
+import { startServer } from '../helpers/server.js';
+import { ENGINE, VOICE_FILE, haveVoice, modelsDirWithVoice, noVoiceReason } from './helpers.js';
+
+const { synthesizeHtsStream, htsParameters, textToLabels } = await import(ENGINE);
+
+const SHORT = 'السَّلَامُ عَلَيْكُمْ.';
+const LONG = 'السَّلَامُ عَلَيْكُمْ وَرَحْمَةُ اللَّهِ وَبَرَكَاتُهُ. يُعَدُّ الْعِلْمُ مِفْتَاحَ التَّقَدُّمِ، وَالْقِرَاءَةُ غِذَاءُ الْعَقْلِ.';
+
+async function render(text, extra = {}) {
+  const stream = synthesizeHtsStream({ voicePath: VOICE_FILE, utterances: textToLabels(text), sampleRate: 24000, ...extra });
+  const bufs = [];
+  for await (const b of stream) bufs.push(b);
+  const buf = Buffer.concat(bufs);
+  return new Int16Array(buf.buffer, buf.byteOffset, buf.length / 2);
+}
+
+function stats(pcm) {
+  let sum = 0, peak = 0;
+  for (const v of pcm) { sum += v * v; peak = Math.max(peak, Math.abs(v)); }
+  return { rms: Math.sqrt(sum / pcm.length), peak, seconds: pcm.length / 24000 };
+}
+
+// Median F0 (Hz) of voiced 40 ms frames by autocorrelation, 60–400 Hz.
+function medianF0(pcm, rate = 24000) {
+  const n = Math.round(0.04 * rate), f0s = [];
+  for (let s = 0; s + n < pcm.length; s += n) {
+    let e = 0;
+    for (let i = 0; i < n; i++) e += pcm[s + i] ** 2;
+    if (Math.sqrt(e / n) < 1500) continue;
+    let best = 0, lag = 0;
+    for (let L = Math.floor(rate / 400); L <= Math.ceil(rate / 60); L++) {
+      let c = 0;
+      for (let i = 0; i + L < n; i++) c += pcm[s + i] * pcm[s + i + L];
+      if (c > best) { best = c; lag = L; }
+    }
+    if (best > 0.5 * e && lag) f0s.push(rate / lag);
+  }
+  f0s.sort((a, b) => a - b);
+  return f0s[Math.floor(f0s.length / 2)];
+}
+
+if (!haveVoice) {
+  t.skip(noVoiceReason);
+} else {
+  t.test('synthesis: non-silent 24 kHz audio, duration grows with text, no clipping', async (t) => {
+    const short = await render(SHORT);
+    const long = await render(LONG);
+    const s = stats(short), l = stats(long);
+    t.ok(s.seconds > 0.5 && s.seconds < 5, `short: ${s.seconds.toFixed(2)} s`);
+    t.ok(l.seconds > 2.5 * s.seconds, `long (${l.seconds.toFixed(2)} s) is much longer than short`);
+    t.ok(s.rms > 500 && l.rms > 500, `non-silent (rms ${s.rms.toFixed(0)}, ${l.rms.toFixed(0)})`);
+    t.ok(l.peak < 32767, `no clipping (peak ${l.peak})`);
+    const fast = await render(LONG, { speed: 1.5 });
+    t.ok(fast.length < long.length * 0.8, 'speed shortens the audio');
+  });
+
+  t.test('variants differ in pitch', async (t) => {
+    const base = medianF0(await render(LONG));
+    const high = medianF0(await render(LONG, { halfTone: 5, alpha: 0.5 }));
+    t.ok(base > 70 && base < 250, `base median F0 ${base?.toFixed(1)} Hz`);
+    t.ok(high / base > 1.2, `+5 half-tones: ${high?.toFixed(1)} Hz vs ${base?.toFixed(1)} Hz`);
+  });
+
+  t.test('parameter streams are exposed (log F0, mel-cepstrum) and follow the controls', async (t) => {
+    const utterances = textToLabels(LONG);
+    const [p0] = await htsParameters({ voicePath: VOICE_FILE, utterances: [utterances[0]] });
+    const [p5] = await htsParameters({ voicePath: VOICE_FILE, utterances: [utterances[0]], halfTone: 5 });
+    t.ok(p0.frames > 100, `${p0.frames} frames`);
+    t.equal(p0.dims.mgc, 35);
+    t.equal(p0.mgc.length, p0.frames * 35);
+    t.equal(p0.lf0.length, p0.frames);
+    const mean = (a) => { let s = 0, n = 0; for (const v of a) if (!Number.isNaN(v)) { s += v; n++; } return s / n; };
+    t.ok(Math.abs(mean(p5.lf0) - mean(p0.lf0) - (5 * Math.LN2) / 12) < 0.01, 'half-tones shift the generated log F0 exactly');
+    t.ok(p0.lf0.some(Number.isNaN) && p0.lf0.some((v) => !Number.isNaN(v)), 'voiced and unvoiced frames');
+  });
+
+  t.test('sawt-hts over HTTP with the voice file; absent without it', async (t) => {
+    const srv = await startServer(t, { runtime: { modelsDir: modelsDirWithVoice(t) } });
+    const { headers } = await srv.client();
+    const models = await (await fetch(`${srv.api}/models`, { headers })).json();
+    t.ok((models.models ?? models).some((m) => m.model_id === 'sawt-hts'), 'listed');
+    for (const voice_id of ['fusha-ziad', 'fusha-sami']) {
+      const res = await fetch(`${srv.api}/text-to-speech/sawt-hts`, { method: 'POST', headers, body: JSON.stringify({ voice_id, text: 'مرحبا بكم في خدمة صوت.', streaming: true, stability: 0.5 }) });
+      t.equal(res.status, 200, `${voice_id}: status`);
+      const buf = Buffer.from(await res.arrayBuffer());
+      t.ok(buf.length > 24000, `${voice_id}: ${buf.length} bytes of audio`);
+    }
+    const bare = await startServer(t);
+    const c2 = await bare.client();
+    const m2 = await (await fetch(`${bare.api}/models`, { headers: c2.headers })).json();
+    t.notOk((m2.models ?? m2).some((m) => m.model_id === 'sawt-hts'), 'not listed without the file');
+  });
+}
