@@ -8,6 +8,7 @@
 #include "onnx_session.h"
 #include "resampler_binding.h"
 #include "synthesis.h"
+#include "voice_binding.h"
 
 namespace sawt {
 namespace {
@@ -101,6 +102,7 @@ SawtAddon::SawtAddon(Napi::Env env, Napi::Object exports) {
   onnxSessionClass = Napi::Persistent(sessionClass);
   exports.Set("OnnxSession", sessionClass);
   exports.Set("availableProviders", Napi::Function::New(env, AvailableProviders, "availableProviders"));
+  RegisterVoiceFunctions(env, exports);
 }
 
 }  // namespace sawt

@@ -11,3 +11,4 @@ export { createSawt, createLogger, SawtApp, type CreateSawtOptions } from './app
 export { orderPlugins, validateOptions, type LoadedPlugin } from './loader.js';
 export * from './wav.js';
 export * from './paid-synthesis.js';
+export * from './audio-probe.js';

@@ -27,6 +27,8 @@ export interface PaidSynthesisRequest {
   sampleRate?: number;
   /** Ledger description, e.g. "tts http". */
   purpose: string;
+  /** Starts the audio instead of the synthesizer (e.g. a voice preview); the voice is then not looked up. */
+  start?: (model: ModelInfo) => Promise<SpeechStream>;
 }
 
 /** Checks a model exists, is offered and is enabled for the account: 40401 / 40301. */
@@ -48,8 +50,10 @@ export async function resolveModelFor(services: Pick<PaidSynthesisServices, 'mod
  */
 export async function startPaidSynthesis(services: PaidSynthesisServices, req: PaidSynthesisRequest): Promise<{ stream: SpeechStream; admission: Admission; model: ModelInfo; chars: number }> {
   const model = await resolveModelFor(services, req.auth, req.modelId);
-  const voice = await services.voices.get(req.voiceId, req.auth.account.id);
-  if (!voice) throw errors.voiceNotFound(req.voiceId);
+  if (!req.start) {
+    const voice = await services.voices.get(req.voiceId, req.auth.account.id);
+    if (!voice) throw errors.voiceNotFound(req.voiceId);
+  }
   const chars = billableChars(req.text);
   const admission = await services.admission.admit({
     auth: req.auth,
@@ -59,7 +63,7 @@ export async function startPaidSynthesis(services: PaidSynthesisServices, req: P
     description: `${req.purpose}: ${chars} chars with ${model.model_id}`,
   });
   try {
-    const stream = await services.synthesizer.synthesize({
+    const stream = req.start ? await req.start(model) : await services.synthesizer.synthesize({
       modelId: model.model_id,
       voiceId: req.voiceId,
       accountId: req.auth.account.id,

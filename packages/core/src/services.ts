@@ -319,3 +319,35 @@ export interface TextPipeline {
   dialects(): string[];
   run(stage: TextStageName, text: string, opts?: TextPipelineOptions): Promise<string>;
 }
+
+// ---------- Voice cloning ----------
+
+/** A cloned voice as the clone endpoint returns it (interface: Cloned voice record). */
+export interface ClonedVoiceRecord extends VoiceInfo {
+  id: string;
+  avatar_url: string | null;
+  stability: number;
+}
+
+/** Analysis of a reference recording, opaque to transports (versioned JSON, stored with the voice). */
+export interface VoiceProfile {
+  version: number;
+  [key: string]: unknown;
+}
+
+export interface VoiceCloning {
+  /** Analyzes PCM16LE mono at 24000 Hz; 40001 when it holds too little voiced speech. */
+  analyze(pcm: Buffer): Promise<VoiceProfile>;
+  /** Base voice speech converted toward the profile, streamed (PCM16LE mono 24000 Hz), 0 ≤ similarity ≤ 1. */
+  preview(input: { profile: VoiceProfile; modelId: string; accountId: string; text: string; speed: number; similarity: number; requestId?: string }): Promise<SpeechStream>;
+  /** Remembers the settings of a preview of a reference (by its sha256) so that cloning it keeps them. */
+  rememberPreview(input: { accountId: string; referenceSha256: string; similarity: number; speed: number }): Promise<void>;
+  /** Stores the voice (profile, reference bytes, sample audio) and returns its record with a relative sample_url. */
+  create(input: {
+    accountId: string; modelId: string; name: string; description: string | null; gender: string | null; age: string | null;
+    languages: string[]; dialect: string[]; avatarUrl: string | null; stability: number; text: string;
+    profile: VoiceProfile; referenceFile: string; referenceSha256: string; samplePcm: Buffer;
+  }): Promise<ClonedVoiceRecord>;
+  /** The stored sample of a cloned voice as WAV, or null when `voiceId` is no cloned voice. */
+  sampleWav(voiceId: string): Promise<Buffer | null>;
+}

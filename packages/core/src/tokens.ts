@@ -33,6 +33,8 @@ export const tokens = {
   synthesizer: createServiceRef<S.SpeechSynthesizer>('engine.synthesizer'),
   /** The engine's text front end, stage by stage (operator CLI `sawt text …`). */
   textPipeline: createServiceRef<S.TextPipeline>('engine.textPipeline'),
+  /** Speaker analysis, voice preview and cloned voices (engine). */
+  voiceCloning: createServiceRef<S.VoiceCloning>('engine.voiceCloning'),
   /** The fastify instance of transport-http (typed loosely so core needs no fastify). */
   httpServer: createServiceRef<HttpServerService>('http.server'),
 } as const;

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { definePlugin, tokens, type ModelCatalog, type ModelDownload, type SpeechSynthesizer, type TextPipeline, type VoiceCatalog } from '@sawt/core';
+import { definePlugin, tokens, type ModelCatalog, type ModelDownload, type SpeechSynthesizer, type TextPipeline, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
 import { BuiltinVoiceCatalog, ConfiguredModelCatalog, type ModelConfig, type VoiceConfig } from './catalog.js';
 import { EspeakBackend, HtsBackend } from './backends.js';
 import { htsParameters } from './native/index.js';
@@ -8,6 +8,7 @@ import { Diacritizer, type DiacritizerFiles } from './frontend/diacritize.js';
 import { BUILTIN_DIALECTS_DIR, loadDialects } from './frontend/dialects.js';
 import { EngineTextPipeline } from './frontend/pipeline.js';
 import { EngineSynthesizer } from './synthesizer.js';
+import { cloningMigrations, VoiceCatalogWithClones, VoiceCloningService } from './cloning.js';
 import { phonemize } from './native/index.js';
 import { textToLabels, type LabelOptions } from './hts/labels.js';
 
@@ -25,6 +26,8 @@ export interface EngineOptions {
   /** Extra folders of dialect rule files (relative to the config file); same-named dialects replace the built-in ones. */
   dialectDirs: string[];
   hts: { threads: number; labels: LabelOptions };
+  /** Voice cloning: built-in voices a clone is converted from (the closest in log-F0 is chosen). */
+  cloning: { baseVoices: string[] };
 }
 
 const DIACRITIZER_FILES: DiacritizerFiles = {
@@ -73,8 +76,8 @@ let htsThreads = 2;
 
 export default definePlugin<EngineOptions>({
   id: 'engine',
-  provides: [tokens.models, tokens.voices, tokens.synthesizer, tokens.textPipeline],
-  consumes: [tokens.logger, tokens.runtime],
+  provides: [tokens.models, tokens.voices, tokens.synthesizer, tokens.textPipeline, tokens.voiceCloning],
+  consumes: [tokens.logger, tokens.runtime, tokens.database, tokens.blobStore],
   configSchema: {
     type: 'object',
     required: ['models', 'voices'],
@@ -136,6 +139,11 @@ export default definePlugin<EngineOptions>({
       },
       lexicon: { type: 'object', default: {}, additionalProperties: { type: 'string' } },
       dialectDirs: { type: 'array', default: [], items: { type: 'string' } },
+      cloning: {
+        type: 'object',
+        default: {},
+        properties: { baseVoices: { type: 'array', minItems: 1, items: { type: 'string' }, default: ['fusha-omar', 'fusha-layla'] } },
+      },
       hts: {
         type: 'object',
         default: {},
@@ -183,9 +191,17 @@ export default definePlugin<EngineOptions>({
     }
     const pipeline = new EngineTextPipeline({ segment: options.segment, diacritizer, dialects, lexicon: options.lexicon });
     ctx.provide<ModelCatalog>(tokens.models, models);
-    ctx.provide<VoiceCatalog>(tokens.voices, voices);
+    const database = ctx.get(tokens.database);
+    database.addMigrations(ctx.pluginId, cloningMigrations);
+    for (const id of options.cloning.baseVoices) if (!voices.config(id)) throw new Error(`cloning.baseVoices names '${id}', which is not a configured voice`);
+    const cloning = new VoiceCloningService(database, ctx.get(tokens.blobStore), voices, options.cloning.baseVoices, () => models.defaultModelId(), ctx.logger);
+    const synthesizer = new EngineSynthesizer(models, voices, pipeline.frontEnd, ctx.logger, backends);
+    synthesizer.cloneHook = (req) => cloning.synthesizeClone(req);
+    cloning.attach((req) => synthesizer.synthesize(req));
+    ctx.provide<VoiceCatalog>(tokens.voices, new VoiceCatalogWithClones(voices, cloning));
     ctx.provide<TextPipeline>(tokens.textPipeline, pipeline);
-    ctx.provide<SpeechSynthesizer>(tokens.synthesizer, new EngineSynthesizer(models, voices, pipeline.frontEnd, ctx.logger, backends));
+    ctx.provide<VoiceCloning>(tokens.voiceCloning, cloning);
+    ctx.provide<SpeechSynthesizer>(tokens.synthesizer, synthesizer);
   },
   async start() {
     // espeak-ng loads its Arabic data on first use (~13 ms): pay that at boot, not on the first request.

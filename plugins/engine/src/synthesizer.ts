@@ -7,6 +7,8 @@ export const OUTPUT_RATES = [8000, 16000, 22050, 24000] as const;
 
 export class EngineSynthesizer implements SpeechSynthesizer {
   private readonly backends = new Map<string, SpeechBackend>();
+  /** Synthesis of voices outside the built-in catalog (cloned voices); null: not one of them. */
+  cloneHook: ((req: SynthesisRequest) => Promise<SpeechStream | null>) | null = null;
 
   constructor(
     private readonly models: ConfiguredModelCatalog,
@@ -19,6 +21,10 @@ export class EngineSynthesizer implements SpeechSynthesizer {
   }
 
   async synthesize(req: SynthesisRequest): Promise<SpeechStream> {
+    if (this.cloneHook && req.accountId) {
+      const cloned = await this.cloneHook(req);
+      if (cloned) return cloned;
+    }
     const model = this.models.get(req.modelId);
     if (!model || !model.available) throw errors.modelNotFound(req.modelId);
     const backend = this.backends.get(model.engine);

@@ -3,6 +3,7 @@ import { definePlugin, paidSynthesisServices, tokens, type HttpRouteSpec, type H
 import { buildOpenApi } from './openapi.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
 import { registerTtsRoutes } from './routes/tts.js';
+import { registerVoiceRoutes } from './routes/voices.js';
 import { createFastify, type HttpOptions } from './server.js';
 
 const modelSchema = {
@@ -21,6 +22,12 @@ const voiceSchema = {
   },
 };
 
+const clonedVoiceSchema = {
+  ...voiceSchema,
+  required: ['id', ...voiceSchema.required, 'stability'],
+  properties: { id: { type: 'string', format: 'uuid' }, ...voiceSchema.properties, avatar_url: { type: 'string', nullable: true }, stability: { type: 'number' } },
+};
+
 /** Per-instance shutdown routine, keyed by the plugin context (one per booted app). */
 const shutdowns = new WeakMap<object, () => Promise<void>>();
 
@@ -28,13 +35,16 @@ export default definePlugin<HttpOptions>({
   id: 'transport-http',
   tags: ['transport'],
   provides: [tokens.httpServer],
-  consumes: [tokens.logger, tokens.runtime, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer],
+  consumes: [tokens.logger, tokens.runtime, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.voiceCloning],
   configSchema: {
     type: 'object',
     properties: {
       bodyLimit: { type: 'integer', minimum: 1024, default: 1048576 },
       maxTextChars: { type: 'integer', minimum: 10, default: 5000 },
       shutdownGraceMs: { type: 'integer', minimum: 0, default: 10000 },
+      maxUploadBytes: { type: 'integer', minimum: 1024, default: 104857600 },
+      ffmpegPath: { type: 'string', default: 'ffmpeg' },
+      ffprobePath: { type: 'string', default: 'ffprobe' },
     },
   },
   register(ctx) {
@@ -58,9 +68,12 @@ export default definePlugin<HttpOptions>({
     };
 
     app.get('/healthz', async () => ({ status: 'ok' }));
-    app.get('/api/v1/openapi.json', async () => buildOpenApi(routes, { Model: modelSchema, Voice: voiceSchema }));
-    registerCatalogRoutes(app, describe, deps);
+    app.get('/api/v1/openapi.json', async () => buildOpenApi(routes, { Model: modelSchema, Voice: voiceSchema, ClonedVoice: clonedVoiceSchema }));
+    registerCatalogRoutes(app, describe, { ...deps, cloning: ctx.get(tokens.voiceCloning) });
     registerTtsRoutes(app, describe, deps);
+    registerVoiceRoutes(app, describe, {
+      ...deps, cloning: ctx.get(tokens.voiceCloning), maxUploadBytes: ctx.options.maxUploadBytes, ffmpegPath: ctx.options.ffmpegPath, ffprobePath: ctx.options.ffprobePath,
+    });
 
     const service: HttpServerService = {
       app,

@@ -14,6 +14,9 @@ export interface HttpOptions {
   bodyLimit: number;
   maxTextChars: number;
   shutdownGraceMs: number;
+  maxUploadBytes: number;
+  ffmpegPath: string;
+  ffprobePath: string;
 }
 
 /** Reads the API key from x-api-key, or an Authorization: Bearer header. */

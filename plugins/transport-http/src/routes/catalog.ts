@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { encodeWav, errors, type HttpRouteSpec, type ModelCatalog, type SpeechSynthesizer, type VoiceCatalog } from '@sawt/core';
+import { encodeWav, errors, type HttpRouteSpec, type ModelCatalog, type SpeechSynthesizer, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
 import { absoluteUrl, apiRoute, type RouteDeps } from '../server.js';
 import { errorResponses } from '../openapi.js';
 
@@ -8,7 +8,7 @@ const SAMPLE_TEXT = 'مرحبا، هذا صوتي. يسعدني أن أقرأ ل
 export function registerCatalogRoutes(
   app: FastifyInstance,
   describe: (r: HttpRouteSpec) => void,
-  deps: RouteDeps & { models: ModelCatalog; voices: VoiceCatalog; synthesizer: SpeechSynthesizer },
+  deps: RouteDeps & { models: ModelCatalog; voices: VoiceCatalog; synthesizer: SpeechSynthesizer; cloning?: VoiceCloning },
 ): void {
   apiRoute(app, describe, deps, {
     method: 'GET', path: '/models', summary: 'List the available synthesis models', scope: 'models',
@@ -39,6 +39,8 @@ export function registerCatalogRoutes(
     responses: { 200: { description: 'WAV sample', content: { 'audio/wav': {} } }, ...errorResponses('notFound') },
   }, async (req, reply) => {
     const { voice_id } = req.params as { voice_id: string };
+    const cloned = await deps.cloning?.sampleWav(voice_id);
+    if (cloned) return reply.type('audio/wav').header('cache-control', 'public, max-age=86400').send(cloned);
     const modelId = deps.models.defaultModelId();
     let wav = samples.get(voice_id);
     if (!wav) {

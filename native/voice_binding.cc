@@ -1,0 +1,174 @@
+// Node-API side of voice_analysis: analyzeVoice / convertVoice run on libuv's
+// pool (AsyncWorker) and resolve promises; matchSpectra is cheap and synchronous.
+#include "voice_binding.h"
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "errors.h"
+#include "voice_analysis.h"
+
+namespace sawt {
+namespace {
+
+std::vector<float> SamplesFrom(Napi::Env env, const Napi::Value& v) {
+  if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != napi_int16_array) {
+    ThrowInvalidArgument(env, "Expected an Int16Array for samples");
+  }
+  Napi::Int16Array s = v.As<Napi::Int16Array>();
+  std::vector<float> out(s.ElementLength());
+  for (size_t i = 0; i < out.size(); ++i) out[i] = s[i] / 32768.0f;
+  return out;
+}
+
+int RateFrom(Napi::Env env, const Napi::Value& v) {
+  const double r = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : 0;
+  if (!(r >= 8000 && r <= 48000) || r != static_cast<int>(r)) ThrowInvalidArgument(env, "Expected an integer sample rate between 8000 and 48000");
+  return static_cast<int>(r);
+}
+
+std::vector<double> NumbersFrom(Napi::Env env, const Napi::Value& v, const char* name) {
+  std::vector<double> out;
+  if (v.IsUndefined() || v.IsNull()) return out;
+  if (!v.IsArray()) ThrowInvalidArgument(env, std::string("Expected an array of numbers for ") + name);
+  Napi::Array arr = v.As<Napi::Array>();
+  for (uint32_t i = 0; i < arr.Length(); ++i) {
+    Napi::Value e = arr.Get(i);
+    if (!e.IsNumber()) ThrowInvalidArgument(env, std::string("Expected an array of numbers for ") + name);
+    out.push_back(e.As<Napi::Number>().DoubleValue());
+  }
+  return out;
+}
+
+Napi::Array ToArray(Napi::Env env, const std::vector<double>& v) {
+  Napi::Array a = Napi::Array::New(env, v.size());
+  for (size_t i = 0; i < v.size(); ++i) a.Set(static_cast<uint32_t>(i), Napi::Number::New(env, v[i]));
+  return a;
+}
+
+class AnalyzeWorker : public Napi::AsyncWorker {
+ public:
+  AnalyzeWorker(Napi::Env env, std::vector<float> samples, int rate)
+      : Napi::AsyncWorker(env, "sawt.analyzeVoice"), deferred_(Napi::Promise::Deferred::New(env)), samples_(std::move(samples)), rate_(rate) {}
+  Napi::Promise Promise() const { return deferred_.Promise(); }
+
+ protected:
+  void Execute() override { result_ = voice::Analyze(samples_.data(), samples_.size(), rate_); }
+  void OnOK() override {
+    Napi::Env env = Env();
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("sampleRate", result_.sampleRate);
+    o.Set("totalSeconds", result_.totalSeconds);
+    o.Set("speechSeconds", result_.speechSeconds);
+    o.Set("voicedSeconds", result_.voicedSeconds);
+    o.Set("f0Median", result_.f0Median);
+    o.Set("logF0Mean", result_.logF0Mean);
+    o.Set("logF0Std", result_.logF0Std);
+    o.Set("syllableRate", result_.syllableRate);
+    o.Set("ltasDb", ToArray(env, result_.ltasDb));
+    o.Set("bandsDb", ToArray(env, result_.bandsDb));
+    o.Set("bandCenters", ToArray(env, result_.bandCenters));
+    o.Set("mfccMean", ToArray(env, result_.mfccMean));
+    deferred_.Resolve(o);
+  }
+  void OnError(const Napi::Error& error) override { deferred_.Reject(error.Value()); }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  std::vector<float> samples_;
+  int rate_;
+  voice::Analysis result_;
+};
+
+class ConvertWorker : public Napi::AsyncWorker {
+ public:
+  ConvertWorker(Napi::Env env, std::vector<float> samples, int rate, voice::ConvertParams p)
+      : Napi::AsyncWorker(env, "sawt.convertVoice"), deferred_(Napi::Promise::Deferred::New(env)), samples_(std::move(samples)), rate_(rate), params_(std::move(p)) {}
+  Napi::Promise Promise() const { return deferred_.Promise(); }
+
+ protected:
+  void Execute() override {
+    const std::vector<float> y = voice::Convert(samples_.data(), samples_.size(), rate_, params_);
+    out_.resize(y.size());
+    for (size_t i = 0; i < y.size(); ++i) {
+      const float v = y[i] * 32767.0f;
+      out_[i] = static_cast<int16_t>(v > 32767.0f ? 32767 : (v < -32768.0f ? -32768 : v));
+    }
+  }
+  void OnOK() override {
+    Napi::Int16Array a = Napi::Int16Array::New(Env(), out_.size());
+    if (!out_.empty()) std::memcpy(a.Data(), out_.data(), out_.size() * sizeof(int16_t));
+    deferred_.Resolve(a);
+  }
+  void OnError(const Napi::Error& error) override { deferred_.Reject(error.Value()); }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  std::vector<float> samples_;
+  int rate_;
+  voice::ConvertParams params_;
+  std::vector<int16_t> out_;
+};
+
+double NumberField(Napi::Env env, const Napi::Object& o, const char* name, double lo, double hi) {
+  Napi::Value v = o.Get(name);
+  const double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : NAN;
+  if (!(d >= lo && d <= hi)) ThrowInvalidArgument(env, std::string("Expected a number between ") + std::to_string(lo) + " and " + std::to_string(hi) + " for " + name);
+  return d;
+}
+
+Napi::Value AnalyzeVoice(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::vector<float> s = SamplesFrom(env, info[0]);
+  const int rate = RateFrom(env, info[1]);
+  auto* w = new AnalyzeWorker(env, std::move(s), rate);
+  Napi::Promise p = w->Promise();
+  w->Queue();
+  return p;
+}
+
+Napi::Value ConvertVoice(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::vector<float> s = SamplesFrom(env, info[0]);
+  const int rate = RateFrom(env, info[1]);
+  if (!info[2].IsObject()) ThrowInvalidArgument(env, "Expected an object for params");
+  Napi::Object o = info[2].As<Napi::Object>();
+  voice::ConvertParams p;
+  p.srcLogF0Mean = NumberField(env, o, "srcLogF0Mean", 3, 7);
+  p.srcLogF0Std = NumberField(env, o, "srcLogF0Std", 0, 2);
+  p.dstLogF0Mean = NumberField(env, o, "dstLogF0Mean", 3, 7);
+  p.dstLogF0Std = NumberField(env, o, "dstLogF0Std", 0, 2);
+  p.warp = NumberField(env, o, "warp", 0.5, 2);
+  p.eqDb = NumbersFrom(env, o.Get("eqDb"), "eqDb");
+  if (!p.eqDb.empty() && p.eqDb.size() != voice::kBins) ThrowInvalidArgument(env, "Expected " + std::to_string(voice::kBins) + " values for eqDb");
+  auto* w = new ConvertWorker(env, std::move(s), rate, std::move(p));
+  Napi::Promise pr = w->Promise();
+  w->Queue();
+  return pr;
+}
+
+Napi::Value MatchSpectraJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::vector<double> ref = NumbersFrom(env, info[0], "ref");
+  const std::vector<double> base = NumbersFrom(env, info[1], "base");
+  const int rate = RateFrom(env, info[2]);
+  if (ref.size() != voice::kBins || base.size() != voice::kBins) ThrowInvalidArgument(env, "Expected " + std::to_string(voice::kBins) + " values for each spectrum");
+  const voice::SpectralMatch m = voice::MatchSpectra(ref, base, rate);
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("warp", m.warp);
+  o.Set("distanceBefore", m.distanceBefore);
+  o.Set("distanceAfter", m.distanceAfter);
+  o.Set("eqDb", ToArray(env, m.eqDb));
+  return o;
+}
+
+}  // namespace
+
+void RegisterVoiceFunctions(Napi::Env env, Napi::Object exports) {
+  exports.Set("analyzeVoice", Napi::Function::New(env, AnalyzeVoice, "analyzeVoice"));
+  exports.Set("convertVoice", Napi::Function::New(env, ConvertVoice, "convertVoice"));
+  exports.Set("matchSpectra", Napi::Function::New(env, MatchSpectraJs, "matchSpectra"));
+}
+
+}  // namespace sawt

@@ -1,0 +1,76 @@
+/**
+ * Speaker analysis and voice conversion of the native addon (native/voice_analysis.cc).
+ * analyzeVoice and convertVoice run on libuv's pool; matchSpectra is synchronous (cheap).
+ */
+import { nativeAddon } from './addon.js';
+
+export interface VoiceAnalysis {
+  sampleRate: number;
+  totalSeconds: number;
+  /** Seconds of speech (energy VAD). */
+  speechSeconds: number;
+  /** Seconds of speech with an F0 (YIN). */
+  voicedSeconds: number;
+  f0Median: number;
+  logF0Mean: number;
+  logF0Std: number;
+  /** Syllable nuclei per second of speech. */
+  syllableRate: number;
+  /** Long-term average spectrum, 513 bins of a 1024-point FFT, dB, mean (100–7500 Hz) removed. */
+  ltasDb: number[];
+  /** Third-octave bands from 100 Hz, dB, mean removed. */
+  bandsDb: number[];
+  bandCenters: number[];
+  /** Mean MFCCs c1..c12 over speech frames. */
+  mfccMean: number[];
+}
+
+export interface SpectralMatch {
+  /** Frequency warp factor (vocal-tract-length ratio reference/base). */
+  warp: number;
+  distanceBefore: number;
+  distanceAfter: number;
+  /** Smooth EQ (dB per LTAS bin) toward the reference after warping. */
+  eqDb: number[];
+}
+
+export interface ConvertParams {
+  srcLogF0Mean: number;
+  srcLogF0Std: number;
+  dstLogF0Mean: number;
+  dstLogF0Std: number;
+  warp: number;
+  eqDb?: number[];
+}
+
+interface VoiceAddon {
+  analyzeVoice(samples: Int16Array, sampleRate: number): Promise<VoiceAnalysis>;
+  convertVoice(samples: Int16Array, sampleRate: number, params: ConvertParams): Promise<Int16Array>;
+  matchSpectra(ref: number[], base: number[], sampleRate: number): SpectralMatch;
+}
+
+const addon = () => nativeAddon() as unknown as VoiceAddon;
+
+function asInt16(pcm: Buffer | Int16Array): Int16Array {
+  if (pcm instanceof Int16Array) return pcm;
+  const n = Math.floor(pcm.length / 2);
+  if (pcm.byteOffset % 2 === 0) return new Int16Array(pcm.buffer, pcm.byteOffset, n);
+  const copy = new Int16Array(n);
+  new Uint8Array(copy.buffer).set(pcm.subarray(0, n * 2));
+  return copy;
+}
+
+/** Analyzes PCM16 mono audio (a Buffer of PCM16LE or an Int16Array). */
+export function analyzeVoice(pcm: Buffer | Int16Array, sampleRate: number): Promise<VoiceAnalysis> {
+  return addon().analyzeVoice(asInt16(pcm), sampleRate);
+}
+
+/** Converts base-voice speech toward a speaker: F0 mapped in the log domain, envelope warped and equalized. */
+export async function convertVoice(pcm: Buffer | Int16Array, sampleRate: number, params: ConvertParams): Promise<Buffer> {
+  const out = await addon().convertVoice(asInt16(pcm), sampleRate, params);
+  return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+}
+
+export function matchSpectra(ref: number[], base: number[], sampleRate: number): SpectralMatch {
+  return addon().matchSpectra(ref, base, sampleRate);
+}

@@ -1,0 +1,95 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import path from 'node:path';
+import busboy from 'busboy';
+import { errors } from '@sawt/core';
+
+export interface UploadedFile {
+  path: string;
+  bytes: number;
+  sha256: string;
+  /** The first bytes, for sniffing. */
+  head: Buffer;
+}
+
+export interface MultipartForm {
+  fields: Record<string, string>;
+  files: Record<string, UploadedFile>;
+  /** Names sent as files that are not in `fileFields` (ignored, their bytes discarded). */
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Reads a multipart/form-data request: text fields into memory (64 KiB each),
+ * the named file fields streamed to new files in `dir` (never held in memory),
+ * with their size and sha256. Rejects with 40001 on a malformed body or a file
+ * over `maxFileBytes`.
+ */
+export function receiveForm(req: IncomingMessage, opts: { dir: string; fileFields: string[]; maxFileBytes: number }): Promise<MultipartForm> {
+  const written: string[] = [];
+  const cleanup = async () => {
+    await Promise.all(written.map((f) => rm(f, { force: true }).catch(() => {})));
+  };
+  return new Promise<MultipartForm>((resolve, reject) => {
+    let bb: busboy.Busboy;
+    try {
+      bb = busboy({ headers: req.headers, limits: { fileSize: opts.maxFileBytes, files: 8, fields: 64, fieldSize: 64 * 1024, parts: 80 } });
+    } catch {
+      reject(errors.validation('Expected a multipart/form-data body'));
+      return;
+    }
+    const fields: Record<string, string> = {};
+    const files: Record<string, UploadedFile> = {};
+    const writes: Array<Promise<void>> = [];
+    let failed: Error | null = null;
+    const fail = (e: Error) => {
+      if (failed) return;
+      failed = e;
+      req.unpipe(bb);
+      req.resume();
+      Promise.allSettled(writes).then(() => cleanup()).then(() => reject(e));
+    };
+    bb.on('field', (name, value) => {
+      if (!(name in fields)) fields[name] = value;
+    });
+    bb.on('file', (name, stream) => {
+      if (!opts.fileFields.includes(name) || files[name] || failed) {
+        stream.resume();
+        return;
+      }
+      const file = path.join(opts.dir, `sawt-upload-${randomUUID()}.bin`);
+      written.push(file);
+      const hash = createHash('sha256');
+      const u: UploadedFile = { path: file, bytes: 0, sha256: '', head: Buffer.alloc(0) };
+      files[name] = u;
+      const ws = createWriteStream(file, { flags: 'wx' });
+      stream.on('data', (c: Buffer) => {
+        u.bytes += c.length;
+        hash.update(c);
+        if (u.head.length < 4096) u.head = Buffer.concat([u.head, c.subarray(0, 4096 - u.head.length)]);
+      });
+      stream.on('limit', () => fail(errors.validation(`${name} is too large: at most ${opts.maxFileBytes} bytes are accepted`)));
+      writes.push(new Promise<void>((res, rej) => {
+        ws.on('close', () => {
+          u.sha256 = hash.digest('hex');
+          res();
+        });
+        ws.on('error', rej);
+        stream.on('error', rej);
+      }));
+      stream.pipe(ws);
+    });
+    bb.on('error', (e) => fail(errors.validation(`Malformed multipart body: ${(e as Error).message}`)));
+    bb.on('close', () => {
+      if (failed) return;
+      Promise.all(writes).then(() => {
+        if (failed) return;
+        resolve({ fields, files, cleanup });
+      }, (e: Error) => fail(e));
+    });
+    req.on('error', (e) => fail(e));
+    req.pipe(bb);
+  });
+}

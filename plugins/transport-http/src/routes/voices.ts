@@ -1,0 +1,181 @@
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import {
+  decodeAudioFile, errors, fieldsToJsonSchema, isSawtError, plausibleRawPcm16, probeAudioFile, resolveModelFor, startPaidSynthesis, validateFields,
+  type FieldRules, type HttpRouteSpec, type Logger, type PaidSynthesisServices, type VoiceCloning,
+} from '@sawt/core';
+import { sendSynthesis } from '../audio-response.js';
+import { receiveForm, type MultipartForm, type UploadedFile } from '../multipart.js';
+import { errorResponses } from '../openapi.js';
+import { absoluteUrl, apiRoute, type RouteDeps } from '../server.js';
+
+export const FILE_NOT_AUDIO = 'file is required and must be of audio type';
+export const VOICE_FILE_MESSAGE = 'voice_file is required and must be a file';
+export const REFERENCE_MESSAGE = 'reference_audio_file is required and must be a file';
+/** Longest reference or voice file decoded (seconds). */
+const MAX_SECONDS = 600;
+
+export function previewFields(maxTextChars: number): FieldRules {
+  return {
+    text: { type: 'string', required: true, textRule: true, maxLength: maxTextChars, description: 'Text to speak; at least 3 words and 10 characters' },
+    similarity: { type: 'number', required: true, minimum: 0, maximum: 1, description: 'Higher gives a voice more similar to the source' },
+    speed: { type: 'number', minimum: 0.7, maximum: 1.2, default: 1, description: 'Below 1.0 slows speech, above 1.0 speeds it' },
+    model_id: { type: 'string', required: true, description: 'Model to use' },
+  };
+}
+
+export const cloneFields: FieldRules = {
+  name: { type: 'string', required: true, maxLength: 200, description: 'Name of the new voice' },
+  text: { type: 'string', required: true, description: 'The text used for the preview' },
+  stability: { type: 'number', required: true, minimum: 0, maximum: 1, description: 'Higher gives more consistent output' },
+  model: { type: 'string', required: true, description: 'Model identifier used for cloning' },
+  description: { type: 'string', maxLength: 2000 },
+  gender: { type: 'string', maxLength: 40, description: 'e.g. male, female' },
+  age: { type: 'string', maxLength: 40, description: 'e.g. middle, elderly' },
+  languages: { type: 'string', maxLength: 1000, description: 'Comma-separated language codes' },
+  dialects: { type: 'string', maxLength: 1000, description: 'Comma-separated dialect names' },
+  avatar_url: { type: 'string', maxLength: 2000, description: 'URL of an avatar image' },
+};
+
+function multipartBody(rules: FieldRules, files: Record<string, string>): Record<string, unknown> {
+  const schema = fieldsToJsonSchema(rules) as { properties: Record<string, unknown>; required?: string[] };
+  for (const [name, description] of Object.entries(files)) schema.properties[name] = { type: 'string', format: 'binary', description };
+  schema.required = [...(schema.required ?? []), ...Object.keys(files)];
+  return { required: true, content: { 'multipart/form-data': { schema } } };
+}
+
+const list = (s: unknown): string[] => (typeof s === 'string' ? s.split(',').map((x) => x.trim()).filter(Boolean) : []);
+const orNull = (s: unknown): string | null => (typeof s === 'string' && s.trim() !== '' ? s.trim() : null);
+
+export interface VoiceRouteDeps extends RouteDeps, PaidSynthesisServices {
+  logger: Logger;
+  maxTextChars: number;
+  maxUploadBytes: number;
+  ffmpegPath: string;
+  ffprobePath: string;
+  cloning: VoiceCloning;
+  track: <T>(p: Promise<T>, cancel: () => void) => Promise<T>;
+}
+
+export function registerVoiceRoutes(app: FastifyInstance, describe: (r: HttpRouteSpec) => void, deps: VoiceRouteDeps): void {
+  const dir = tmpdir();
+  mkdirSync(dir, { recursive: true });
+  const pFields = previewFields(deps.maxTextChars);
+
+  async function form(req: FastifyRequest, fileFields: string[]): Promise<MultipartForm> {
+    if (!/^multipart\/form-data/i.test(String(req.headers['content-type'] ?? ''))) {
+      req.raw.resume();
+      throw errors.validation('Expected a multipart/form-data body');
+    }
+    return receiveForm(req.raw, { dir, fileFields, maxFileBytes: deps.maxUploadBytes });
+  }
+
+  /** Decodes an upload to PCM16 24 kHz mono; `rawPcm` also accepts headerless PCM16 24 kHz mono. */
+  async function decode(file: UploadedFile, notAudio: string, rawPcm: boolean): Promise<Buffer> {
+    let raw = false;
+    try {
+      await probeAudioFile(deps.ffprobePath, file.path, { notAudioMessage: notAudio });
+    } catch (e) {
+      if (!rawPcm || !plausibleRawPcm16(file.head, file.bytes)) throw e;
+      raw = true;
+    }
+    try {
+      return await decodeAudioFile(deps.ffmpegPath, file.path, { sampleRate: 24000, maxSeconds: MAX_SECONDS, ...(raw ? { raw: { sampleRate: 24000 } } : {}) });
+    } catch (e) {
+      if (e instanceof RangeError) throw errors.validation(`The audio is too long: at most ${MAX_SECONDS} seconds are accepted`);
+      throw errors.validation(notAudio);
+    }
+  }
+
+  app.register(async (child) => {
+    // Bodies are read by the handlers (files streamed to disk), not by fastify.
+    child.removeAllContentTypeParsers();
+    child.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
+
+    apiRoute(child, describe, deps, {
+      method: 'POST', path: '/voices/preview', summary: 'Preview a voice from an audio sample: the text spoken in a voice converted toward the sample, streamed as raw PCM16 24 kHz mono (billed like text-to-speech)', scope: 'preview',
+      requestBody: multipartBody(pFields, { file: 'Audio file containing the voice (WAV, MP3, M4A, FLAC, OGG; detected from the bytes); at least 2 s of voiced speech' }),
+      responses: {
+        200: { description: 'Streamed raw PCM16LE mono 24000 Hz, sent as generated', content: { 'audio/raw;codec=pcm16;rate=24000;channels=1': {} } },
+        ...errorResponses('validation', 'authentication', 'insufficientBalance', 'modelAccess', 'endpointNotAllowed', 'notFound', 'concurrency', 'rateLimit', 'quotaExceeded', 'internal'),
+      },
+    }, async (req, reply) => {
+      const f = await form(req, ['file']);
+      try {
+        const body = validateFields(f.fields, pFields, { coerce: true }) as { text: string; similarity: number; speed: number; model_id: string };
+        const file = f.files.file;
+        if (!file || file.bytes === 0) throw errors.validation(FILE_NOT_AUDIO);
+        const model = await resolveModelFor(deps, req.auth!, body.model_id);
+        const pcm = await decode(file, FILE_NOT_AUDIO, false);
+        let profile;
+        try {
+          profile = await deps.cloning.analyze(pcm);
+          await deps.cloning.rememberPreview({ accountId: req.auth!.account.id, referenceSha256: file.sha256, similarity: body.similarity, speed: body.speed });
+        } catch (e) {
+          if (isSawtError(e)) throw e;
+          throw errors.internal('Failed to generate voice preview', e);
+        }
+        const run = await startPaidSynthesis(deps, {
+          auth: req.auth!, requestId: req.id, modelId: model.model_id, voiceId: '', text: body.text, speed: body.speed, stability: 0.5, purpose: 'voice preview',
+          start: async (m) => {
+            try {
+              return await deps.cloning.preview({ profile, modelId: m.model_id, accountId: req.auth!.account.id, text: body.text, speed: body.speed, similarity: body.similarity, requestId: req.id });
+            } catch (e) {
+              if (isSawtError(e) && e.status < 500) throw e;
+              throw errors.internal('Failed to generate voice preview', e);
+            }
+          },
+        });
+        await deps.track(sendSynthesis(req, reply, { stream: run.stream, admission: run.admission, streaming: true, sampleRate: 24000 }, deps.logger), () => run.stream.destroy());
+      } finally {
+        await f.cleanup();
+      }
+    });
+
+    apiRoute(child, describe, deps, {
+      method: 'POST', path: '/voices/clone', summary: 'Create a permanent cloned voice from a preview and its reference sample (free); the voice_id works at once over HTTP and WebSocket, for this account only', scope: 'clone',
+      requestBody: multipartBody(cloneFields, {
+        voice_file: 'The audio the preview produced: raw PCM16 24 kHz mono as streamed, or WAV, MP3, M4A, FLAC, OGG',
+        reference_audio_file: 'The original audio used for that preview',
+      }),
+      responses: {
+        200: { description: 'The cloned voice record', content: { 'application/json': { schema: { $ref: '#/components/schemas/ClonedVoice' } } } },
+        ...errorResponses('validation', 'authentication', 'modelAccess', 'endpointNotAllowed', 'notFound', 'rateLimit', 'internal'),
+      },
+    }, async (req) => {
+      const f = await form(req, ['voice_file', 'reference_audio_file']);
+      try {
+        const voiceFile = f.files.voice_file;
+        if (!voiceFile || voiceFile.bytes === 0) throw errors.validation(VOICE_FILE_MESSAGE);
+        const reference = f.files.reference_audio_file;
+        if (!reference || reference.bytes === 0) throw errors.validation(REFERENCE_MESSAGE);
+        const body = validateFields(f.fields, cloneFields, { coerce: true }) as Record<string, string | number | undefined>;
+        const model = await resolveModelFor(deps, req.auth!, String(body.model));
+        const refPcm = await decode(reference, 'reference_audio_file must be an audio file (WAV, MP3, M4A, FLAC or OGG)', false);
+        let samplePcm: Buffer;
+        try {
+          samplePcm = await decode(voiceFile, 'voice_file must be an audio file (raw PCM16 24 kHz mono as the preview streams it, WAV, MP3, M4A, FLAC or OGG)', true);
+        } catch (e) {
+          if (isSawtError(e)) throw e;
+          throw errors.internal('Failed to process voice file', e);
+        }
+        let profile;
+        try {
+          profile = await deps.cloning.analyze(refPcm);
+        } catch (e) {
+          if (isSawtError(e)) throw e;
+          throw errors.internal('Failed to process voice file', e);
+        }
+        const record = await deps.cloning.create({
+          accountId: req.auth!.account.id, modelId: model.model_id, name: String(body.name).trim(), description: orNull(body.description),
+          gender: orNull(body.gender), age: orNull(body.age), languages: list(body.languages), dialect: list(body.dialects), avatarUrl: orNull(body.avatar_url),
+          stability: Number(body.stability), text: String(body.text), profile, referenceFile: reference.path, referenceSha256: reference.sha256, samplePcm,
+        });
+        return { ...record, sample_url: absoluteUrl(req, record.sample_url) };
+      } finally {
+        await f.cleanup();
+      }
+    });
+  });
+}
