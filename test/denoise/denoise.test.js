@@ -13,7 +13,8 @@ const srv = await startServer(t, { config: await configWith({ tempDir: staging, 
 const { key, account } = await srv.client({ plan: 'enterprise', balance: '10' });
 
 const settled = async (accountId) => {
-  for (let i = 0; i < 50; i++) {
+  // Settling follows delivery; a loaded machine can take seconds.
+  for (let i = 0; i < 500; i++) {
     const b = await srv.balance(accountId);
     if (b.reserved === 0) return b;
     await sleep(20);
@@ -21,9 +22,9 @@ const settled = async (accountId) => {
   return srv.balance(accountId);
 };
 
-/** Cleanup runs just after the response ends: waits up to a second for it. */
+/** Cleanup runs just after the response ends: waits up to ten seconds for it. */
 const noLeftovers = async () => {
-  for (let i = 0; i < 50 && leftovers(staging).length; i++) await sleep(20);
+  for (let i = 0; i < 500 && leftovers(staging).length; i++) await sleep(20);
   return leftovers(staging).length;
 };
 

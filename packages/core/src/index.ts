@@ -12,3 +12,4 @@ export { orderPlugins, validateOptions, type LoadedPlugin } from './loader.js';
 export * from './wav.js';
 export * from './paid-synthesis.js';
 export * from './audio-probe.js';
+export * from './delivery.js';

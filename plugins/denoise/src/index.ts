@@ -1,18 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream, mkdirSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { definePlugin, errors, isSawtError, toMicro, tokens, type Admission, type HttpServerService, type Logger } from '@sawt/core';
+import { definePlugin, errors, isDelivered, isSawtError, toMicro, tokens, type Admission, type HttpServerService, type Logger } from '@sawt/core';
 import { RnnoiseDenoiser, type Denoiser } from './denoisers.js';
+import { GtcrnDenoiser } from './gtcrn.js';
 import { denoiseFile, NoAudioDecoded } from './pipeline.js';
 import { denoiseConfigSchema, durationLimitText, type DenoiseOptions } from './options.js';
 import { measureDuration, NOT_AUDIO, probeAudio } from './probe.js';
 import { receiveUpload, removeQuietly, UploadAborted } from './upload.js';
 
 export { RnnoiseDenoiser, type Denoiser, type DenoiseSession } from './denoisers.js';
+export { GtcrnDenoiser } from './gtcrn.js';
 export { denoiseFile } from './pipeline.js';
 export { probeAudio } from './probe.js';
 export type { DenoiseOptions } from './options.js';
@@ -22,10 +24,23 @@ export function billedMinutes(seconds: number): number {
   return Math.max(1, Math.ceil(seconds / 60 - 1e-9));
 }
 
-// GTCRN and DeepFilterNet3 back ends are not implemented yet; RNNoise is the only one.
-async function makeDenoiser(opts: DenoiseOptions, _modelsDir: string, _logger: Logger): Promise<Denoiser> {
-  if (opts.backend !== 'rnnoise') throw new Error(`denoise: back end '${opts.backend}' is not available`);
-  return new RnnoiseDenoiser();
+/** Default GTCRN model file under the models dir (the layout `sawt models pull` fills). */
+export const GTCRN_MODEL = 'denoise/gtcrn/gtcrn_simple.onnx';
+
+// A back end that is configured but cannot load stops the start with a clear
+// message, rather than quietly serving another denoiser's quality. DeepFilterNet3: not yet.
+async function makeDenoiser(opts: DenoiseOptions, modelsDir: string, logger: Logger): Promise<Denoiser> {
+  if (opts.backend === 'rnnoise') return new RnnoiseDenoiser();
+  if (opts.backend === 'gtcrn') {
+    const file = opts.modelPath ?? path.join(modelsDir, GTCRN_MODEL);
+    if (!existsSync(file)) {
+      throw new Error(`denoise: backend 'gtcrn' needs its model at ${file} (fetch it into SAWT_MODELS_DIR with \`sawt models pull\`, set the plugin option modelPath, or use backend 'rnnoise')`);
+    }
+    const d = await GtcrnDenoiser.load(file);
+    logger.info({ model: file }, 'denoise: GTCRN loaded');
+    return d;
+  }
+  throw new Error(`denoise: back end '${opts.backend as string}' is not available`);
 }
 
 declare module 'fastify' {
@@ -127,13 +142,12 @@ export default definePlugin<DenoiseOptions>({
           logger.info({ requestId: req.id, seconds, minutes, ms: Math.round(performance.now() - t0), backend: denoiser.name }, 'denoised');
           reply.hijack();
           res.writeHead(200, { 'content-type': 'audio/wav', 'cache-control': 'no-cache', 'content-length': size, 'x-request-id': req.id });
-          let delivered = false;
           try {
             await pipeline(createReadStream(output), res);
-            delivered = res.writableFinished;
           } catch {
-            delivered = false;
+            /* judged below: a client that closed after the last byte still got it all */
           }
+          const delivered = isDelivered(res);
           if (delivered) await adm.settle();
           else await adm.release('client disconnected during denoise response');
         } catch (e) {

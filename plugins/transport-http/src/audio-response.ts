@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import { PCM_CONTENT_TYPE, encodeWav, errors, isSawtError, type Admission, type Logger, type SpeechStream } from '@sawt/core';
+import { PCM_CONTENT_TYPE, encodeWav, errors, isSawtError, isDelivered, whenDelivered, type Admission, type Logger, type SpeechStream } from '@sawt/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from './errors.js';
 
@@ -34,15 +34,6 @@ class ClientGone extends Error {
   constructor() {
     super('client disconnected');
   }
-}
-
-/** Resolves true when the response was fully handed to the OS, false if the connection closed first. */
-function finished(res: ServerResponse): Promise<boolean> {
-  if (res.writableFinished) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    res.once('finish', () => resolve(true));
-    res.once('close', () => resolve(res.writableFinished));
-  });
 }
 
 function writeJsonError(res: ServerResponse, requestId: string, e: unknown, logger: Logger): void {
@@ -86,7 +77,7 @@ export async function sendSynthesis(
       });
       if (first) res.write(first);
       await pipeline(stream, res);
-      delivered = await finished(res);
+      delivered = await whenDelivered(res);
     } else {
       const chunks: Buffer[] = [];
       const onClose = () => stream.destroy(new ClientGone());
@@ -105,12 +96,14 @@ export async function sendSynthesis(
         'x-request-id': req.id,
       });
       res.end(wav);
-      delivered = await finished(res);
+      delivered = await whenDelivered(res);
     }
   } catch (e) {
     stream.destroy();
     if (!(e instanceof ClientGone) && !res.destroyed) writeJsonError(res, req.id, e, logger);
   } finally {
+    // A close racing the last write still delivered everything if end() had emptied the buffer.
+    delivered ||= isDelivered(res);
     if (delivered) await admission.settle();
     else await admission.release(res.destroyed && !res.writableFinished ? 'client disconnected' : 'synthesis failed');
   }
