@@ -1,10 +1,20 @@
 // Denoise quality floor over real HTTP: the shared 0 dB noisy speech clip is
-// uploaded and the output's SI-SDR against the clean clip must improve by a floor.
+// uploaded and the output's SI-SDR against the clean clip must improve by a floor
+// (RNNoise; GTCRN with the shared model, the models dir pointed at ../shared/models).
 import t from 'tap';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startServer, parseWav } from '../helpers/server.js';
-import { configWith, denoise, hasShared, noiseDir, pcm16, siSdr } from './helpers.js';
+import { startServer, parseWav, tempDir } from '../helpers/server.js';
+import { configWith, denoise, hasShared, noiseDir, pcm16, shared, siSdr } from './helpers.js';
+
+const sharedModels = path.join(shared, 'models');
+const gtcrnModel = path.join(sharedModels, 'denoise/gtcrn/gtcrn_simple.onnx');
+
+t.test('gtcrn without its model file: the server refuses to start and says where the file should be', async (t) => {
+  const modelsDir = tempDir(t, 'sawt-no-models-');
+  await t.rejects(startServer(t, { config: await configWith({ backend: 'gtcrn' }), runtime: { modelsDir } }),
+    { message: new RegExp(`backend 'gtcrn' needs its model at ${modelsDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/denoise/gtcrn/gtcrn_simple\\.onnx`) });
+});
 
 if (!hasShared) {
   t.skip(`quality floor: ${noiseDir} is absent (the shared test data lives in ../shared next to the repo)`);
@@ -29,3 +39,23 @@ if (!hasShared) {
     t.ok(after - before >= 6, `improvement ${(after - before).toFixed(2)} dB ≥ 6 dB`);
   });
 }
+
+t.test('gtcrn (16 kHz streaming ONNX): valid WAV at the input rate, as long as the input, SI-SDR improves', { skip: !hasShared ? `${noiseDir} is absent` : !existsSync(gtcrnModel) ? `${gtcrnModel} is absent` : false }, async (t) => {
+  const clean = pcm16(parseWav(readFileSync(path.join(noiseDir, 'clean_speech_en.wav'))).data);
+  const noisyFile = readFileSync(path.join(noiseDir, 'noisy_speech_en_snr0.wav'));
+  const noisy = pcm16(parseWav(noisyFile).data);
+  const srv = await startServer(t, { config: await configWith({ backend: 'gtcrn' }), runtime: { modelsDir: sharedModels } });
+  const { key } = await srv.client({ plan: 'enterprise', balance: '10' });
+  const r = await denoise(srv.api, key.key, noisyFile, 'noisy.wav');
+  t.equal(r.status, 200);
+  const wav = parseWav(r.body);
+  t.same(wav.fmt, { format: 1, channels: 1, sampleRate: 48000, bitsPerSample: 16 }, 'PCM16 at the input rate');
+  const out = pcm16(wav.data);
+  // 48 → 16 → 48 kHz through ffmpeg's resampler: the length may differ by a few samples.
+  t.ok(Math.abs(out.length - noisy.length) <= 480, `output as long as the input (${out.length} vs ${noisy.length} samples)`);
+  const before = siSdr(clean, noisy);
+  const after = siSdr(clean, out);
+  t.comment(`SI-SDR ${before.toFixed(2)} → ${after.toFixed(2)} dB (+${(after - before).toFixed(2)})`);
+  // Measured +3.3 dB at 16 kHz (the README's "+3 dB"), +2.2 dB here against the full-band 48 kHz clean clip.
+  t.ok(after - before >= 1.5, `improvement ${(after - before).toFixed(2)} dB ≥ 1.5 dB`);
+});

@@ -1,8 +1,10 @@
-export type DenoiseBackendName = 'rnnoise';
+export type DenoiseBackendName = 'rnnoise' | 'gtcrn';
 
 export interface DenoiseOptions {
-  /** 'rnnoise' (embedded, default). */
+  /** 'rnnoise' (embedded, default) or 'gtcrn' (ONNX model file, see modelPath). */
   backend: DenoiseBackendName;
+  /** GTCRN model file; default <modelsDir>/denoise/gtcrn/gtcrn_simple.onnx. */
+  modelPath?: string;
   /** Price of one started minute of audio, decimal units. */
   pricePerMinute: number;
   maxFileBytes: number;
@@ -18,7 +20,8 @@ export interface DenoiseOptions {
 export const denoiseConfigSchema = {
   type: 'object',
   properties: {
-    backend: { enum: ['rnnoise'], default: 'rnnoise', description: "Denoiser: 'rnnoise' (embedded WASM in a worker thread, no download). GTCRN / DeepFilterNet3 back ends: not yet implemented" },
+    backend: { enum: ['rnnoise', 'gtcrn'], default: 'rnnoise', description: "Denoiser: 'rnnoise' (embedded WASM in a worker thread, no download, 48 kHz) or 'gtcrn' (streaming ONNX model, 16 kHz; needs its model file, else the server refuses to start). DeepFilterNet3: not yet implemented" },
+    modelPath: { type: 'string', description: "GTCRN model file (backend 'gtcrn'); default <SAWT_MODELS_DIR>/denoise/gtcrn/gtcrn_simple.onnx" },
     pricePerMinute: { type: 'number', minimum: 0, default: 0.01, description: 'Price per started minute of audio (decimal units, at most 6 decimals)' },
     maxFileBytes: { type: 'integer', minimum: 1, default: 209715200, description: 'Upload size limit (200 MB); crossing it answers 400 at once' },
     maxDurationSeconds: { type: 'number', exclusiveMinimum: 0, default: 900, description: 'Audio duration limit (15 minutes)' },
