@@ -13,9 +13,9 @@ export const here = path.dirname(fileURLToPath(import.meta.url));
 export const TEXT = 'مرحبا بكم في خدمة صوت للنطق العربي. نقدم لكم أصواتا بلهجات متعددة، من الفصحى إلى المصرية والخليجية، مع زمن استجابة منخفض جدا. جربوا الخدمة اليوم، وشاركونا آراءكم لنحسنها أكثر في الأسابيع القادمة، ونعدكم بالمزيد.'.slice(0, 200);
 export const VOICES = ['fusha-omar', 'fusha-layla', 'egyptian-karim', 'egyptian-nour', 'emirati-hamdan', 'najdi-noura', 'hijazi-reem', 'kuwaiti-bader'];
 
-/** Starts bench/server.js; returns its port and key, an IPC ask(), and stop(). */
-export async function startBenchServer() {
-  const server = fork(path.join(here, 'server.js'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+/** Starts bench/server.js (extra environment variables in `env`); returns its port and key, an IPC ask(), and stop(). */
+export async function startBenchServer({ env } = {}) {
+  const server = fork(path.join(here, 'server.js'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...(env && { env: { ...process.env, ...env } }) });
   const [ready] = await once(server, 'message');
   const ask = async (msg, type) => {
     server.send(msg);

@@ -1,20 +1,31 @@
 // Bench server: boots Sawt in its own process with a fresh data dir, creates an
-// enterprise account and key, and reports its event-loop delay on request (IPC).
-import { mkdtempSync, rmSync } from 'node:fs';
+// enterprise account and key, and reports its event-loop delay and peak RSS on request (IPC).
+// SAWT_BENCH_PLUGIN_OPTIONS='{"@sawt/plugin-denoise":{...}}' overrides plugin options of the default config.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { createSawt, tokens, toMicro } from '@sawt/core';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'sawt-bench-'));
 const quiet = { info() {}, debug() {}, warn() {}, error: console.error, child() { return quiet; } };
-const app = await createSawt({ runtime: { port: 0, host: '127.0.0.1', dataDir, modelsDir: process.env.SAWT_MODELS_DIR ?? path.join(dataDir, 'models') }, logger: quiet });
+let config;
+if (process.env.SAWT_BENCH_PLUGIN_OPTIONS) {
+  const overrides = JSON.parse(process.env.SAWT_BENCH_PLUGIN_OPTIONS);
+  config = JSON.parse(readFileSync(fileURLToPath(new URL('../config/default.json', import.meta.url)), 'utf8'));
+  for (const p of config.plugins) if (overrides[p.resolve]) p.options = { ...p.options, ...overrides[p.resolve] };
+}
+const app = await createSawt({ runtime: { port: 0, host: '127.0.0.1', dataDir, modelsDir: process.env.SAWT_MODELS_DIR ?? path.join(dataDir, 'models') }, logger: quiet, ...(config && { config }) });
 await app.start();
 const account = await app.get(tokens.accounts).create({ name: 'bench', plan: 'enterprise' });
 await app.get(tokens.wallet).topUp(account.id, toMicro('1000000'));
 const key = await app.get(tokens.apiKeys).create({ accountId: account.id });
 let eld = monitorEventLoopDelay({ resolution: 1 });
 eld.enable();
+// Peak RSS since the last 'rss-reset', sampled every 50 ms.
+let rssPeak = process.memoryUsage().rss;
+setInterval(() => { rssPeak = Math.max(rssPeak, process.memoryUsage().rss); }, 50).unref();
 
 // The bench process went away (crashed or killed): do not linger.
 process.on('disconnect', () => process.exit(0));
@@ -26,6 +37,13 @@ process.on('message', async (msg) => {
     process.send({ type: 'eld-reset' });
   } else if (msg === 'eld') {
     process.send({ type: 'eld', maxMs: eld.max / 1e6, p99Ms: eld.percentile(99) / 1e6, meanMs: eld.mean / 1e6 });
+  } else if (msg === 'rss-reset') {
+    rssPeak = process.memoryUsage().rss;
+    process.send({ type: 'rss-reset', rss: rssPeak });
+  } else if (msg === 'rss') {
+    const rss = process.memoryUsage().rss;
+    rssPeak = Math.max(rssPeak, rss);
+    process.send({ type: 'rss', rss, peak: rssPeak });
   } else if (msg === 'stop') {
     await app.stop();
     rmSync(dataDir, { recursive: true, force: true });
