@@ -5,8 +5,8 @@
 //  (b) speed: a whole POST /denoise of a 60-second MP3 as a multiple of real time, plus
 //      where the time goes (ffmpeg decode alone, the denoiser alone);
 //  (c) memory: peak RSS growth of the server process during a 15-minute upload.
-// Needs ../shared (test data; the GTCRN model for the gtcrn back end). Options:
-// --backends=rnnoise,gtcrn  --runs=N (speed repetitions, default 3)  --no-memory
+// Needs ../shared (test data; the GTCRN model for the gtcrn back end, denoise/dfn3/ for dfn3). Options:
+// --backends=rnnoise,gtcrn,dfn3  --runs=N (speed repetitions, default 3)  --no-memory
 // --memory-all (the 15-minute upload for GTCRN too: minutes at its speed)
 import { execFileSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -24,7 +24,8 @@ if (!existsSync(path.join(noiseDir, 'noisy_speech_en_snr0.wav'))) {
   console.error(`bench:denoise needs the shared test data at ${noiseDir}`);
   process.exit(1);
 }
-const available = ['rnnoise', ...(existsSync(path.join(modelsDir, 'denoise/gtcrn/gtcrn_simple.onnx')) ? ['gtcrn'] : [])];
+const available = ['rnnoise', ...(existsSync(path.join(modelsDir, 'denoise/gtcrn/gtcrn_simple.onnx')) ? ['gtcrn'] : []),
+  ...(['enc.onnx', 'erb_dec.onnx', 'df_dec.onnx'].every((f) => existsSync(path.join(modelsDir, 'denoise/dfn3', f))) ? ['dfn3'] : [])];
 const backends = args.backends ? String(args.backends).split(',').filter((b) => available.includes(b)) : available;
 const runs = Number(args.runs ?? 3);
 const work = mkdtempSync(path.join(tmpdir(), 'sawt-bench-denoise-'));
@@ -194,7 +195,7 @@ for (const backend of backends) {
     out.quality.arabicMeanImprovement = Object.fromEntries([0, 5].map((snr) => [`snr${snr}`, mean(rows.filter((r) => r.snr === snr).map((r) => r.improvement))]));
     // (b) speed
     // GTCRN is a few times real time only (one ONNX run per 16 ms frame): one mono run keeps the bench short.
-    const slow = backend !== 'rnnoise';
+    const slow = backend === 'gtcrn';
     for (const [name, file] of slow ? [['mono60', mp3s.mono60]] : [['mono60', mp3s.mono60], ['stereo60', mp3s.stereo60]]) {
       if (!slow) await upload(srv.port, srv.key, file, { keep: false }); // warm
       const ms = [];

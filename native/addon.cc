@@ -2,6 +2,7 @@
 // in plugins/engine/src/native/addon.ts.
 #include "addon.h"
 
+#include "dfn3.h"
 #include "errors.h"
 #include "espeak_engine.h"
 #include "hts_synthesis.h"
@@ -103,6 +104,7 @@ SawtAddon::SawtAddon(Napi::Env env, Napi::Object exports) {
   exports.Set("OnnxSession", sessionClass);
   exports.Set("availableProviders", Napi::Function::New(env, AvailableProviders, "availableProviders"));
   RegisterVoiceFunctions(env, exports);
+  RegisterDfn3Functions(env, exports);
 }
 
 }  // namespace sawt

@@ -243,6 +243,9 @@ class CreateSessionWorker : public Napi::AsyncWorker {
 
 }  // namespace
 
+// The process-wide environment, for other native users of ONNX Runtime (dfn3.cc).
+Ort::Env& SharedOrtEnv() { return ProcessEnv(); }
+
 class OnnxRunWorker : public Napi::AsyncWorker {
  public:
   OnnxRunWorker(Napi::Env env, std::shared_ptr<LoadedModel> model)

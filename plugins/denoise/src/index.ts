@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { definePlugin, errors, isDelivered, isSawtError, toMicro, tokens, type Admission, type HttpServerService, type Logger } from '@sawt/core';
 import { RnnoiseDenoiser, type Denoiser } from './denoisers.js';
+import { Dfn3Denoiser } from './dfn3.js';
 import { GtcrnDenoiser } from './gtcrn.js';
 import { denoiseFile, NoAudioDecoded } from './pipeline.js';
 import { denoiseConfigSchema, durationLimitText, type DenoiseOptions } from './options.js';
@@ -15,6 +16,7 @@ import { receiveUpload, removeQuietly, UploadAborted } from './upload.js';
 
 export { RnnoiseDenoiser, type Denoiser, type DenoiseSession } from './denoisers.js';
 export { GtcrnDenoiser } from './gtcrn.js';
+export { Dfn3Denoiser, type Dfn3Options } from './dfn3.js';
 export { denoiseFile } from './pipeline.js';
 export { probeAudio } from './probe.js';
 export type { DenoiseOptions } from './options.js';
@@ -26,9 +28,11 @@ export function billedMinutes(seconds: number): number {
 
 /** Default GTCRN model file under the models dir (the layout `sawt models pull` fills). */
 export const GTCRN_MODEL = 'denoise/gtcrn/gtcrn_simple.onnx';
+/** Default DeepFilterNet3 model directory under the models dir. */
+export const DFN3_DIR = 'denoise/dfn3';
 
 // A back end that is configured but cannot load stops the start with a clear
-// message, rather than quietly serving another denoiser's quality. DeepFilterNet3: not yet.
+// message, rather than quietly serving another denoiser's quality.
 async function makeDenoiser(opts: DenoiseOptions, modelsDir: string, logger: Logger): Promise<Denoiser> {
   if (opts.backend === 'rnnoise') return new RnnoiseDenoiser();
   if (opts.backend === 'gtcrn') {
@@ -38,6 +42,16 @@ async function makeDenoiser(opts: DenoiseOptions, modelsDir: string, logger: Log
     }
     const d = await GtcrnDenoiser.load(file);
     logger.info({ model: file }, 'denoise: GTCRN loaded');
+    return d;
+  }
+  if (opts.backend === 'dfn3') {
+    const dir = opts.dfn3Dir ?? path.join(modelsDir, DFN3_DIR);
+    const missing = Dfn3Denoiser.missingFiles(dir);
+    if (missing.length) {
+      throw new Error(`denoise: backend 'dfn3' needs its model files in ${dir} (missing ${missing.map((f) => path.basename(f)).join(', ')}; fetch them into SAWT_MODELS_DIR with \`sawt models pull\`, set the plugin option dfn3Dir, or use backend 'rnnoise')`);
+    }
+    const d = await Dfn3Denoiser.load(dir, { intraOpThreads: opts.dfn3Threads ?? 1 });
+    logger.info({ dir }, 'denoise: DeepFilterNet3 loaded');
     return d;
   }
   throw new Error(`denoise: back end '${opts.backend as string}' is not available`);

@@ -1,10 +1,14 @@
-export type DenoiseBackendName = 'rnnoise' | 'gtcrn';
+export type DenoiseBackendName = 'rnnoise' | 'gtcrn' | 'dfn3';
 
 export interface DenoiseOptions {
-  /** 'rnnoise' (embedded, default) or 'gtcrn' (ONNX model file, see modelPath). */
+  /** 'rnnoise' (embedded, default), 'gtcrn' (ONNX model file, see modelPath) or 'dfn3' (model dir, see dfn3Dir). */
   backend: DenoiseBackendName;
   /** GTCRN model file; default <modelsDir>/denoise/gtcrn/gtcrn_simple.onnx. */
   modelPath?: string;
+  /** DeepFilterNet3 model directory (enc.onnx, erb_dec.onnx, df_dec.onnx); default <modelsDir>/denoise/dfn3. */
+  dfn3Dir?: string;
+  /** ONNX Runtime threads per DeepFilterNet3 model run (default 1). */
+  dfn3Threads?: number;
   /** Price of one started minute of audio, decimal units. */
   pricePerMinute: number;
   maxFileBytes: number;
@@ -20,8 +24,10 @@ export interface DenoiseOptions {
 export const denoiseConfigSchema = {
   type: 'object',
   properties: {
-    backend: { enum: ['rnnoise', 'gtcrn'], default: 'rnnoise', description: "Denoiser: 'rnnoise' (embedded WASM in a worker thread, no download, 48 kHz) or 'gtcrn' (streaming ONNX model, 16 kHz; needs its model file, else the server refuses to start). DeepFilterNet3: not yet implemented" },
+    backend: { enum: ['rnnoise', 'gtcrn', 'dfn3'], default: 'rnnoise', description: "Denoiser: 'rnnoise' (embedded WASM in a worker thread, no download, 48 kHz), 'gtcrn' (streaming ONNX model, 16 kHz; needs its model file, else the server refuses to start) or 'dfn3' (DeepFilterNet3, 48 kHz, run by the native engine; needs its model files, else the server refuses to start)" },
     modelPath: { type: 'string', description: "GTCRN model file (backend 'gtcrn'); default <SAWT_MODELS_DIR>/denoise/gtcrn/gtcrn_simple.onnx" },
+    dfn3Dir: { type: 'string', description: "DeepFilterNet3 model directory (backend 'dfn3'): enc.onnx, erb_dec.onnx, df_dec.onnx; default <SAWT_MODELS_DIR>/denoise/dfn3" },
+    dfn3Threads: { type: 'integer', minimum: 0, maximum: 256, default: 1, description: 'ONNX Runtime threads per DeepFilterNet3 model run (0: all cores); 1 measured fastest on 2 cores' },
     pricePerMinute: { type: 'number', minimum: 0, default: 0.01, description: 'Price per started minute of audio (decimal units, at most 6 decimals)' },
     maxFileBytes: { type: 'integer', minimum: 1, default: 209715200, description: 'Upload size limit (200 MB); crossing it answers 400 at once' },
     maxDurationSeconds: { type: 'number', exclusiveMinimum: 0, default: 900, description: 'Audio duration limit (15 minutes)' },

@@ -1,0 +1,528 @@
+#include "dfn3.h"
+
+#include <onnxruntime_cxx_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "errors.h"
+
+namespace sawt {
+
+// The process-wide ONNX Runtime environment (onnx_session.cc).
+Ort::Env& SharedOrtEnv();
+
+namespace {
+
+using cf = std::complex<float>;
+
+constexpr int kSr = 48000;
+constexpr int kFft = 960;
+constexpr int kHop = 480;
+constexpr int kBins = kFft / 2 + 1;
+constexpr int kErb = 32;
+constexpr int kDf = 96;
+constexpr int kOrder = 5;
+constexpr int kDfLookahead = 2;
+constexpr int kConvLookahead = 2;
+constexpr int kMinErbFreqs = 2;
+constexpr float kNormTau = 1.0f;
+constexpr int kRight = 8;  // frames of lookahead after a window's last emitted frame
+
+// Mixed-radix complex FFT (960 = 2^6 * 3 * 5), recursive decimation in time
+// with float twiddles (forward and inverse tables).
+class Fft {
+ public:
+  explicit Fft(int n) : n_(n), fw_(n), inv_(n), scratch_(n) {
+    for (int k = 0; k < n; ++k) {
+      const double a = -2.0 * M_PI * k / n;
+      fw_[k] = cf(static_cast<float>(std::cos(a)), static_cast<float>(std::sin(a)));
+      inv_[k] = std::conj(fw_[k]);
+    }
+  }
+  // out = DFT(in) (forward, e^{-i}) or the unnormalized inverse.
+  void Run(const cf* in, cf* out, bool inverse) { Rec(in, 1, out, n_, inverse ? inv_.data() : fw_.data(), 1); }
+
+ private:
+  void Rec(const cf* in, int stride, cf* out, int n, const cf* tw, int twStep) {
+    if (n == 1) {
+      out[0] = in[0];
+      return;
+    }
+    int p = 2;
+    while (n % p) ++p;
+    const int m = n / p;
+    for (int r = 0; r < p; ++r) Rec(in + r * stride, stride * p, out + r * m, m, tw, twStep * p);
+    if (p == 2) {
+      for (int k = 0; k < m; ++k) {
+        const cf a = out[k], b = out[m + k] * tw[k * twStep];
+        out[k] = a + b;
+        out[m + k] = a - b;
+      }
+      return;
+    }
+    // X[k + q m] = sum_r W_p^{rq} (W_n^{rk} Y_r[k]).
+    cf wp[8 * 8];
+    const int pStep = n_ / p;
+    for (int r = 0; r < p; ++r)
+      for (int q = 0; q < p; ++q) wp[r * p + q] = tw[((r * q) % p) * pStep];
+    cf tmp[8];
+    cf* sc = scratch_.data();
+    for (int k = 0; k < m; ++k) {
+      for (int r = 0; r < p; ++r) tmp[r] = out[r * m + k] * tw[r * k * twStep];
+      for (int q = 0; q < p; ++q) {
+        cf acc = tmp[0];
+        for (int r = 1; r < p; ++r) acc += tmp[r] * wp[r * p + q];
+        sc[q * m + k] = acc;
+      }
+    }
+    std::copy(sc, sc + n, out);
+  }
+  int n_;
+  std::vector<cf> fw_, inv_, scratch_;
+};
+
+float Freq2Erb(float f) { return 9.265f * std::log1p(f / (24.7f * 9.265f)); }
+float Erb2Freq(float e) { return 24.7f * 9.265f * (std::exp(e / 9.265f) - 1.f); }
+
+std::vector<int> ErbWidths() {
+  const float freqWidth = static_cast<float>(kSr) / kFft;
+  const float lo = Freq2Erb(0.f), hi = Freq2Erb(kSr / 2.f);
+  const float step = (hi - lo) / kErb;
+  std::vector<int> erb(kErb);
+  int prev = 0, over = 0;
+  for (int i = 1; i <= kErb; ++i) {
+    const int fb = static_cast<int>(std::lround(Erb2Freq(lo + i * step) / freqWidth));
+    int nb = fb - prev - over;
+    if (nb < kMinErbFreqs) {
+      over = kMinErbFreqs - nb;
+      nb = kMinErbFreqs;
+    } else {
+      over = 0;
+    }
+    erb[i - 1] = nb;
+    prev = fb;
+  }
+  erb[kErb - 1] += 1;
+  int sum = 0;
+  for (int w : erb) sum += w;
+  if (sum > kBins) erb[kErb - 1] -= sum - kBins;
+  return erb;
+}
+
+float NormAlpha() {
+  const float a0 = std::exp(-static_cast<float>(kHop) / kSr / kNormTau);
+  float a = 1.f;
+  for (int prec = 3; a >= 1.f; ++prec) {
+    const float p = std::pow(10.f, static_cast<float>(prec));
+    a = std::round(a0 * p) / p;
+  }
+  return a;
+}
+
+struct Tables {
+  std::vector<float> window;
+  std::vector<int> erb;
+  float alpha;
+  Tables() : window(kFft), erb(ErbWidths()), alpha(NormAlpha()) {
+    for (int n = 0; n < kFft; ++n) {
+      const double s = std::sin(M_PI * (n + 0.5) / kFft);
+      window[n] = static_cast<float>(std::sin(M_PI / 2 * s * s));
+    }
+  }
+};
+
+const Tables& T() {
+  static const Tables t;
+  return t;
+}
+
+struct Settings {
+  std::string dir;
+  int intraOpThreads = 1;  // one thread per run: measured 3x faster than two on 2 cores
+  int blockFrames = 1000;
+  int contextFrames = 100;
+};
+
+// One set of sessions per model, shared by all streams; ONNX Runtime sessions
+// allow concurrent Run() calls.
+struct Model {
+  Settings settings;
+  std::unique_ptr<Ort::Session> enc, erbDec, dfDec;
+};
+
+std::shared_ptr<Model> LoadDfn3(const Settings& s) {
+  Ort::Env& env = SharedOrtEnv();
+  auto model = std::make_shared<Model>();
+  model->settings = s;
+  Ort::SessionOptions options;
+  options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
+  if (s.intraOpThreads > 0) options.SetIntraOpNumThreads(s.intraOpThreads);
+  options.SetInterOpNumThreads(1);
+  auto load = [&](const char* name) {
+    const std::string path = s.dir + "/" + name;
+    try {
+      return std::make_unique<Ort::Session>(env, path.c_str(), options);
+    } catch (const Ort::Exception& e) {
+      throw EngineFailure(ErrorCode::kOnnx, "Failed to load DeepFilterNet3 model " + path + ": " + e.what());
+    }
+  };
+  model->enc = load("enc.onnx");
+  model->erbDec = load("erb_dec.onnx");
+  model->dfDec = load("df_dec.onnx");
+  return model;
+}
+
+// One channel. Frames are numbered from 0; frame t analyses input samples
+// [t*hop - 480, t*hop + 480) and its synthesis yields output samples that lag by 480.
+class Stream {
+ public:
+  explicit Stream(std::shared_ptr<Model> model) : model_(std::move(model)), fft_(kFft) {
+    analysisMem_.assign(kFft - kHop, 0.f);
+    synthMem_.assign(kFft - kHop, 0.f);
+    meanState_.resize(kErb);
+    unitState_.resize(kDf);
+    for (int i = 0; i < kErb; ++i) meanState_[i] = -60.f + (-90.f + 60.f) * i / (kErb - 1);
+    for (int i = 0; i < kDf; ++i) unitState_[i] = 0.001f + (0.0001f - 0.001f) * i / (kDf - 1);
+    toSkip_ = kFft - kHop;
+  }
+
+  std::vector<float> Process(const float* x, size_t n, bool flush) {
+    std::vector<float> out;
+    inTotal_ += n;
+    size_t i = 0;
+    while (i < n) {
+      const size_t take = std::min<size_t>(kHop - fill_, n - i);
+      std::memcpy(hop_ + fill_, x + i, take * sizeof(float));
+      fill_ += static_cast<int>(take);
+      i += take;
+      if (fill_ == kHop) {
+        Analyse();
+        fill_ = 0;
+      }
+    }
+    const int block = model_->settings.blockFrames;
+    while (frames() - nextOut_ >= block + kRight) RunWindow(nextOut_ + block, out);
+    if (flush) {
+      // Frames up to the one whose synthesis covers the last input sample.
+      const int64_t needFrames = static_cast<int64_t>((inTotal_ + (kFft - kHop) + kHop - 1) / kHop);
+      while (frameCount_ < needFrames) {
+        std::fill(hop_ + fill_, hop_ + kHop, 0.f);
+        Analyse();
+        fill_ = 0;
+      }
+      while (nextOut_ < frameCount_) RunWindow(std::min<int64_t>(frameCount_, nextOut_ + block), out);
+    }
+    return out;
+  }
+
+ private:
+  int64_t frames() const { return frameCount_; }
+
+  // STFT of the pending hop and its features (appended to the frame buffers).
+  void Analyse() {
+    const Tables& t = T();
+    cf buf[kFft], spec[kFft];
+    for (int k = 0; k < kFft - kHop; ++k) buf[k] = analysisMem_[k] * t.window[k];
+    for (int k = 0; k < kHop; ++k) buf[kFft - kHop + k] = hop_[k] * t.window[kFft - kHop + k];
+    std::copy(hop_, hop_ + kHop, analysisMem_.begin());  // 960 = 2 * 480
+    fft_.Run(buf, spec, false);
+    const float wnorm = 1.f / (static_cast<float>(kFft) * kFft / (2.f * kHop));
+    const size_t base = spec_.size();
+    spec_.resize(base + kBins);
+    for (int k = 0; k < kBins; ++k) spec_[base + k] = spec[k] * wnorm;
+    const cf* X = &spec_[base];
+    // ERB features: band mean power in dB, exponential mean normalization, / 40.
+    size_t fb = featErb_.size();
+    featErb_.resize(fb + kErb);
+    int bin = 0;
+    for (int b = 0; b < kErb; ++b) {
+      const int w = t.erb[b];
+      float p = 0.f;
+      for (int j = 0; j < w; ++j, ++bin) p += std::norm(X[bin]);
+      p /= w;
+      float db = 10.f * std::log10(p + 1e-10f);
+      meanState_[b] = db * (1.f - t.alpha) + meanState_[b] * t.alpha;
+      featErb_[fb + b] = (db - meanState_[b]) / 40.f;
+    }
+    // Complex features: lowest 96 bins over a running unit norm.
+    fb = featSpec_.size();
+    featSpec_.resize(fb + kDf);
+    for (int k = 0; k < kDf; ++k) {
+      unitState_[k] = std::abs(X[k]) * (1.f - t.alpha) + unitState_[k] * t.alpha;
+      featSpec_[fb + k] = X[k] / std::sqrt(unitState_[k]);
+    }
+    ++frameCount_;
+  }
+
+  // Runs the models over frames [w0, min(end + kRight, frameCount_)), where w0
+  // is up to contextFrames before nextOut_, and emits frames [nextOut_, end).
+  void RunWindow(int64_t end, std::vector<float>& out) {
+    const int64_t w0 = std::max<int64_t>(bufStart_, nextOut_ - model_->settings.contextFrames);
+    const int64_t w1 = std::min<int64_t>(end + kRight, frameCount_);
+    const int W = static_cast<int>(w1 - w0);
+    const int64_t off = w0 - bufStart_;
+    // Features shifted by conv_lookahead: index j holds frame w0 + j + 2 (zeros past the end).
+    std::vector<float> erb(static_cast<size_t>(W) * kErb, 0.f);
+    std::vector<float> spc(static_cast<size_t>(2) * W * kDf, 0.f);
+    for (int j = 0; j < W; ++j) {
+      const int64_t f = j + kConvLookahead;
+      if (f >= W) break;
+      std::memcpy(&erb[static_cast<size_t>(j) * kErb], &featErb_[(off + f) * kErb], kErb * sizeof(float));
+      for (int k = 0; k < kDf; ++k) {
+        const cf v = featSpec_[(off + f) * kDf + k];
+        spc[static_cast<size_t>(j) * kDf + k] = v.real();
+        spc[(static_cast<size_t>(W) + j) * kDf + k] = v.imag();
+      }
+    }
+    Ort::MemoryInfo mem = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+    const int64_t erbShape[] = {1, 1, W, kErb};
+    const int64_t spcShape[] = {1, 2, W, kDf};
+    Ort::Value encIn[] = {
+        Ort::Value::CreateTensor<float>(mem, erb.data(), erb.size(), erbShape, 4),
+        Ort::Value::CreateTensor<float>(mem, spc.data(), spc.size(), spcShape, 4)};
+    const char* encInNames[] = {"feat_erb", "feat_spec"};
+    const char* encOutNames[] = {"e0", "e1", "e2", "e3", "emb", "c0"};
+    std::vector<Ort::Value> e;
+    std::vector<Ort::Value> m, c;
+    try {
+      Ort::RunOptions ro;
+      e = model_->enc->Run(ro, encInNames, encIn, 2, encOutNames, 6);
+      const char* erbInNames[] = {"emb", "e3", "e2", "e1", "e0"};
+      Ort::Value* erbIn[] = {&e[4], &e[3], &e[2], &e[1], &e[0]};
+      std::vector<Ort::Value> erbInV;
+      for (auto* v : erbIn) erbInV.push_back(Ort::Value(v->release()));
+      const char* mName[] = {"m"};
+      m = model_->erbDec->Run(ro, erbInNames, erbInV.data(), 5, mName, 1);
+      // emb was moved into erbInV[0]; c0 is e[5].
+      const char* dfInNames[] = {"emb", "c0"};
+      Ort::Value dfIn[] = {std::move(erbInV[0]), std::move(e[5])};
+      const char* cName[] = {"coefs"};
+      c = model_->dfDec->Run(ro, dfInNames, dfIn, 2, cName, 1);
+    } catch (const Ort::Exception& ex) {
+      throw EngineFailure(ErrorCode::kOnnx, std::string("DeepFilterNet3: ") + ex.what());
+    }
+    const float* gains = m[0].GetTensorData<float>();   // [1,1,W,32]
+    const float* coefs = c[0].GetTensorData<float>();   // [1,W,96,10]
+    const Tables& t = T();
+    cf Y[kFft], y[kFft];
+    for (int64_t fr = nextOut_; fr < end; ++fr) {
+      const int j = static_cast<int>(fr - w0);
+      const cf* X = &spec_[(fr - bufStart_) * kBins];
+      // ERB gains (piecewise constant over each band).
+      int bin = 0;
+      for (int b = 0; b < kErb; ++b) {
+        const float g = gains[static_cast<size_t>(j) * kErb + b];
+        for (int q = 0; q < t.erb[b]; ++q, ++bin) Y[bin] = X[bin] * g;
+      }
+      // Deep filter on the lowest bins of the unmasked spectrum: frames fr-2 .. fr+2.
+      const float* cj = coefs + static_cast<size_t>(j) * kDf * kOrder * 2;
+      for (int k = 0; k < kDf; ++k) {
+        cf acc = 0;
+        for (int o = 0; o < kOrder; ++o) {
+          const int64_t src = fr - (kOrder - 1 - kDfLookahead) + o;
+          if (src < bufStart_ || src >= frameCount_) continue;
+          const cf xs = spec_[(src - bufStart_) * kBins + k];
+          acc += xs * cf(cj[k * kOrder * 2 + o * 2], cj[k * kOrder * 2 + o * 2 + 1]);
+        }
+        Y[k] = acc;
+      }
+      Synthesise(Y, y, out);
+    }
+    nextOut_ = end;
+    // Keep contextFrames of emitted frames (and the deep filter's past frames).
+    const int64_t keepFrom = std::max<int64_t>(bufStart_, nextOut_ - std::max(model_->settings.contextFrames, kOrder));
+    const int64_t drop = keepFrom - bufStart_;
+    if (drop > 0) {
+      spec_.erase(spec_.begin(), spec_.begin() + drop * kBins);
+      featErb_.erase(featErb_.begin(), featErb_.begin() + drop * kErb);
+      featSpec_.erase(featSpec_.begin(), featSpec_.begin() + drop * kDf);
+      bufStart_ = keepFrom;
+    }
+  }
+
+  void Synthesise(const cf* Y, cf* y, std::vector<float>& out) {
+    const Tables& t = T();
+    cf full[kFft];
+    for (int k = 0; k < kBins; ++k) full[k] = Y[k];
+    full[0] = cf(Y[0].real(), 0.f);
+    full[kBins - 1] = cf(Y[kBins - 1].real(), 0.f);
+    for (int k = kBins; k < kFft; ++k) full[k] = std::conj(Y[kFft - k]);
+    fft_.Run(full, y, true);
+    float frame[kHop];
+    for (int k = 0; k < kHop; ++k) frame[k] = y[k].real() * t.window[k] + synthMem_[k];
+    for (int k = 0; k < kHop; ++k) synthMem_[k] = y[kHop + k].real() * t.window[kHop + k];
+    int s = 0;
+    if (toSkip_ > 0) {
+      s = std::min(toSkip_, kHop);
+      toSkip_ -= s;
+    }
+    for (int k = s; k < kHop && outTotal_ < inTotal_; ++k, ++outTotal_) out.push_back(frame[k]);
+  }
+
+  std::shared_ptr<Model> model_;
+  Fft fft_;
+  float hop_[kHop];
+  int fill_ = 0;
+  std::vector<float> analysisMem_, synthMem_, meanState_, unitState_;
+  std::vector<cf> spec_, featSpec_;
+  std::vector<float> featErb_;
+  int64_t bufStart_ = 0, frameCount_ = 0, nextOut_ = 0;
+  int toSkip_ = 0;
+  uint64_t inTotal_ = 0, outTotal_ = 0;
+};
+
+// ---- Node-API ----
+
+struct ModelHandle {
+  std::shared_ptr<Model> model;
+};
+struct StreamHandle {
+  std::unique_ptr<Stream> stream;
+  bool busy = false;
+};
+
+class LoadWorker : public Napi::AsyncWorker {
+ public:
+  LoadWorker(Napi::Env env, Settings s)
+      : Napi::AsyncWorker(env, "sawt.dfn3Load"), deferred_(Napi::Promise::Deferred::New(env)), s_(std::move(s)) {}
+  Napi::Promise Promise() const { return deferred_.Promise(); }
+
+ protected:
+  void Execute() override {
+    try {
+      model_ = LoadDfn3(s_);
+    } catch (const EngineFailure& f) {
+      code_ = f.code();
+      SetError(f.what());
+    } catch (const std::exception& e) {
+      SetError(e.what());
+    }
+  }
+  void OnOK() override {
+    auto* h = new ModelHandle{model_};
+    deferred_.Resolve(Napi::External<ModelHandle>::New(Env(), h, [](Napi::Env, ModelHandle* p) { delete p; }));
+  }
+  void OnError(const Napi::Error& error) override { deferred_.Reject(MakeError(Env(), code_, error.Message()).Value()); }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  Settings s_;
+  std::shared_ptr<Model> model_;
+  ErrorCode code_ = ErrorCode::kOnnx;
+};
+
+class ProcessWorker : public Napi::AsyncWorker {
+ public:
+  ProcessWorker(Napi::Env env, Napi::External<StreamHandle> handle, Napi::Float32Array input, bool flush)
+      : Napi::AsyncWorker(env, "sawt.dfn3Process"),
+        deferred_(Napi::Promise::Deferred::New(env)),
+        handleRef_(Napi::Persistent(handle)),
+        inputRef_(Napi::Persistent(input)),
+        stream_(handle.Data()),
+        data_(input.Data()),
+        n_(input.ElementLength()),
+        flush_(flush) {}
+  Napi::Promise Promise() const { return deferred_.Promise(); }
+
+ protected:
+  void Execute() override {
+    try {
+      out_ = stream_->stream->Process(data_, n_, flush_);
+    } catch (const EngineFailure& f) {
+      code_ = f.code();
+      SetError(f.what());
+    } catch (const std::exception& e) {
+      SetError(e.what());
+    }
+  }
+  void OnOK() override {
+    stream_->busy = false;
+    Napi::Float32Array y = Napi::Float32Array::New(Env(), out_.size());
+    if (!out_.empty()) std::memcpy(y.Data(), out_.data(), out_.size() * sizeof(float));
+    deferred_.Resolve(y);
+  }
+  void OnError(const Napi::Error& error) override {
+    stream_->busy = false;
+    deferred_.Reject(MakeError(Env(), code_, error.Message()).Value());
+  }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  Napi::Reference<Napi::External<StreamHandle>> handleRef_;
+  Napi::Reference<Napi::Float32Array> inputRef_;
+  StreamHandle* stream_;
+  const float* data_;
+  size_t n_;
+  bool flush_;
+  std::vector<float> out_;
+  ErrorCode code_ = ErrorCode::kOnnx;
+};
+
+int IntOption(Napi::Env env, Napi::Object o, const char* name, int def, int lo, int hi) {
+  Napi::Value v = o.Get(name);
+  if (v.IsUndefined()) return def;
+  if (!v.IsNumber()) ThrowInvalidArgument(env, std::string("Expected an integer for ") + name);
+  const double d = v.As<Napi::Number>().DoubleValue();
+  if (d != std::floor(d) || d < lo || d > hi) {
+    ThrowInvalidArgument(env, std::string("Expected an integer from ") + std::to_string(lo) + " to " +
+                                  std::to_string(hi) + " for " + name);
+  }
+  return static_cast<int>(d);
+}
+
+Napi::Value Dfn3Load(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsString()) ThrowInvalidArgument(env, "Expected a string for dir");
+  Settings s;
+  s.dir = info[0].As<Napi::String>().Utf8Value();
+  if (info.Length() > 1 && info[1].IsObject()) {
+    Napi::Object o = info[1].As<Napi::Object>();
+    s.intraOpThreads = IntOption(env, o, "intraOpThreads", s.intraOpThreads, 0, 256);
+    s.blockFrames = IntOption(env, o, "blockFrames", s.blockFrames, 1, 100000);
+    s.contextFrames = IntOption(env, o, "contextFrames", s.contextFrames, 0, 100000);
+  }
+  auto* w = new LoadWorker(env, s);
+  Napi::Promise p = w->Promise();
+  w->Queue();
+  return p;
+}
+
+Napi::Value Dfn3Open(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsExternal()) ThrowInvalidArgument(env, "Expected a DeepFilterNet3 model");
+  auto* m = info[0].As<Napi::External<ModelHandle>>().Data();
+  auto* h = new StreamHandle{std::make_unique<Stream>(m->model)};
+  return Napi::External<StreamHandle>::New(env, h, [](Napi::Env, StreamHandle* p) { delete p; });
+}
+
+Napi::Value Dfn3Process(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsExternal()) ThrowInvalidArgument(env, "Expected a DeepFilterNet3 stream");
+  if (!info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) {
+    ThrowInvalidArgument(env, "Expected a Float32Array for samples");
+  }
+  auto handle = info[0].As<Napi::External<StreamHandle>>();
+  if (handle.Data()->busy) ThrowInvalidArgument(env, "DeepFilterNet3 stream is busy (one call at a time)");
+  handle.Data()->busy = true;
+  auto* w = new ProcessWorker(env, handle, info[1].As<Napi::Float32Array>(), info[2].ToBoolean().Value());
+  Napi::Promise p = w->Promise();
+  w->Queue();
+  return p;
+}
+
+}  // namespace
+
+void RegisterDfn3Functions(Napi::Env env, Napi::Object exports) {
+  exports.Set("dfn3Load", Napi::Function::New(env, Dfn3Load, "dfn3Load"));
+  exports.Set("dfn3Open", Napi::Function::New(env, Dfn3Open, "dfn3Open"));
+  exports.Set("dfn3Process", Napi::Function::New(env, Dfn3Process, "dfn3Process"));
+}
+
+}  // namespace sawt
