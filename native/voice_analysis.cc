@@ -404,7 +404,7 @@ std::vector<float> Convert(const float* xin, size_t n, int sr, const ConvertPara
   x[0] = xin[0];
   for (size_t i = 1; i < n; ++i) x[i] = xin[i] - kPre * xin[i - 1];
 
-  const std::vector<double> f0 = TrackF0(xin, n, sr, f0Hop);
+  const std::vector<double> f0 = p.f0.empty() ? TrackF0(xin, n, sr, f0Hop) : p.f0;
   const size_t frames = (n + hop - 1) / hop;
   std::vector<std::vector<double>> kIn(frames), kOut(frames);
   std::vector<double> gain(frames, 1.0);
@@ -506,13 +506,19 @@ std::vector<float> Convert(const float* xin, size_t n, int sr, const ConvertPara
     const double fz = f0At(t);
     if (fz > 0) {
       const int T = static_cast<int>(std::lround(sr / fz));
+      // Within a voiced run, marks follow the tracked period exactly: picking residual
+      // peaks jitters the grains against the evenly spaced synthesis marks, which left
+      // most converted frames aperiodic. A run's first mark goes to the residual peak.
       long best = t;
-      double bv = -1e300;
-      const long lo = std::max<long>(0, t - T / 4), hi = std::min<long>(static_cast<long>(n) - 1, t + T / 4);
-      for (long k = lo; k <= hi; ++k) {
-        if (res[k] > bv) {
-          bv = res[k];
-          best = k;
+      const bool continuing = !marks.empty() && marks.back().voiced;
+      if (!continuing) {
+        double bv = -1e300;
+        const long lo = std::max<long>(0, t - T / 4), hi = std::min<long>(static_cast<long>(n) - 1, t + T / 4);
+        for (long k = lo; k <= hi; ++k) {
+          if (res[k] > bv) {
+            bv = res[k];
+            best = k;
+          }
         }
       }
       if (!marks.empty() && best <= marks.back().pos) best = marks.back().pos + T / 2 + 1;

@@ -49,6 +49,9 @@ struct ConvertParams {
   double dstLogF0Mean = 0, dstLogF0Std = 0.1;
   double warp = 1;
   std::vector<double> eqDb;  // kBins or empty
+  // F0 track of the input (Hz per 10 ms hop, 0 = unvoiced, as TrackF0 gives it);
+  // tracked inside Convert when empty.
+  std::vector<double> f0;
 };
 
 std::vector<float> Convert(const float* x, size_t n, int sampleRate, const ConvertParams& p);

@@ -1,4 +1,4 @@
-// Node-API side of voice_analysis: analyzeVoice / convertVoice run on libuv's
+// Node-API side of voice_analysis: analyzeVoice / convertVoice / trackF0 run on libuv's
 // pool (AsyncWorker) and resolve promises; matchSpectra is cheap and synchronous.
 #include "voice_binding.h"
 
@@ -111,6 +111,28 @@ class ConvertWorker : public Napi::AsyncWorker {
   std::vector<int16_t> out_;
 };
 
+class TrackF0Worker : public Napi::AsyncWorker {
+ public:
+  TrackF0Worker(Napi::Env env, std::vector<float> samples, int rate)
+      : Napi::AsyncWorker(env, "sawt.trackF0"), deferred_(Napi::Promise::Deferred::New(env)), samples_(std::move(samples)), rate_(rate) {}
+  Napi::Promise Promise() const { return deferred_.Promise(); }
+
+ protected:
+  void Execute() override { f0_ = voice::TrackF0(samples_.data(), samples_.size(), rate_, rate_ / 100); }
+  void OnOK() override {
+    Napi::Float64Array a = Napi::Float64Array::New(Env(), f0_.size());
+    if (!f0_.empty()) std::memcpy(a.Data(), f0_.data(), f0_.size() * sizeof(double));
+    deferred_.Resolve(a);
+  }
+  void OnError(const Napi::Error& error) override { deferred_.Reject(error.Value()); }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  std::vector<float> samples_;
+  int rate_;
+  std::vector<double> f0_;
+};
+
 double NumberField(Napi::Env env, const Napi::Object& o, const char* name, double lo, double hi) {
   Napi::Value v = o.Get(name);
   const double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : NAN;
@@ -123,6 +145,16 @@ Napi::Value AnalyzeVoice(const Napi::CallbackInfo& info) {
   std::vector<float> s = SamplesFrom(env, info[0]);
   const int rate = RateFrom(env, info[1]);
   auto* w = new AnalyzeWorker(env, std::move(s), rate);
+  Napi::Promise p = w->Promise();
+  w->Queue();
+  return p;
+}
+
+Napi::Value TrackF0Js(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::vector<float> s = SamplesFrom(env, info[0]);
+  const int rate = RateFrom(env, info[1]);
+  auto* w = new TrackF0Worker(env, std::move(s), rate);
   Napi::Promise p = w->Promise();
   w->Queue();
   return p;
@@ -142,6 +174,15 @@ Napi::Value ConvertVoice(const Napi::CallbackInfo& info) {
   p.warp = NumberField(env, o, "warp", 0.5, 2);
   p.eqDb = NumbersFrom(env, o.Get("eqDb"), "eqDb");
   if (!p.eqDb.empty() && p.eqDb.size() != voice::kBins) ThrowInvalidArgument(env, "Expected " + std::to_string(voice::kBins) + " values for eqDb");
+  // Optional F0 track of the samples (Hz per 10 ms, from trackF0): one value per full hop.
+  Napi::Value f0 = o.Get("f0");
+  if (!f0.IsUndefined() && !f0.IsNull()) {
+    if (!f0.IsTypedArray() || f0.As<Napi::TypedArray>().TypedArrayType() != napi_float64_array) ThrowInvalidArgument(env, "Expected a Float64Array for f0");
+    Napi::Float64Array fa = f0.As<Napi::Float64Array>();
+    if (fa.ElementLength() != s.size() / static_cast<size_t>(rate / 100)) ThrowInvalidArgument(env, "Expected one f0 value per 10 ms of samples");
+    p.f0.assign(fa.Data(), fa.Data() + fa.ElementLength());
+    for (double& v : p.f0) if (!(v >= 0 && v < 2000)) v = 0;
+  }
   auto* w = new ConvertWorker(env, std::move(s), rate, std::move(p));
   Napi::Promise pr = w->Promise();
   w->Queue();
@@ -168,6 +209,7 @@ Napi::Value MatchSpectraJs(const Napi::CallbackInfo& info) {
 void RegisterVoiceFunctions(Napi::Env env, Napi::Object exports) {
   exports.Set("analyzeVoice", Napi::Function::New(env, AnalyzeVoice, "analyzeVoice"));
   exports.Set("convertVoice", Napi::Function::New(env, ConvertVoice, "convertVoice"));
+  exports.Set("trackF0", Napi::Function::New(env, TrackF0Js, "trackF0"));
   exports.Set("matchSpectra", Napi::Function::New(env, MatchSpectraJs, "matchSpectra"));
 }
 

@@ -1,6 +1,6 @@
 // Voice preview and cloning over HTTP and WebSocket: validation, billing, ownership, storage.
 import t from 'tap';
-import { parseWav, pcmStats, startServer, tempDir } from '../helpers/server.js';
+import { LONG_TEXT, parseWav, pcmStats, startServer, tempDir } from '../helpers/server.js';
 import { ready, wsConfig } from '../helpers/ws.js';
 import { cloneFields, postForm, PREVIEW_TEXT, previewFields, referenceWav } from './helpers.js';
 
@@ -148,6 +148,19 @@ t.test('voice preview and cloning', async (t) => {
     const d = await ready(srv, other.key.key, { voice_id: voiceId });
     t.equal(d.errors()[0]?.errorCode, 40401);
     d.ws.close();
+  });
+
+  t.test('a preview counts toward the plan concurrency', async (t) => {
+    const free = await srv.client({ plan: 'free', balance: '100' });
+    const headers = { 'x-api-key': free.key.key, 'content-type': 'application/json' };
+    const first = await fetch(`${srv.api}/text-to-speech/sawt-mini`, { method: 'POST', headers, body: JSON.stringify({ voice_id: 'fusha-omar', text: LONG_TEXT.repeat(8), stability: 0.5, streaming: true }) });
+    t.equal(first.status, 200);
+    const reader = first.body.getReader();
+    await reader.read();
+    const r = await postForm(srv, '/voices/preview', free.key.key, previewFields(), { file: ref });
+    t.equal(r.status, 429);
+    t.equal(r.json?.errorCode, 42901);
+    await reader.cancel();
   });
 
   t.test('profile survives a restart on the same data dir', async (t) => {

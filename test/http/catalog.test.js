@@ -52,6 +52,15 @@ t.test('every sample_url serves real audio without a key', async (t) => {
   t.equal((await missing.json()).errorCode, 40401);
 });
 
+t.test('a voice of some models only is sampled with one of its models (HTS voice fusha-ziad)', async (t) => {
+  const models = await (await fetch(`${srv.api}/models`, { headers })).json();
+  if (!models.some((m) => m.model_id === 'sawt-hts')) return t.skip('sawt-hts is not available here');
+  const res = await fetch(`${srv.api}/voices/fusha-ziad/sample`);
+  t.equal(res.status, 200);
+  t.equal(res.headers.get('content-type'), 'audio/wav');
+  t.ok(pcmStats(parseWav(Buffer.from(await res.arrayBuffer())).data).rms > 200, 'non-silent sample');
+});
+
 t.test('openapi.json is OpenAPI 3, version 1.0.0, and documents the routes and their rules', async (t) => {
   const res = await fetch(`${srv.api}/openapi.json`);
   t.equal(res.status, 200);

@@ -252,6 +252,8 @@ export interface VoiceCatalog {
   /** Voices the account can use; sample URLs are relative paths (the transport makes them absolute). */
   list(accountId: string): Promise<VoiceInfo[]>;
   get(voiceId: string, accountId: string): Promise<VoiceInfo | undefined>;
+  /** model_ids a built-in voice works with (undefined: every model, or not a built-in voice). */
+  modelsFor?(voiceId: string): string[] | undefined;
 }
 
 export interface SynthesisRequest {

@@ -138,4 +138,8 @@ export class BuiltinVoiceCatalog implements VoiceCatalog {
     const v = this.config(voiceId);
     return v && this.toInfo(v);
   }
+
+  modelsFor(voiceId: string): string[] | undefined {
+    return this.config(voiceId)?.models;
+  }
 }

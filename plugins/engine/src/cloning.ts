@@ -3,7 +3,8 @@
  * MFCCs, syllable rate) into a versioned profile; speech of the built-in base
  * voice closest in log-F0 is converted toward it (native: LPC analysis-synthesis
  * with TD-PSOLA F0 mapping, VTL frequency warping and a smooth EQ), segment by
- * segment as it is synthesized. Cloned voices live in the database (owner,
+ * segment as it is synthesized; the F0 mapping is calibrated on the log-F0 median
+ * and spread of the base speech converted so far (running over the utterance). Cloned voices live in the database (owner,
  * fields) and blob storage (profile.json, reference, sample.wav).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -14,7 +15,7 @@ import {
   type SpeechStream, type SynthesisRequest, type VoiceCatalog, type VoiceCloning, type VoiceInfo, type VoiceProfile,
 } from '@sawt/core';
 import { samplePath, type BuiltinVoiceCatalog } from './catalog.js';
-import { analyzeVoice, convertVoice, matchSpectra, type ConvertParams, type VoiceAnalysis } from './native/voice.js';
+import { analyzeVoice, convertVoice, matchSpectra, trackF0, type ConvertParams, type VoiceAnalysis } from './native/voice.js';
 import { Resampler } from './native/resampler.js';
 
 export const PROFILE_VERSION = 1;
@@ -81,22 +82,77 @@ export interface StoredProfile extends VoiceProfile {
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
-/** Conversion settings at a similarity (0: the base voice unchanged, 1: the full mapping). */
-export function conversionAt(profile: StoredProfile, similarity: number): { params: ConvertParams; speedFactor: number } {
+/** Where the F0 of converted speech goes: the reference's log-F0 median and spread, reached at similarity 1. */
+export interface F0Target {
+  similarity: number;
+  refLogF0Center: number;
+  refLogF0Std: number;
+}
+
+/**
+ * Conversion settings at a similarity (0: the base voice unchanged, 1: the full mapping).
+ * The F0 part of `params` uses the base voice's statistics from the profile (measured on
+ * another text); convertingStream recalibrates it on the speech it converts (see calibrate).
+ */
+export function conversionAt(profile: StoredProfile, similarity: number): { params: ConvertParams; speedFactor: number; f0: F0Target } {
   const s = clamp(similarity, 0, 1);
   const { base, reference: ref, mapping } = profile;
-  const srcStd = Math.max(0.01, base.logF0Std);
+  const f0: F0Target = { similarity: s, refLogF0Center: ref.f0Median > 0 ? Math.log(ref.f0Median) : ref.logF0Mean, refLogF0Std: ref.logF0Std };
+  const baseCenter = base.f0Median > 0 ? Math.log(base.f0Median) : base.logF0Mean;
   return {
-    params: {
-      srcLogF0Mean: base.logF0Mean,
-      srcLogF0Std: srcStd,
-      dstLogF0Mean: base.logF0Mean + s * (ref.logF0Mean - base.logF0Mean),
-      dstLogF0Std: srcStd * Math.pow(Math.max(0.01, ref.logF0Std) / srcStd, s),
-      warp: Math.pow(mapping.warp, s),
-      eqDb: mapping.eqDb.map((d) => d * s),
-    },
+    params: { ...f0Mapping(baseCenter, base.logF0Std, f0), warp: Math.pow(mapping.warp, s), eqDb: mapping.eqDb.map((d) => d * s) },
     speedFactor: Math.pow(mapping.rateRatio, s),
+    f0,
   };
+}
+
+/** The log-F0 mapping from base speech of median `center` and spread `std` toward `t`. */
+export function f0Mapping(center: number, std: number, t: F0Target): Pick<ConvertParams, 'srcLogF0Mean' | 'srcLogF0Std' | 'dstLogF0Mean' | 'dstLogF0Std'> {
+  const srcStd = Math.max(0.01, std);
+  return {
+    srcLogF0Mean: center,
+    srcLogF0Std: srcStd,
+    dstLogF0Mean: center + t.similarity * (t.refLogF0Center - center),
+    dstLogF0Std: srcStd * Math.pow(clamp(Math.max(0.01, t.refLogF0Std) / srcStd, 0.5, 2), t.similarity),
+  };
+}
+
+/** Least voiced frames (10 ms) measured before the converted speech's own F0 statistics are used. */
+const MIN_CALIBRATION_FRAMES = 30;
+/** Voiced frames kept for the running statistics (the latest 60 s). */
+const MAX_CALIBRATION_FRAMES = 6000;
+
+/**
+ * Log-F0 statistics of the base speech converted so far (median and spread with the
+ * outer 5% dropped, as in the reference's analysis), so that the F0 mapping is calibrated
+ * on the very speech being converted rather than on the profile's base sample.
+ */
+export class RunningF0 {
+  private logs: number[] = [];
+
+  add(track: ArrayLike<number>): void {
+    for (let i = 0; i < track.length; i++) if (track[i] > 0) this.logs.push(Math.log(track[i]));
+    if (this.logs.length > MAX_CALIBRATION_FRAMES) this.logs.splice(0, this.logs.length - MAX_CALIBRATION_FRAMES);
+  }
+
+  stats(): { center: number; std: number; frames: number } | null {
+    const n = this.logs.length;
+    if (n < MIN_CALIBRATION_FRAMES) return null;
+    const s = [...this.logs].sort((a, b) => a - b);
+    const lo = Math.floor(n / 20), hi = n - Math.floor(n / 20);
+    let sum = 0;
+    for (let i = lo; i < hi; i++) sum += s[i];
+    const mean = sum / (hi - lo);
+    let sq = 0;
+    for (let i = lo; i < hi; i++) sq += (s[i] - mean) ** 2;
+    return { center: s[Math.floor(n / 2)], std: Math.sqrt(sq / (hi - lo)), frames: n };
+  }
+}
+
+/** `params` with its F0 mapping calibrated on the statistics of the speech converted so far. */
+export function calibrate(params: ConvertParams, target: F0Target, running: RunningF0): ConvertParams {
+  const st = running.stats();
+  return st ? { ...params, ...f0Mapping(st.center, st.std, target) } : params;
 }
 
 /**
@@ -104,7 +160,14 @@ export function conversionAt(profile: StoredProfile, similarity: number): { para
  * segment's audio is collected, converted off the main thread, resampled to
  * `outRate` and pushed with one chunk-info (word timings kept).
  */
-export function convertingStream(src: SpeechStream, params: ConvertParams, outRate: number, failure: () => Error): SpeechStream {
+export function convertingStream(src: SpeechStream, params: ConvertParams, f0Target: F0Target, outRate: number, failure: () => Error): SpeechStream {
+  const running = new RunningF0();
+  /** One segment converted, its F0 mapping calibrated on the base speech so far (this segment included). */
+  const convert = async (pcm: Buffer): Promise<Buffer> => {
+    const f0 = await trackF0(pcm, CLONE_RATE);
+    running.add(f0);
+    return convertVoice(pcm, CLONE_RATE, { ...calibrate(params, f0Target, running), f0 });
+  };
   const infos: ChunkInfo[] = [];
   src.on('chunk-info', (info: ChunkInfo & { segmentEnd?: boolean }) => {
     if (info.samples > 0) infos.push(info);
@@ -135,6 +198,21 @@ export function convertingStream(src: SpeechStream, params: ConvertParams, outRa
     let words: ChunkInfo['words'] = [];
     let samples = 0;
     let segment = 0;
+    /** Converts the collected segment, resamples it and pushes it with its chunk-info; false once `out` is gone. */
+    const flush = async (): Promise<boolean> => {
+      let pcm = await convert(Buffer.concat(parts));
+      if (out.destroyed) return false;
+      if (resampler) {
+        const r = resampler.process(new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2));
+        pcm = Buffer.from(r.buffer, r.byteOffset, r.byteLength);
+      }
+      out.emit('chunk-info', { segment, final: false, segmentEnd: true, samples: pcm.length / 2, words });
+      await push(pcm);
+      parts = [];
+      words = [];
+      samples = 0;
+      return true;
+    };
     for await (const chunk of src) {
       const info = infos.shift() as (ChunkInfo & { segmentEnd?: boolean }) | undefined;
       const c = chunk as Buffer;
@@ -142,25 +220,9 @@ export function convertingStream(src: SpeechStream, params: ConvertParams, outRa
       parts.push(c);
       samples += c.length / 2;
       segment = info?.segment ?? segment;
-      if (info?.segmentEnd !== false) {
-        let pcm = await convertVoice(Buffer.concat(parts), CLONE_RATE, params);
-        if (out.destroyed) return;
-        if (resampler) {
-          const r = resampler.process(new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2));
-          pcm = Buffer.from(r.buffer, r.byteOffset, r.byteLength);
-        }
-        out.emit('chunk-info', { segment, final: false, segmentEnd: true, samples: pcm.length / 2, words });
-        await push(pcm);
-        parts = [];
-        words = [];
-        samples = 0;
-      }
+      if (info?.segmentEnd !== false && !(await flush())) return;
     }
-    if (parts.length) {
-      const pcm = await convertVoice(Buffer.concat(parts), CLONE_RATE, params);
-      out.emit('chunk-info', { segment, final: false, segmentEnd: true, samples: pcm.length / 2, words });
-      await push(pcm);
-    }
+    if (parts.length && !(await flush())) return;
     if (resampler) {
       const t = resampler.flush();
       if (t.length) await push(Buffer.from(t.buffer, t.byteOffset, t.byteLength));
@@ -234,11 +296,11 @@ export class VoiceCloningService implements VoiceCloning {
   /** Base-voice speech converted toward `profile`. */
   async speak(profile: StoredProfile, req: SynthesisRequest, similarity: number, failure: () => Error): Promise<SpeechStream> {
     if (!this.synthesizeBase) throw errors.internal('voice cloning is not ready');
-    const { params, speedFactor } = conversionAt(profile, similarity);
+    const { params, speedFactor, f0 } = conversionAt(profile, similarity);
     const outRate = req.sampleRate ?? CLONE_RATE;
     const src = await this.synthesizeBase({ ...req, voiceId: profile.base.voiceId, speed: clamp(req.speed * speedFactor, 0.5, 1.6), sampleRate: similarity > 0 ? CLONE_RATE : outRate });
     if (similarity <= 0) return src;
-    return convertingStream(src, params, outRate, failure);
+    return convertingStream(src, params, f0, outRate, failure);
   }
 
   async preview(input: { profile: VoiceProfile; modelId: string; accountId: string; text: string; speed: number; similarity: number; requestId?: string }): Promise<SpeechStream> {
@@ -349,5 +411,9 @@ export class VoiceCatalogWithClones implements VoiceCatalog {
     if (b) return b;
     const row = await this.clones.row(voiceId, accountId);
     return row && toInfo(row);
+  }
+
+  modelsFor(voiceId: string): string[] | undefined {
+    return this.builtin.modelsFor(voiceId);
   }
 }

@@ -17,4 +17,4 @@ export { SynthesisStream, synthesizeStream } from './synthesis-stream.js';
 export { htsParameters, synthesizeHtsStream } from './hts.js';
 export type { HtsParameterStreams, NativeHtsOptions, NativeHtsSynthesisOptions } from './addon.js';
 export { SUPPORTED_SAMPLE_RATES, type SupportedSampleRate, type SynthesisOptions } from './validate.js';
-export { analyzeVoice, convertVoice, matchSpectra, type VoiceAnalysis, type SpectralMatch, type ConvertParams } from './voice.js';
+export { analyzeVoice, convertVoice, matchSpectra, trackF0, type VoiceAnalysis, type SpectralMatch, type ConvertParams } from './voice.js';

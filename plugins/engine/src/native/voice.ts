@@ -1,6 +1,6 @@
 /**
  * Speaker analysis and voice conversion of the native addon (native/voice_analysis.cc).
- * analyzeVoice and convertVoice run on libuv's pool; matchSpectra is synchronous (cheap).
+ * analyzeVoice, convertVoice and trackF0 run on libuv's pool; matchSpectra is synchronous (cheap).
  */
 import { nativeAddon } from './addon.js';
 
@@ -41,12 +41,15 @@ export interface ConvertParams {
   dstLogF0Std: number;
   warp: number;
   eqDb?: number[];
+  /** F0 track of the samples (trackF0's output); tracked again inside the conversion when absent. */
+  f0?: Float64Array;
 }
 
 interface VoiceAddon {
   analyzeVoice(samples: Int16Array, sampleRate: number): Promise<VoiceAnalysis>;
   convertVoice(samples: Int16Array, sampleRate: number, params: ConvertParams): Promise<Int16Array>;
   matchSpectra(ref: number[], base: number[], sampleRate: number): SpectralMatch;
+  trackF0(samples: Int16Array, sampleRate: number): Promise<Float64Array>;
 }
 
 const addon = () => nativeAddon() as unknown as VoiceAddon;
@@ -69,6 +72,11 @@ export function analyzeVoice(pcm: Buffer | Int16Array, sampleRate: number): Prom
 export async function convertVoice(pcm: Buffer | Int16Array, sampleRate: number, params: ConvertParams): Promise<Buffer> {
   const out = await addon().convertVoice(asInt16(pcm), sampleRate, params);
   return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+}
+
+/** F0 track (YIN): Hz per 10 ms hop, 0 where unvoiced. */
+export function trackF0(pcm: Buffer | Int16Array, sampleRate: number): Promise<Float64Array> {
+  return addon().trackF0(asInt16(pcm), sampleRate);
 }
 
 export function matchSpectra(ref: number[], base: number[], sampleRate: number): SpectralMatch {

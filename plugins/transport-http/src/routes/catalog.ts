@@ -41,7 +41,10 @@ export function registerCatalogRoutes(
     const { voice_id } = req.params as { voice_id: string };
     const cloned = await deps.cloning?.sampleWav(voice_id);
     if (cloned) return reply.type('audio/wav').header('cache-control', 'public, max-age=86400').send(cloned);
-    const modelId = deps.models.defaultModelId();
+    // A voice that works with some models only is sampled with one of them (the first available).
+    const defaultId = deps.models.defaultModelId();
+    const own = deps.voices.modelsFor?.(voice_id);
+    const modelId = !own?.length || own.includes(defaultId) ? defaultId : (own.find((id) => deps.models.get(id)?.available) ?? own[0]!);
     let wav = samples.get(voice_id);
     if (!wav) {
       wav = (async () => {
