@@ -235,8 +235,8 @@ struct JobOptions {
   int maxQueuedChunks = 4;
   int chunkMs = 200;
   int threads = 2;
-  int firstWindowFrames = 60;   // 0.3 s at 5 ms frames
-  int windowFrames = 200;
+  int firstWindowFrames = 80;   // 0.4 s at 5 ms frames
+  int windowFrames = 600;       // 3 s
 };
 
 class HtsJob;
@@ -327,8 +327,12 @@ class HtsJob final : public std::enable_shared_from_this<HtsJob> {
 
   void VocodeWindow(HTS_Engine* engine) {
     const HtsParams& p = *params_;
-    const size_t size = frame_ == 0 ? options_.firstWindowFrames : options_.windowFrames;
-    const size_t begin = frame_, end = std::min(p.frames, begin + size);
+    // Windows grow (at most 5× the audio already made) up to windowFrames: fewer boundaries, while a
+    // window's vocoding stays well inside the playing time of what was sent before it.
+    const size_t size = frame_ == 0 ? static_cast<size_t>(options_.firstWindowFrames)
+                                    : std::min<size_t>(options_.windowFrames, 5 * frame_);
+    const size_t begin = frame_;
+    const size_t end = QuietEnd(p, begin + std::max<size_t>(1, size * 2 / 3), begin + size, begin + size * 3 / 2);
     const size_t from = begin >= kWarmupFrames ? begin - kWarmupFrames : 0;
     const size_t to = std::min(p.frames, end + kFadeFrames);
     std::vector<double> raw;
@@ -357,6 +361,30 @@ class HtsJob final : public std::enable_shared_from_this<HtsJob> {
     } else if (chunkSamples_ == 0) {
       // whole segments: keep collecting
     }
+  }
+
+  // Where a window ends, within [lo, hi] around target: the sentence's end when it is in reach, else the
+  // quietest frame (lowest c0) inside an unvoiced stretch, so that the cross-fade mixes noise and not two
+  // pulse trains of different phase (each window's vocoder starts its own); target when none is unvoiced.
+  static size_t QuietEnd(const HtsParams& p, size_t lo, size_t target, size_t hi) {
+    if (hi >= p.frames || p.data.size() < 2) return std::min(target, p.frames);
+    const std::vector<double>& lf0 = p.data[1];
+    const std::vector<double>& mgc = p.data[0];
+    const size_t dim = p.dims[0];
+    auto unvoiced = [&](size_t f) { return lf0[f] <= kNoData / 2; };
+    size_t best = target;
+    double bestCost = INFINITY;
+    for (size_t f = std::max<size_t>(lo, 2); f < hi && f + kFadeFrames < p.frames; ++f) {
+      bool quiet = true;
+      for (size_t k = f - 2; k <= f + kFadeFrames && quiet; ++k) quiet = unvoiced(k);
+      if (!quiet) continue;
+      const double cost = mgc[f * dim] + 0.002 * (f > target ? f - target : target - f);
+      if (cost < bestCost) {
+        bestCost = cost;
+        best = f;
+      }
+    }
+    return best;
   }
 
   // Soft limiter: linear below 0.8 FS, a tanh knee above; never reaches full scale.
@@ -553,8 +581,8 @@ Napi::Value CreateHtsSynthesis(const Napi::CallbackInfo& info) {
   o.sampleRate = static_cast<int>(NumberField(env, opts, "sampleRate", 8000, 48000, 24000));
   o.maxQueuedChunks = static_cast<int>(NumberField(env, opts, "maxQueuedChunks", 1, 1024, 4));
   o.chunkMs = static_cast<int>(NumberField(env, opts, "chunkMs", 0, 60000, 200));
-  o.firstWindowFrames = static_cast<int>(NumberField(env, opts, "firstWindowFrames", 10, 100000, 60));
-  o.windowFrames = static_cast<int>(NumberField(env, opts, "windowFrames", 10, 100000, 200));
+  o.firstWindowFrames = static_cast<int>(NumberField(env, opts, "firstWindowFrames", 10, 100000, 80));
+  o.windowFrames = static_cast<int>(NumberField(env, opts, "windowFrames", 10, 100000, 600));
   if (!info[1].IsFunction()) ThrowInvalidArgument(env, "Expected a function for onEvent");
   auto job = std::make_shared<HtsJob>(std::move(o));
   HtsJob::Start(env, info[1].As<Napi::Function>(), job);

@@ -150,7 +150,7 @@ export interface NativeHtsSynthesisOptions extends NativeHtsOptions {
   sampleRate: number;
   maxQueuedChunks?: number;
   chunkMs?: number;
-  /** Frames (5 ms) of the first vocoded window of a sentence (default 60) and of the later ones (200). */
+  /** Frames (5 ms) of the first vocoded window of a sentence (default 80) and of the later ones (600; they grow to it, at most 5× the frames already made). Window ends move to a quiet unvoiced frame nearby. */
   firstWindowFrames?: number;
   windowFrames?: number;
 }
