@@ -6,8 +6,12 @@ import type { ServerResponse } from 'node:http';
  * the final write callback runs, so a response that was ended with nothing left
  * in its buffer counts as delivered too. Billing settles on true, releases on false.
  */
-export function isDelivered(res: ServerResponse): boolean {
-  return res.writableFinished || (res.writableEnded && res.writableLength === 0);
+export function isDelivered(res: ServerResponse, sent?: { bytes: number; contentLength: number }): boolean {
+  if (res.writableFinished || (res.writableEnded && res.writableLength === 0)) return true;
+  // With a Content-Length the client may close as soon as it has every byte,
+  // before the last write's 'end' reached the response: all bytes written and
+  // none left buffered is delivery too.
+  return sent !== undefined && sent.bytes >= sent.contentLength && res.writableLength === 0;
 }
 
 /** Resolves once the response finished or closed, with isDelivered() at that moment. */

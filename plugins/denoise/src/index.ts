@@ -3,6 +3,7 @@ import { createReadStream, existsSync, mkdirSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { definePlugin, errors, isDelivered, isSawtError, toMicro, tokens, type Admission, type HttpServerService, type Logger } from '@sawt/core';
@@ -156,12 +157,14 @@ export default definePlugin<DenoiseOptions>({
           logger.info({ requestId: req.id, seconds, minutes, ms: Math.round(performance.now() - t0), backend: denoiser.name }, 'denoised');
           reply.hijack();
           res.writeHead(200, { 'content-type': 'audio/wav', 'cache-control': 'no-cache', 'content-length': size, 'x-request-id': req.id });
+          const sent = { bytes: 0, contentLength: size };
+          const counter = new Transform({ transform(chunk: Buffer, _e, cb) { sent.bytes += chunk.length; cb(null, chunk); } });
           try {
-            await pipeline(createReadStream(output), res);
+            await pipeline(createReadStream(output), counter, res);
           } catch {
             /* judged below: a client that closed after the last byte still got it all */
           }
-          const delivered = isDelivered(res);
+          const delivered = isDelivered(res, sent);
           if (delivered) await adm.settle();
           else await adm.release('client disconnected during denoise response');
         } catch (e) {
