@@ -13,3 +13,4 @@ export * from './wav.js';
 export * from './paid-synthesis.js';
 export * from './audio-probe.js';
 export * from './delivery.js';
+export * from './api-key.js';

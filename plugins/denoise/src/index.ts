@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { definePlugin, errors, isDelivered, isSawtError, toMicro, tokens, type Admission, type HttpServerService, type Logger } from '@sawt/core';
+import { definePlugin, errors, isDelivered, presentedKey, isSawtError, toMicro, tokens, type Admission, type HttpServerService, type Logger } from '@sawt/core';
 import { RnnoiseDenoiser, type Denoiser } from './denoisers.js';
 import { Dfn3Denoiser } from './dfn3.js';
 import { GtcrnDenoiser } from './gtcrn.js';
@@ -196,16 +196,5 @@ export default definePlugin<DenoiseOptions>({
     await state.get(ctx)?.denoiser.dispose?.();
   },
 });
-
-function presentedKey(headers: Record<string, string | string[] | undefined>): string | undefined {
-  const direct = headers['x-api-key'];
-  if (typeof direct === 'string' && direct.trim() !== '') return direct.trim();
-  const authz = headers.authorization;
-  if (typeof authz === 'string') {
-    const m = /^Bearer\s+(.+)$/i.exec(authz.trim());
-    if (m) return m[1]!.trim();
-  }
-  return undefined;
-}
 
 export type { HttpServerService };

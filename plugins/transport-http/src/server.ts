@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { SawtError, type AuthContext, type Authenticator, type EndpointScope, type HttpRouteSpec, type Logger, type RateLimiter } from '@sawt/core';
+import { SawtError, presentedKey, type AuthContext, type Authenticator, type EndpointScope, type HttpRouteSpec, type Logger, type RateLimiter } from '@sawt/core';
 import { errorBody, toSawtError } from './errors.js';
 import { API_PREFIX } from './openapi.js';
 
@@ -17,18 +17,6 @@ export interface HttpOptions {
   maxUploadBytes: number;
   ffmpegPath: string;
   ffprobePath: string;
-}
-
-/** Reads the API key from x-api-key, or an Authorization: Bearer header. */
-export function presentedKey(headers: Record<string, string | string[] | undefined>): string | undefined {
-  const direct = headers['x-api-key'];
-  if (typeof direct === 'string' && direct.trim() !== '') return direct.trim();
-  const authz = headers.authorization;
-  if (typeof authz === 'string') {
-    const m = /^Bearer\s+(.+)$/i.exec(authz.trim());
-    if (m) return m[1]!.trim();
-  }
-  return undefined;
 }
 
 export function sendError(reply: FastifyReply, e: SawtError): FastifyReply {

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { definePlugin, paidSynthesisServices, tokens } from '@sawt/core';
 import { WebSocketServer } from 'ws';
-import { WsSession, liveSessions, presentedKey, DEFAULT_LIMITS, type WsDeps, type WsLimits } from './session.js';
+import { WsSession, liveSessions, upgradeKey, DEFAULT_LIMITS, type WsDeps, type WsLimits } from './session.js';
 
 export { liveSessions, DEFAULT_LIMITS, type WsLimits };
 
@@ -73,7 +73,7 @@ export default definePlugin<WsOptions>({
         return;
       }
       wss.handleUpgrade(req, socket, head, (ws) => {
-        const session = new WsSession(ws, deps, presentedKey(req, url), limits);
+        const session = new WsSession(ws, deps, upgradeKey(req, url), limits);
         sessions.add(session);
         void session.done.then(() => sessions.delete(session));
       });

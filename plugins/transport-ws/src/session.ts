@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket } from 'ws';
 import {
-  errors, isSawtError, meetsTextMinimum, resolveModelFor, startPaidSynthesis, validateFields, TEXT_TOO_SHORT_MESSAGE,
+  errors, isSawtError, presentedKey, meetsTextMinimum, resolveModelFor, startPaidSynthesis, validateFields, TEXT_TOO_SHORT_MESSAGE,
   type Admission, type AuthContext, type Authenticator, type ChunkInfo, type FieldRules, type Logger, type PaidSynthesisServices,
   type RateLimiter, type SawtError, type SpeechStream,
 } from '@sawt/core';
@@ -130,17 +130,9 @@ export function errorMessage(e: SawtError): string {
   return JSON.stringify({ type: 'error', errorCode: e.code, errorMessage: e.message, message: e.message });
 }
 
-export function presentedKey(req: IncomingMessage, url: URL): string | undefined {
-  const q = url.searchParams.get('x-api-key');
-  if (q && q.trim() !== '') return q.trim();
-  const direct = req.headers['x-api-key'];
-  if (typeof direct === 'string' && direct.trim() !== '') return direct.trim();
-  const authz = req.headers.authorization;
-  if (typeof authz === 'string') {
-    const m = /^Bearer\s+(.+)$/i.exec(authz.trim());
-    if (m) return m[1]!.trim();
-  }
-  return undefined;
+/** The key of an upgrade request: the x-api-key query parameter, then the headers (core rule). */
+export function upgradeKey(req: IncomingMessage, url: URL): string | undefined {
+  return presentedKey(req.headers, url.searchParams.get('x-api-key'));
 }
 
 /** Index just after the last whitespace-separated whole word, or -1. */
