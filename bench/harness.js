@@ -47,3 +47,32 @@ export function writeResults(name, results) {
   console.log(JSON.stringify(results, null, 2));
   console.log(`written to ${path.relative(process.cwd(), file)}`);
 }
+
+/** p50/p95/max (and n) of a list of milliseconds. */
+export const summary = (arr, d = 2) => ({ p50: round(pct(arr, 50), d), p95: round(pct(arr, 95), d), max: round(Math.max(...arr), d), n: arr.length });
+
+/**
+ * One streaming text-to-speech request: time to the first audio byte, total time
+ * and seconds of 24 kHz PCM16 received (the PCM itself when `keep`).
+ */
+export async function streamTts({ port, key, model = 'sawt-mini', voice_id = 'fusha-omar', text = TEXT, keep = false }) {
+  const t0 = performance.now();
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1/text-to-speech/${model}`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ voice_id, text, stability: 0.5, streaming: true }),
+  });
+  if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
+  const reader = res.body.getReader();
+  let first = -1;
+  let bytes = 0;
+  const parts = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (first < 0) first = performance.now() - t0;
+    bytes += value.length;
+    if (keep) parts.push(Buffer.from(value));
+  }
+  return { firstByteMs: first, totalMs: performance.now() - t0, audioSeconds: bytes / 2 / 24000, pcm: keep ? Buffer.concat(parts) : null };
+}

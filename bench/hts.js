@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { TEXT, here, machine, pct, round, startBenchServer, writeResults } from './harness.js';
+import { TEXT, here, machine, pct, round, startBenchServer, streamTts, summary, writeResults } from './harness.js';
 
 const shared = path.resolve(here, '../../shared/models');
 if (!existsSync(path.join(shared, 'hts/ara_norm_ziad/ara_norm_ziad_hts.htsvoice'))) {
@@ -22,25 +22,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const SENTENCES = Number(process.env.BENCH_DNSMOS_SENTENCES ?? 20);
 
 const { port, key, stop } = await startBenchServer();
-const headers = { 'x-api-key': key, 'content-type': 'application/json' };
-
-async function streamOnce(model, voice_id, text = TEXT, keep = false) {
-  const t0 = performance.now();
-  const res = await fetch(`http://127.0.0.1:${port}/api/v1/text-to-speech/${model}`, { method: 'POST', headers, body: JSON.stringify({ voice_id, text, stability: 0.5, streaming: true }) });
-  if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
-  const reader = res.body.getReader();
-  let first = -1, bytes = 0;
-  const parts = [];
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (first < 0) first = performance.now() - t0;
-    bytes += value.length;
-    if (keep) parts.push(Buffer.from(value));
-  }
-  const totalMs = performance.now() - t0;
-  return { firstByteMs: first, totalMs, audioSeconds: bytes / 2 / 24000, pcm: keep ? Buffer.concat(parts) : null };
-}
+const streamOnce = (model, voice_id, text = TEXT, keep = false) => streamTts({ port, key, model, voice_id, text, keep });
 
 try {
   for (let i = 0; i < 3; i++) await streamOnce('sawt-hts', 'fusha-ziad');
@@ -99,7 +81,7 @@ try {
     text: { chars: [...TEXT].length },
     sequential: {
       requests: N,
-      firstByteMs: { p50: round(pct(ttfb, 50)), p95: round(pct(ttfb, 95)), max: round(Math.max(...ttfb)) },
+      firstByteMs: summary(ttfb),
       audioSeconds: round(seq[0].audioSeconds),
       realTimeFactor: { p50: round(pct(rtf, 50), 4), p95: round(pct(rtf, 95), 4) },
     },
@@ -108,7 +90,7 @@ try {
       requests: conc.length,
       wallSeconds: round(wall),
       audioSecondsPerSecond: round(conc.reduce((s, r) => s + r.audioSeconds, 0) / wall),
-      firstByteMs: { p50: round(pct(conc.map((r) => r.firstByteMs), 50)), p95: round(pct(conc.map((r) => r.firstByteMs), 95)) },
+      firstByteMs: summary(conc.map((r) => r.firstByteMs)),
       realTimeFactor: { p50: round(pct(conc.map((r) => r.totalMs / 1000 / r.audioSeconds), 50), 4) },
     },
     dnsmos,

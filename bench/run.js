@@ -1,31 +1,12 @@
 // npm run bench: latency, real-time factor, throughput and event-loop delay of
 // sawt-mini over loopback HTTP. Results go to bench/results/ as JSON.
-import { TEXT, VOICES, machine, pct, round, startBenchServer, writeResults } from './harness.js';
+import { TEXT, VOICES, machine, pct, round, startBenchServer, streamTts, summary, writeResults } from './harness.js';
 
 const N = Number(process.env.BENCH_REQUESTS ?? 60);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 
 const { port, key, ask, stop } = await startBenchServer();
-const url = `http://127.0.0.1:${port}/api/v1/text-to-speech/sawt-mini`;
-const headers = { 'x-api-key': key, 'content-type': 'application/json' };
-
-async function streamOnce(voice_id = 'fusha-omar') {
-  const t0 = performance.now();
-  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ voice_id, text: TEXT, stability: 0.5, streaming: true }) });
-  if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
-  const reader = res.body.getReader();
-  let first = -1;
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (first < 0) first = performance.now() - t0;
-    bytes += value.length;
-  }
-  const total = performance.now() - t0;
-  return { firstByteMs: first, totalMs: total, audioSeconds: bytes / 2 / 24000 };
-}
-
+const streamOnce = (voice_id) => streamTts({ port, key, voice_id });
 
 // Warm-up (espeak voice loading, JIT).
 for (let i = 0; i < 5; i++) await streamOnce();
@@ -57,7 +38,7 @@ const results = {
   text: { chars: [...TEXT].length },
   sequential: {
     requests: N,
-    firstByteMs: { p50: round(pct(ttfb, 50)), p95: round(pct(ttfb, 95)), max: round(Math.max(...ttfb)) },
+    firstByteMs: summary(ttfb),
     totalMs: { p50: round(pct(seq.map((r) => r.totalMs), 50)) },
     audioSeconds: round(seq[0].audioSeconds),
     realTimeFactor: { p50: round(pct(rtf, 50), 4), p95: round(pct(rtf, 95), 4) },
@@ -69,7 +50,7 @@ const results = {
     wallSeconds: round(wall),
     requestsPerSecond: round(conc.length / wall),
     audioSecondsPerSecond: round(conc.reduce((s, r) => s + r.audioSeconds, 0) / wall),
-    firstByteMs: { p50: round(pct(concTtfb, 50)), p95: round(pct(concTtfb, 95)) },
+    firstByteMs: summary(concTtfb),
     eventLoopDelayMs: { max: round(concEld.maxMs), p99: round(concEld.p99Ms), mean: round(concEld.meanMs) },
   },
   targets: { firstByteP50Ms: 30, eventLoopDelayMaxMs: 20 },

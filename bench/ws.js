@@ -9,7 +9,7 @@
 // bench/results/ws-<date>.json and are printed. Bounded to well under 2 minutes.
 import { once } from 'node:events';
 import WebSocket from 'ws';
-import { TEXT, VOICES, machine, pct, round, startBenchServer, writeResults } from './harness.js';
+import { TEXT, VOICES, machine, round, startBenchServer, summary, writeResults } from './harness.js';
 
 const ROUNDS = Number(process.env.BENCH_WS_ROUNDS ?? 20);
 const SESSIONS = Number(process.env.BENCH_WS_SESSIONS ?? 10);
@@ -86,7 +86,6 @@ async function streamRound(s, seed) {
   return { firstChunkToFirstAudioMs: firstAudio - t0, sentenceEndToFirstAudioMs: firstAudio - sentenceEndAt, flushToFinalMs: finalAt - flushAt, pieces: pieces.length };
 }
 
-const summary = (arr) => ({ p50: round(pct(arr, 50)), p95: round(pct(arr, 95)), max: round(Math.max(...arr)), n: arr.length });
 
 async function scenario(nSessions, rounds, fn) {
   const sessions = await Promise.all(Array.from({ length: nSessions }, (_, i) => openSession(VOICES[i % VOICES.length])));
