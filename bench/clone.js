@@ -8,6 +8,9 @@
 //    removed) and mean-MFCC distance (c1..c12, Euclidean), clone→reference vs
 //    base voice→reference (target: ≥ 30% smaller);
 //  - whether each clone is closer to its own speaker than to the other one.
+// BENCH_CLONE_MODEL (default sawt-mini) picks the model of preview, clone and speech:
+// sawt-hts (needs SAWT_MODELS_DIR with hts/ara_norm_ziad) makes the clones from the HTS
+// voices, moved at the parameter level.
 // Results are printed and written to bench/results/clone-<date>.json.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,6 +30,7 @@ const TEXT = 'السلام عليكم ورحمة الله وبركاته. يسع
 const SPEAKERS = ['00000003', '00000010'];
 const SIMILARITIES = [0, 0.5, 1];
 const MAX_BAND_HZ = 6300;
+const MODEL = process.env.BENCH_CLONE_MODEL ?? 'sawt-mini';
 
 const work = mkdtempSync(path.join(tmpdir(), 'sawt-bench-clone-'));
 const quiet = { info() {}, debug() {}, warn() {}, error: console.error, child() { return quiet; } };
@@ -56,8 +60,8 @@ async function form(p, fields, files) {
   if (r.status !== 200) throw new Error(`${p}: ${r.status} ${b.toString()}`);
   return b;
 }
-async function tts(voiceId) {
-  const r = await fetch(`${api}/text-to-speech/sawt-mini`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ voice_id: voiceId, text: TEXT, stability: 0.5, streaming: true }) });
+async function tts(voiceId, model = MODEL) {
+  const r = await fetch(`${api}/text-to-speech/${model}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ voice_id: voiceId, text: TEXT, stability: 0.5, streaming: true }) });
   const b = Buffer.from(await r.arrayBuffer());
   if (r.status !== 200) throw new Error(`tts ${voiceId}: ${r.status} ${b.toString()}`);
   return b;
@@ -83,13 +87,13 @@ for (const s of SPEAKERS) {
   const ref = refs[s].analysis;
   const other = refs[SPEAKERS.find((x) => x !== s)].analysis;
   for (const similarity of SIMILARITIES) {
-    const preview = await form('/voices/preview', { text: TEXT, similarity, model_id: 'sawt-mini' }, { file: refs[s].wav });
-    const record = JSON.parse((await form('/voices/clone', { name: `bench ${s} ${similarity}`, text: TEXT, stability: 0.5, model: 'sawt-mini' }, { voice_file: preview, reference_audio_file: refs[s].wav })).toString());
+    const preview = await form('/voices/preview', { text: TEXT, similarity, model_id: MODEL }, { file: refs[s].wav });
+    const record = JSON.parse((await form('/voices/clone', { name: `bench ${s} ${similarity}`, text: TEXT, stability: 0.5, model: MODEL }, { voice_file: preview, reference_audio_file: refs[s].wav })).toString());
     const profile = JSON.parse(execFileSync('cat', [path.join(work, 'blobs', 'voices', record.voice_id, 'profile.json')]).toString());
     const clone = await analyzeVoice(await tts(record.voice_id), 24000);
-    const base = await analyzeVoice(await tts(profile.base.voiceId), 24000);
+    const base = await analyzeVoice(await tts(profile.base.voiceId, profile.base.modelId ?? MODEL), 24000);
     const row = {
-      speaker: s, referenceClips: refs[s].files, similarity, baseVoice: profile.base.voiceId, warp: r2(profile.mapping.warp),
+      model: MODEL, speaker: s, referenceClips: refs[s].files, similarity, baseVoice: profile.base.voiceId, warp: r2(profile.mapping.warp),
       f0: { reference: r2(ref.f0Median), base: r2(base.f0Median), clone: r2(clone.f0Median), cloneMinusRefSemitones: r2(semitones(clone.f0Median, ref.f0Median)) },
       ltas: { baseToRef: r2(bandDistance(base, ref)), cloneToRef: r2(bandDistance(clone, ref)), cloneToOther: r2(bandDistance(clone, other)) },
       mfcc: { baseToRef: r2(mfccDistance(base, ref)), cloneToRef: r2(mfccDistance(clone, ref)), cloneToOther: r2(mfccDistance(clone, other)) },

@@ -101,6 +101,7 @@ export class HtsBackend implements SpeechBackend {
       halfTone: p.halfTone ?? 0,
       f0Spread: clamp((p.f0Spread ?? 1) * (1 + lively * 0.4), 0, 4),
       ...(p.alpha !== undefined && { alpha: p.alpha }),
+      ...(p.mgcOffset !== undefined && { mgcOffset: p.mgcOffset }),
       gvWeightLf0: clamp(1 + lively * 0.6, 0, 4),
       sampleRate: req.sampleRate,
       chunkMs: this.chunkMs,

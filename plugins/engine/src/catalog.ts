@@ -40,6 +40,8 @@ export interface HtsVoiceParams {
   alpha?: number;
   /** Duration scale at speed 1.0 (>1 faster). */
   speed?: number;
+  /** Added to every generated mel-cepstrum frame (a smooth spectral EQ; cloned voices). */
+  mgcOffset?: number[];
 }
 
 export interface VoiceConfig extends Omit<VoiceInfo, 'sample_url'> {

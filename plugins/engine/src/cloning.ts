@@ -1,11 +1,18 @@
 /**
  * Voice cloning: a reference recording is analyzed (native: VAD, F0, LTAS,
- * MFCCs, syllable rate) into a versioned profile; speech of the built-in base
- * voice closest in log-F0 is converted toward it (native: LPC analysis-synthesis
- * with TD-PSOLA F0 mapping, VTL frequency warping and a smooth EQ), segment by
- * segment as it is synthesized; the F0 mapping is calibrated on the log-F0 median
- * and spread of the base speech converted so far (running over the utterance). Cloned voices live in the database (owner,
- * fields) and blob storage (profile.json, reference, sample.wav).
+ * MFCCs, syllable rate) into a versioned profile. Speech is made by the base
+ * voice closest in log-F0 among the base voices of the requested model and moved
+ * toward the reference speaker:
+ *  - an HTS base (sawt-hts) is moved at the parameter level, inside the engine
+ *    (hts/voice-mapping.ts: log-F0 shift and spread, all-pass warping for the
+ *    vocal-tract length, a mel-cepstral EQ), so the voice keeps its quality;
+ *  - another base (sawt-mini) is converted as audio (native: LPC analysis-synthesis
+ *    with TD-PSOLA F0 mapping, VTL frequency warping and a smooth EQ), segment by
+ *    segment as it is synthesized, the F0 mapping calibrated on the log-F0 median
+ *    and spread of the base speech converted so far.
+ * A model without base voices of its own uses the default model's. Cloned voices
+ * live in the database (owner, fields) and blob storage (profile.json, reference,
+ * sample.wav).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -14,7 +21,8 @@ import {
   encodeWav, errors, type BlobStore, type ChunkInfo, type ClonedVoiceRecord, type Database, type Logger, type Migration,
   type SpeechStream, type SynthesisRequest, type VoiceCatalog, type VoiceCloning, type VoiceInfo, type VoiceProfile,
 } from '@sawt/core';
-import { samplePath, type BuiltinVoiceCatalog } from './catalog.js';
+import { samplePath, type BuiltinVoiceCatalog, type VoiceConfig } from './catalog.js';
+import { htsVoiceToward } from './hts/voice-mapping.js';
 import { analyzeVoice, convertVoice, matchSpectra, trackF0, type ConvertParams, type VoiceAnalysis } from './native/voice.js';
 import { Resampler } from './native/resampler.js';
 
@@ -76,7 +84,15 @@ export interface StoredProfile extends VoiceProfile {
   kind: 'sawt-voice-profile';
   sampleRate: number;
   reference: Omit<VoiceAnalysis, 'sampleRate'>;
-  base: { voiceId: string; f0Median: number; logF0Mean: number; logF0Std: number; syllableRate: number };
+  /** The reference mapped onto a base voice of the default model (informative: speech maps it per model, see `BaseMapping`). */
+  base: BaseMapping['base'];
+  mapping: BaseMapping['mapping'];
+}
+
+/** The reference mapped onto one base voice. */
+export interface BaseMapping {
+  /** The model the base voice is synthesized with (absent in profiles written before it was recorded). */
+  base: { voiceId: string; modelId?: string; f0Median: number; logF0Mean: number; logF0Std: number; syllableRate: number };
   mapping: { warp: number; eqDb: number[]; rateRatio: number; spectralDistanceBefore: number; spectralDistanceAfter: number };
 }
 
@@ -94,7 +110,7 @@ export interface F0Target {
  * The F0 part of `params` uses the base voice's statistics from the profile (measured on
  * another text); convertingStream recalibrates it on the speech it converts (see calibrate).
  */
-export function conversionAt(profile: StoredProfile, similarity: number): { params: ConvertParams; speedFactor: number; f0: F0Target } {
+export function conversionAt(profile: Pick<StoredProfile, 'reference'> & BaseMapping, similarity: number): { params: ConvertParams; speedFactor: number; f0: F0Target } {
   const s = clamp(similarity, 0, 1);
   const { base, reference: ref, mapping } = profile;
   const f0: F0Target = { similarity: s, refLogF0Center: ref.f0Median > 0 ? Math.log(ref.f0Median) : ref.logF0Mean, refLogF0Std: ref.logF0Std };
@@ -233,12 +249,43 @@ export function convertingStream(src: SpeechStream, params: ConvertParams, f0Tar
   return out;
 }
 
-type Synthesize = (req: SynthesisRequest) => Promise<SpeechStream>;
+/** What cloning needs of the synthesizer: synthesis with given voice parameters, and which engine a model runs on. */
+export interface BaseSynthesizer {
+  synthesizeVoice(req: SynthesisRequest, voice: VoiceConfig): Promise<SpeechStream>;
+  /** undefined when the model is not offered. */
+  engineOf(modelId: string): string | undefined;
+}
+
+interface BaseVoice {
+  voice: VoiceConfig;
+  modelId: string;
+  analysis: VoiceAnalysis;
+}
+
+/** The reference `ref` mapped onto the base voice closest to it in log-F0. */
+function mapOnto(ref: Omit<VoiceAnalysis, 'sampleRate'>, bases: BaseVoice[]): BaseMapping {
+  const base = bases.reduce((a, b) => (Math.abs(b.analysis.logF0Mean - ref.logF0Mean) < Math.abs(a.analysis.logF0Mean - ref.logF0Mean) ? b : a));
+  const m = matchSpectra(ref.ltasDb, base.analysis.ltasDb, CLONE_RATE);
+  const b = base.analysis;
+  return {
+    base: { voiceId: base.voice.voice_id, modelId: base.modelId, f0Median: b.f0Median, logF0Mean: b.logF0Mean, logF0Std: b.logF0Std, syllableRate: b.syllableRate },
+    mapping: {
+      warp: m.warp,
+      eqDb: m.eqDb.map((d) => Math.round(d * 100) / 100),
+      rateRatio: b.syllableRate > 0 && ref.syllableRate > 0 ? clamp(ref.syllableRate / b.syllableRate, 0.75, 1.3) : 1,
+      spectralDistanceBefore: m.distanceBefore,
+      spectralDistanceAfter: m.distanceAfter,
+    },
+  };
+}
 
 export class VoiceCloningService implements VoiceCloning {
   private readonly profiles = new Map<string, Promise<StoredProfile>>();
-  private baseProfiles: Promise<Array<{ voiceId: string; analysis: VoiceAnalysis }>> | null = null;
-  private synthesizeBase: Synthesize | null = null;
+  /** Analyzed base voices per model. */
+  private readonly baseVoices = new Map<string, Promise<BaseVoice[]>>();
+  /** Each profile mapped per model it has been spoken with. */
+  private readonly mappings = new WeakMap<StoredProfile, Map<string, Promise<BaseMapping>>>();
+  private synthesizer: BaseSynthesizer | null = null;
 
   constructor(
     private readonly db: Database,
@@ -250,55 +297,84 @@ export class VoiceCloningService implements VoiceCloning {
   ) {}
 
   /** The synthesizer of base voices (set once the synthesizer exists). */
-  attach(synthesize: Synthesize): void {
-    this.synthesizeBase = synthesize;
+  attach(synthesizer: BaseSynthesizer): void {
+    this.synthesizer = synthesizer;
   }
 
-  private async bases(): Promise<Array<{ voiceId: string; analysis: VoiceAnalysis }>> {
-    if (!this.baseProfiles) {
-      this.baseProfiles = Promise.all(this.baseVoiceIds.map(async (voiceId) => {
-        const stream = await this.synthesizeBase!({ modelId: this.defaultModelId(), voiceId, accountId: '', text: BASE_TEXT, speed: 1, stability: 0.5, sampleRate: CLONE_RATE });
+  /** The model whose base voices speak for `modelId` (its own when it has any, else the default model's), and those voices. */
+  private baseModel(modelId: string): { modelId: string; voices: VoiceConfig[] } {
+    const of = (id: string) => this.synthesizer?.engineOf(id) === undefined ? [] : this.baseVoiceIds
+      .map((v) => this.builtin.config(v))
+      .filter((v): v is VoiceConfig => v !== undefined && (!v.models || v.models.includes(id)));
+    const own = of(modelId);
+    if (own.length) return { modelId, voices: own };
+    const fallback = this.defaultModelId();
+    const voices = of(fallback);
+    if (!voices.length) throw errors.internal(`voice cloning has no base voice for model '${modelId}' nor for the default model`);
+    return { modelId: fallback, voices };
+  }
+
+  private bases(modelId: string): Promise<BaseVoice[]> {
+    const { modelId: model, voices } = this.baseModel(modelId);
+    let p = this.baseVoices.get(model);
+    if (!p) {
+      p = Promise.all(voices.map(async (voice) => {
+        const stream = await this.synthesizer!.synthesizeVoice({ modelId: model, voiceId: voice.voice_id, accountId: '', text: BASE_TEXT, speed: 1, stability: 0.5, sampleRate: CLONE_RATE }, voice);
         const chunks: Buffer[] = [];
         for await (const c of stream) chunks.push(c as Buffer);
-        return { voiceId, analysis: await analyzeVoice(Buffer.concat(chunks), CLONE_RATE) };
+        return { voice, modelId: model, analysis: await analyzeVoice(Buffer.concat(chunks), CLONE_RATE) };
       }));
-      this.baseProfiles.catch(() => (this.baseProfiles = null));
+      this.baseVoices.set(model, p);
+      p.catch(() => this.baseVoices.delete(model));
     }
-    return this.baseProfiles;
+    return p;
+  }
+
+  /** `profile` mapped onto the base voices that speak for `modelId` (computed once per profile and model). */
+  mappingFor(profile: StoredProfile, modelId: string): Promise<BaseMapping> {
+    let perModel = this.mappings.get(profile);
+    if (!perModel) this.mappings.set(profile, (perModel = new Map()));
+    let m = perModel.get(modelId);
+    if (!m) {
+      m = this.bases(modelId).then((bases) => mapOnto(profile.reference, bases));
+      perModel.set(modelId, m);
+      m.catch(() => perModel.delete(modelId));
+    }
+    return m;
   }
 
   async analyze(pcm: Buffer): Promise<StoredProfile> {
+    if (!this.synthesizer) throw errors.internal('voice cloning is not ready');
     const ref = await analyzeVoice(pcm, CLONE_RATE);
     if (ref.voicedSeconds < MIN_VOICED_SECONDS) {
       throw errors.validation(`The audio holds too little speech: ${ref.voicedSeconds.toFixed(2)} s of voiced speech found, at least ${MIN_VOICED_SECONDS} s are needed`);
     }
-    const bases = await this.bases();
-    const base = bases.reduce((a, b) => (Math.abs(b.analysis.logF0Mean - ref.logF0Mean) < Math.abs(a.analysis.logF0Mean - ref.logF0Mean) ? b : a));
-    const m = matchSpectra(ref.ltasDb, base.analysis.ltasDb, CLONE_RATE);
     const { sampleRate: _sr, ...reference } = ref;
-    const b = base.analysis;
-    return {
-      version: PROFILE_VERSION,
-      kind: 'sawt-voice-profile',
-      sampleRate: CLONE_RATE,
-      reference,
-      base: { voiceId: base.voiceId, f0Median: b.f0Median, logF0Mean: b.logF0Mean, logF0Std: b.logF0Std, syllableRate: b.syllableRate },
-      mapping: {
-        warp: m.warp,
-        eqDb: m.eqDb.map((d) => Math.round(d * 100) / 100),
-        rateRatio: b.syllableRate > 0 && ref.syllableRate > 0 ? clamp(ref.syllableRate / b.syllableRate, 0.75, 1.3) : 1,
-        spectralDistanceBefore: m.distanceBefore,
-        spectralDistanceAfter: m.distanceAfter,
-      },
-    };
+    const onDefault = mapOnto(reference, await this.bases(this.defaultModelId()));
+    return { version: PROFILE_VERSION, kind: 'sawt-voice-profile', sampleRate: CLONE_RATE, reference, ...onDefault };
   }
 
-  /** Base-voice speech converted toward `profile`. */
+  /** Base-voice speech moved toward `profile`: inside the engine for an HTS base, as audio otherwise. */
   async speak(profile: StoredProfile, req: SynthesisRequest, similarity: number, failure: () => Error): Promise<SpeechStream> {
-    if (!this.synthesizeBase) throw errors.internal('voice cloning is not ready');
-    const { params, speedFactor, f0 } = conversionAt(profile, similarity);
+    if (!this.synthesizer) throw errors.internal('voice cloning is not ready');
+    const mapped = await this.mappingFor(profile, req.modelId);
+    const { base, mapping } = mapped;
+    const voice = this.builtin.config(base.voiceId);
+    if (!voice) throw errors.internal(`the base voice '${base.voiceId}' of a cloned voice is no longer configured`);
+    const modelId = base.modelId ?? req.modelId;
+    const { params, speedFactor, f0 } = conversionAt({ ...mapped, reference: profile.reference }, similarity);
     const outRate = req.sampleRate ?? CLONE_RATE;
-    const src = await this.synthesizeBase({ ...req, voiceId: profile.base.voiceId, speed: clamp(req.speed * speedFactor, 0.5, 1.6), sampleRate: similarity > 0 ? CLONE_RATE : outRate });
+    const baseReq = { ...req, modelId, voiceId: base.voiceId, speed: clamp(req.speed * speedFactor, 0.5, 1.6) };
+    if (voice.hts && this.synthesizer.engineOf(modelId) === 'hts') {
+      const r = profile.reference;
+      const hts = htsVoiceToward(voice.hts, {
+        baseLogF0Center: base.f0Median > 0 ? Math.log(base.f0Median) : base.logF0Mean, baseLogF0Std: base.logF0Std,
+        refLogF0Center: r.f0Median > 0 ? Math.log(r.f0Median) : r.logF0Mean, refLogF0Std: r.logF0Std,
+        warp: mapping.warp, eqDb: mapping.eqDb, eqRate: CLONE_RATE,
+      }, similarity);
+      return this.synthesizer.synthesizeVoice({ ...baseReq, sampleRate: outRate }, { ...voice, hts });
+    }
+    const src = await this.synthesizer.synthesizeVoice({ ...baseReq, sampleRate: similarity > 0 ? CLONE_RATE : outRate }, voice);
     if (similarity <= 0) return src;
     return convertingStream(src, params, f0, outRate, failure);
   }
@@ -320,7 +396,9 @@ export class VoiceCloningService implements VoiceCloning {
     const voiceId = `cv_${randomBytes(12).toString('hex')}`;
     const prefix = `voices/${voiceId}`;
     const last = await this.db.knex('voice_previews').where({ account_id: input.accountId, reference_sha256: input.referenceSha256 }).orderBy('created_at', 'desc').first() as { similarity: number; speed: number } | undefined;
-    const profile = input.profile as StoredProfile;
+    // Stored with the reference mapped onto the base voice of the clone's own model.
+    const analyzed = input.profile as StoredProfile;
+    const profile: StoredProfile = { ...analyzed, ...(await this.mappingFor(analyzed, input.modelId)) };
     const keys = { profile: `${prefix}/profile.json`, reference: `${prefix}/reference.bin`, sample: `${prefix}/sample.wav` };
     try {
       await this.blobs.put(keys.profile, Buffer.from(JSON.stringify(profile)));

@@ -26,7 +26,7 @@ export interface EngineOptions {
   /** Extra folders of dialect rule files (relative to the config file); same-named dialects replace the built-in ones. */
   dialectDirs: string[];
   hts: { threads: number; labels: LabelOptions };
-  /** Voice cloning: built-in voices a clone is converted from (the closest in log-F0 is chosen). */
+  /** Voice cloning: built-in voices a clone is made from (per model, the closest in log-F0 is chosen). */
   cloning: { baseVoices: string[] };
 }
 
@@ -142,7 +142,7 @@ export default definePlugin<EngineOptions>({
       cloning: {
         type: 'object',
         default: {},
-        properties: { baseVoices: { type: 'array', minItems: 1, items: { type: 'string' }, default: ['fusha-omar', 'fusha-layla'] } },
+        properties: { baseVoices: { type: 'array', minItems: 1, items: { type: 'string' }, default: ['fusha-omar', 'fusha-layla', 'fusha-ziad', 'fusha-sami'] } },
       },
       hts: {
         type: 'object',
@@ -193,11 +193,12 @@ export default definePlugin<EngineOptions>({
     ctx.provide<ModelCatalog>(tokens.models, models);
     const database = ctx.get(tokens.database);
     database.addMigrations(ctx.pluginId, cloningMigrations);
-    for (const id of options.cloning.baseVoices) if (!voices.config(id)) throw new Error(`cloning.baseVoices names '${id}', which is not a configured voice`);
+    // Base voices of a model that is not offered (e.g. sawt-hts without its voice file) are skipped.
+    for (const id of options.cloning.baseVoices) if (!options.voices.some((v) => v.voice_id === id)) throw new Error(`cloning.baseVoices names '${id}', which is not a configured voice`);
     const cloning = new VoiceCloningService(database, ctx.get(tokens.blobStore), voices, options.cloning.baseVoices, () => models.defaultModelId(), ctx.logger);
     const synthesizer = new EngineSynthesizer(models, voices, pipeline.frontEnd, ctx.logger, backends);
     synthesizer.cloneHook = (req) => cloning.synthesizeClone(req);
-    cloning.attach((req) => synthesizer.synthesize(req));
+    cloning.attach(synthesizer);
     ctx.provide<VoiceCatalog>(tokens.voices, new VoiceCatalogWithClones(voices, cloning));
     ctx.provide<TextPipeline>(tokens.textPipeline, pipeline);
     ctx.provide<VoiceCloning>(tokens.voiceCloning, cloning);
@@ -240,4 +241,5 @@ export { segmentText } from './frontend/segment.js';
 export { normalizeText } from './frontend/normalize.js';
 export { stableUuid } from './catalog.js';
 export { textToLabels, splitUtterances, parseUtterance, utteranceLabels, wordPhones, syllabify, DEFAULT_LABEL_OPTIONS, FESTIVAL_LABEL_OPTIONS, type LabelOptions } from './hts/labels.js';
+export { alphaForWarp, eqToMelCepstrum, htsVoiceToward, warpFrequency, TRAINED_ALPHA, HTS_RATE, MCEP_LENGTH, type SpeakerMapping } from './hts/voice-mapping.js';
 export * from './native/index.js';

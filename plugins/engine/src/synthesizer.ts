@@ -1,5 +1,5 @@
 import { errors, type Logger, type SpeechStream, type SpeechSynthesizer, type SynthesisRequest } from '@sawt/core';
-import type { BuiltinVoiceCatalog, ConfiguredModelCatalog } from './catalog.js';
+import type { BuiltinVoiceCatalog, ConfiguredModelCatalog, VoiceConfig } from './catalog.js';
 import type { SpeechBackend } from './backends.js';
 import type { TextFrontEnd } from './frontend/index.js';
 
@@ -25,12 +25,27 @@ export class EngineSynthesizer implements SpeechSynthesizer {
       const cloned = await this.cloneHook(req);
       if (cloned) return cloned;
     }
+    const voice = this.voices.config(req.voiceId);
+    if (!voice) throw errors.voiceNotFound(req.voiceId);
+    return this.synthesizeVoice(req, voice);
+  }
+
+  /** The engine of a model, or undefined when it is not offered. */
+  engineOf(modelId: string): string | undefined {
+    const model = this.models.get(modelId);
+    return model?.available ? model.engine : undefined;
+  }
+
+  /**
+   * Synthesis with the voice parameters `voice` (a built-in voice's, or one derived from it, as a
+   * cloned voice's HTS parameters are); `voice.voice_id` names it in errors and logs.
+   */
+  async synthesizeVoice(req: SynthesisRequest, voice: VoiceConfig): Promise<SpeechStream> {
     const model = this.models.get(req.modelId);
     if (!model || !model.available) throw errors.modelNotFound(req.modelId);
     const backend = this.backends.get(model.engine);
     if (!backend) throw errors.internal(`Model '${model.model_id}' uses engine '${model.engine}', which this server does not run`);
-    const voice = this.voices.config(req.voiceId);
-    if (!voice || (voice.models && !voice.models.includes(model.model_id)) || !backend.acceptsVoice(voice)) {
+    if ((voice.models && !voice.models.includes(model.model_id)) || !backend.acceptsVoice(voice)) {
       throw errors.voiceNotFound(req.voiceId);
     }
     const sampleRate = req.sampleRate ?? 24000;

@@ -1,0 +1,110 @@
+/**
+ * Speaker mapping at the HTS voice's parameter level: where a cloned voice's base is an
+ * HTS voice, the conversion toward the reference speaker is done on the engine's own
+ * streams instead of on the audio — log F0 shifted (half-tones) and scaled (spread),
+ * the vocal-tract length changed through the all-pass constant of the mel-cepstrum,
+ * and the long-term spectral shape corrected by a constant mel-cepstral offset. Nothing
+ * is re-analyzed, so the converted voice keeps the HTS voice's quality.
+ */
+import type { HtsVoiceParams } from '../catalog.js';
+
+/** The all-pass constant the ara_norm_ziad voice was trained with (OPTION[MCP]:ALPHA). */
+export const TRAINED_ALPHA = 0.55;
+/** Sampling rate of the HTS voice. */
+export const HTS_RATE = 48000;
+/** Coefficients of its mel-cepstrum (VECTOR_LENGTH[MCP]). */
+export const MCEP_LENGTH = 35;
+
+/** Warped frequency of ω (radians, 0…π) under the first-order all-pass of constant `alpha`. */
+export function warpFrequency(omega: number, alpha: number): number {
+  return omega + 2 * Math.atan2(alpha * Math.sin(omega), 1 - alpha * Math.cos(omega));
+}
+
+/** Actual frequency (radians) of a mel-cepstral feature trained at warped position `omega` and synthesized with `alpha`. */
+const synthesizedAt = (omega: number, alpha: number) => warpFrequency(warpFrequency(omega, TRAINED_ALPHA), -alpha);
+
+/** Speech band over which a warp factor is matched (as in the spectral match: 300–5500 Hz). */
+const BAND = Array.from({ length: 48 }, (_, i) => (2 * Math.PI * (300 * Math.pow(5500 / 300, i / 47))) / HTS_RATE);
+
+/**
+ * The all-pass constant that moves the formants of speech synthesized with `baseAlpha` by the
+ * factor `warp` (>1: higher formants, a shorter vocal tract), matched in the log-frequency
+ * mean over the speech band. Lower alpha = higher formants; the result is kept in 0.3–0.75.
+ */
+export function alphaForWarp(warp: number, baseAlpha = TRAINED_ALPHA): number {
+  const target = Math.log(warp);
+  const shift = (alpha: number) => BAND.reduce((s, w) => s + Math.log(synthesizedAt(w, alpha) / synthesizedAt(w, baseAlpha)), 0) / BAND.length;
+  let lo = 0.3, hi = 0.75; // shift(lo) > shift(hi)
+  if (shift(lo) <= target) return lo;
+  if (shift(hi) >= target) return hi;
+  for (let i = 0; i < 40; i++) {
+    const mid = (lo + hi) / 2;
+    if (shift(mid) > target) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+/**
+ * A smooth EQ (dB per bin over 0…eqRate/2, as the spectral match gives it) as the mel-cepstral
+ * offset that applies it to speech vocoded with `alpha`: c̃m = (2/π)∫ L(ω(ω̃)) cos(mω̃) dω̃ with L
+ * the natural-log gain at the actual frequency of each warped frequency. The EQ is applied from
+ * 100 Hz to 7.5 kHz and faded out to nothing by 10 kHz (the match says nothing above); c̃0 is left
+ * at 0 so the level stays the engine's.
+ */
+export function eqToMelCepstrum(eqDb: readonly number[], eqRate: number, alpha: number, length = MCEP_LENGTH): number[] {
+  const N = 1024;
+  const gain = new Float64Array(N);
+  for (let n = 0; n < N; n++) {
+    const wt = ((n + 0.5) / N) * Math.PI;
+    const hz = (warpFrequency(wt, -alpha) / (2 * Math.PI)) * HTS_RATE;
+    const bin = (hz / (eqRate / 2)) * (eqDb.length - 1);
+    const fade = hz <= 7500 ? 1 : hz >= 10000 ? 0 : 0.5 + 0.5 * Math.cos((Math.PI * (hz - 7500)) / 2500);
+    if (fade === 0 || bin >= eqDb.length - 1) continue;
+    const i = Math.floor(bin), f = bin - i;
+    gain[n] = fade * ((eqDb[i]! * (1 - f) + eqDb[i + 1]! * f) * Math.LN10) / 20;
+  }
+  const c = new Array<number>(length).fill(0);
+  for (let m = 1; m < length; m++) {
+    let s = 0;
+    for (let n = 0; n < N; n++) s += gain[n]! * Math.cos((m * (n + 0.5) * Math.PI) / N);
+    c[m] = (2 * s) / N;
+  }
+  return c;
+}
+
+/** What the reference speaker's analysis asks of the base voice (see cloning.ts's profile). */
+export interface SpeakerMapping {
+  /** Log-F0 median and spread of the base voice's speech and of the reference. */
+  baseLogF0Center: number;
+  baseLogF0Std: number;
+  refLogF0Center: number;
+  refLogF0Std: number;
+  /** Formant warp factor reference/base (>1: reference formants higher). */
+  warp: number;
+  /** Smooth EQ toward the reference after warping, dB per bin over 0…eqRate/2. */
+  eqDb: readonly number[];
+  eqRate: number;
+}
+
+const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
+
+/**
+ * The HTS voice parameters of `base` moved toward the reference by `similarity` (0: unchanged,
+ * 1: the full mapping): F0 median reached in half-tones, F0 spread by ratio (within ×0.5–2),
+ * formants by the warp factor, spectral shape by the EQ.
+ */
+export function htsVoiceToward(base: HtsVoiceParams, m: SpeakerMapping, similarity: number): HtsVoiceParams {
+  const s = clamp(similarity, 0, 1);
+  const baseAlpha = base.alpha ?? TRAINED_ALPHA;
+  const alpha = s > 0 ? alphaForWarp(Math.pow(m.warp, s), baseAlpha) : baseAlpha;
+  const semitones = (s * (m.refLogF0Center - m.baseLogF0Center) * 12) / Math.LN2;
+  const spread = Math.pow(clamp(Math.max(0.01, m.refLogF0Std) / Math.max(0.01, m.baseLogF0Std), 0.5, 2), s);
+  return {
+    ...base,
+    halfTone: clamp((base.halfTone ?? 0) + semitones, -24, 24),
+    f0Spread: clamp((base.f0Spread ?? 1) * spread, 0, 4),
+    alpha,
+    mgcOffset: s > 0 ? eqToMelCepstrum(m.eqDb.map((d) => d * s), m.eqRate, alpha) : base.mgcOffset,
+  };
+}
