@@ -8,6 +8,7 @@ extern "C" {
 #include <HTS_engine.h>
 // Exported by libHTSEngine, declared only in its private header.
 void HTS_GStreamSet_clear(HTS_GStreamSet* gss);
+size_t HTS_ModelSet_get_vector_length(HTS_ModelSet* ms, size_t stream_index);
 }
 
 #include <algorithm>
@@ -32,6 +33,8 @@ namespace sawt {
 namespace {
 
 constexpr double kNoData = -1.0e10;  // HTS_NODATA: an unvoiced log-F0 frame
+constexpr const char* kStreamNames[] = {"mgc", "lf0", "lpf"};  // the voice's streams, in its order
+constexpr size_t kMaxStreams = 3;
 
 // --- one engine per worker thread, a pool per voice file ---
 
@@ -114,7 +117,7 @@ struct HtsControls {
   double gainDb = -6.0;
 };
 
-// The generated streams of one utterance, owned outside the engine.
+// The generated (or caller-given) streams of one utterance, owned outside the engine.
 struct HtsParams {
   size_t frames = 0;
   std::vector<size_t> dims;                    // per stream (MCP, LF0, LPF)
@@ -169,6 +172,25 @@ HtsParams Generate(HTS_Engine* engine, const std::vector<std::string>& labels, c
     }
   }
   return p;
+}
+
+std::string StreamName(size_t s) { return s < kMaxStreams ? kStreamNames[s] : "stream" + std::to_string(s); }
+
+std::string DimsText(const std::vector<size_t>& dims) {
+  std::string text = "{";
+  for (size_t s = 0; s < dims.size(); ++s) text += (s ? ", " : "") + StreamName(s) + ": " + std::to_string(dims[s]);
+  return text + "}";
+}
+
+// Caller-given streams must be the voice's streams at the voice's widths: Vocode reads rows of the
+// voice's vector lengths, so a narrower row would be read past its end. Needs a loaded engine (a worker).
+void CheckFitsVoice(HTS_Engine* engine, const HtsParams& p, size_t index) {
+  std::vector<size_t> voice(HTS_Engine_get_nstream(engine));
+  for (size_t s = 0; s < voice.size(); ++s) voice[s] = HTS_ModelSet_get_vector_length(&engine->ms, s);
+  if (p.dims != voice) {
+    throw EngineFailure(ErrorCode::kInvalidArgument, "Expected dims " + DimsText(voice) + " (the voice's) for parameters[" +
+                                                         std::to_string(index) + "].dims but received " + DimsText(p.dims));
+  }
 }
 
 // Vocodes frames [begin, end) of `p` on `engine`; appends 48 kHz samples (as doubles).
@@ -230,6 +252,7 @@ struct ChunkMessage {
 struct JobOptions {
   std::string voicePath;
   std::vector<std::vector<std::string>> utterances;
+  std::vector<HtsParams> parameters;  // instead of utterances: streams to vocode as they are (no Generate)
   HtsControls controls;
   int sampleRate = 24000;
   int maxQueuedChunks = 4;
@@ -306,9 +329,9 @@ class HtsJob final : public std::enable_shared_from_this<HtsJob> {
       if (!SendBacklog()) return;  // parked
       if (Cancelled()) return Finish(ErrorCode::kCancelled, "Synthesis was cancelled");
       if (!params_) {
-        if (next_ == options_.utterances.size()) return Finish();
+        if (next_ == options_.utterances.size() + options_.parameters.size()) return Finish();
         segment_ = static_cast<int>(next_);
-        params_ = Generate(engine, options_.utterances[next_++], options_.controls);
+        params_ = NextParams(engine);
         frame_ = 0;
         tail_.clear();
         resampler_.reset(new Resampler(static_cast<int>(HTS_Engine_get_sampling_frequency(engine)), options_.sampleRate));
@@ -323,6 +346,18 @@ class HtsJob final : public std::enable_shared_from_this<HtsJob> {
     } catch (const std::exception& e) {
       Finish(ErrorCode::kEspeak, std::string("HTS synthesis failed: ") + e.what());
     }
+  }
+
+  // The next sentence's streams: generated from its labels, or the caller's (a copy: small next to its
+  // vocoding), all of which are checked against the voice first, so that a bad one fails the stream
+  // before any audio rather than halfway.
+  HtsParams NextParams(HTS_Engine* engine) {
+    const size_t i = next_++;
+    if (options_.parameters.empty()) return Generate(engine, options_.utterances[i], options_.controls);
+    if (i == 0) {
+      for (size_t k = 0; k < options_.parameters.size(); ++k) CheckFitsVoice(engine, options_.parameters[k], k);
+    }
+    return options_.parameters[i];
   }
 
   void VocodeWindow(HTS_Engine* engine) {
@@ -533,18 +568,36 @@ double NumberField(Napi::Env env, const Napi::Object& o, const char* name, doubl
   return x;
 }
 
-void ParseCommon(Napi::Env env, const Napi::Value& value, JobOptions& o) {
-  if (!value.IsObject()) ThrowInvalidArgument(env, "Expected an object for options");
-  const Napi::Object opts = value.As<Napi::Object>();
-  const Napi::Value voice = opts.Get("voicePath");
-  if (!voice.IsString() || voice.As<Napi::String>().Utf8Value().empty()) {
-    ThrowInvalidArgument(env, "Expected a non-empty string for voicePath");
+// What a value that failed a check was, for "but received …".
+std::string Received(const Napi::Value& v) {
+  if (v.IsUndefined() || v.IsNull() || v.IsNumber() || v.IsBoolean()) return v.ToString().Utf8Value();
+  if (v.IsString()) return "a string";
+  if (v.IsArray()) return "an array";
+  if (v.IsTypedArray()) {
+    const Napi::TypedArray a = v.As<Napi::TypedArray>();
+    const char* type = a.TypedArrayType() == napi_float32_array   ? "Float32Array"
+                       : a.TypedArrayType() == napi_float64_array ? "Float64Array"
+                                                                  : "typed array";
+    return std::string("a ") + type + " of " + std::to_string(a.ElementLength());
   }
-  o.voicePath = voice.As<Napi::String>().Utf8Value();
-  const Napi::Value utts = opts.Get("utterances");
+  if (v.IsFunction()) return "a function";
+  return "an object";
+}
+
+size_t IntegerField(Napi::Env env, const Napi::Value& v, const std::string& name, size_t min, size_t max) {
+  const double x = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : NAN;
+  if (!(x >= min && x <= max && x == std::floor(x))) {
+    ThrowInvalidArgument(env, "Expected an integer between " + std::to_string(min) + " and " + std::to_string(max) +
+                                  " for " + name + " but received " + Received(v));
+  }
+  return static_cast<size_t>(x);
+}
+
+std::vector<std::vector<std::string>> ParseUtterances(Napi::Env env, const Napi::Value& utts) {
   if (!utts.IsArray() || utts.As<Napi::Array>().Length() == 0) {
     ThrowInvalidArgument(env, "Expected a non-empty array of label arrays for utterances");
   }
+  std::vector<std::vector<std::string>> utterances;
   const Napi::Array arr = utts.As<Napi::Array>();
   for (uint32_t i = 0; i < arr.Length(); ++i) {
     const Napi::Value u = arr.Get(i);
@@ -558,8 +611,106 @@ void ParseCommon(Napi::Env env, const Napi::Value& value, JobOptions& o) {
       if (!l.IsString()) ThrowInvalidArgument(env, "Expected a string for utterances[" + std::to_string(i) + "][" + std::to_string(j) + "]");
       lines.push_back(l.As<Napi::String>().Utf8Value());
     }
-    o.utterances.push_back(std::move(lines));
+    utterances.push_back(std::move(lines));
   }
+  return utterances;
+}
+
+// One given stream: a Float32Array or Float64Array of frames × dim values, copied to doubles here on the
+// main thread (workers never touch JS memory). In lf0, NaN marks an unvoiced frame (kNoData to the
+// vocoder); any other non-finite value would reach the MLSA filter, so it is refused.
+std::vector<double> ParseStream(Napi::Env env, const Napi::Value& v, const std::string& name, size_t frames, size_t dim,
+                                bool lf0) {
+  if (!v.IsTypedArray() || (v.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array &&
+                            v.As<Napi::TypedArray>().TypedArrayType() != napi_float64_array)) {
+    ThrowInvalidArgument(env, "Expected a Float32Array or Float64Array for " + name + " but received " + Received(v));
+  }
+  const Napi::TypedArray array = v.As<Napi::TypedArray>();
+  const size_t count = frames * dim;
+  if (array.ElementLength() != count) {
+    ThrowInvalidArgument(env, "Expected " + std::to_string(count) + " values (frames " + std::to_string(frames) + " × dim " +
+                                  std::to_string(dim) + ") for " + name + " but received " +
+                                  std::to_string(array.ElementLength()));
+  }
+  const float* f32 = array.TypedArrayType() == napi_float32_array ? v.As<Napi::Float32Array>().Data() : nullptr;
+  const double* f64 = f32 ? nullptr : v.As<Napi::Float64Array>().Data();
+  std::vector<double> data(count);
+  for (size_t i = 0; i < count; ++i) {
+    const double x = f32 ? f32[i] : f64[i];
+    if (lf0 && std::isnan(x)) {
+      data[i] = kNoData;
+    } else if (!std::isfinite(x)) {
+      ThrowInvalidArgument(env, std::string("Expected finite values") + (lf0 ? " (or NaN: unvoiced)" : "") + " for " + name +
+                                    " but received " + (std::isnan(x) ? "NaN" : x > 0 ? "Infinity" : "-Infinity") +
+                                    " at index " + std::to_string(i));
+    } else {
+      data[i] = x;
+    }
+  }
+  return data;
+}
+
+// parameters[index], shaped as htsParameters returns it. lpf (stream and dim) may be left out, for a voice
+// without one; whether the streams fit the voice is known only with it loaded (CheckFitsVoice, on a worker).
+HtsParams ParseStreams(Napi::Env env, const Napi::Value& value, size_t index) {
+  constexpr size_t kMaxFrames = 1u << 30, kMaxDim = 4096;  // bounds that keep frames × dim far from overflow
+  const std::string at = "parameters[" + std::to_string(index) + "]";
+  if (!value.IsObject() || value.IsArray() || value.IsTypedArray()) {
+    ThrowInvalidArgument(env, "Expected an object of parameter streams for " + at + " but received " + Received(value));
+  }
+  const Napi::Object o = value.As<Napi::Object>();
+  HtsParams p;
+  p.frames = IntegerField(env, o.Get("frames"), at + ".frames", 1, kMaxFrames);
+  const Napi::Value dimsValue = o.Get("dims");
+  if (!dimsValue.IsObject() || dimsValue.IsArray()) {
+    ThrowInvalidArgument(env, "Expected an object {mgc, lf0, lpf} for " + at + ".dims but received " + Received(dimsValue));
+  }
+  const Napi::Object dims = dimsValue.As<Napi::Object>();
+  for (size_t s = 0; s < kMaxStreams; ++s) {
+    const Napi::Value data = o.Get(kStreamNames[s]), dim = dims.Get(kStreamNames[s]);
+    if (s == 2 && data.IsUndefined() && dim.IsUndefined()) break;
+    p.dims.push_back(IntegerField(env, dim, at + ".dims." + kStreamNames[s], 1, kMaxDim));
+    p.data.push_back(ParseStream(env, data, at + "." + kStreamNames[s], p.frames, p.dims.back(), s == 1));
+  }
+  return p;
+}
+
+std::vector<HtsParams> ParseParameters(Napi::Env env, const Napi::Value& value) {
+  if (!value.IsArray() || value.As<Napi::Array>().Length() == 0) {
+    ThrowInvalidArgument(env, "Expected a non-empty array of parameter streams (as htsParameters returns) for parameters but received " +
+                                  Received(value));
+  }
+  const Napi::Array arr = value.As<Napi::Array>();
+  std::vector<HtsParams> parameters;
+  for (uint32_t i = 0; i < arr.Length(); ++i) parameters.push_back(ParseStreams(env, arr.Get(i), i));
+  return parameters;
+}
+
+// What a synthesis vocodes: labels to generate streams from, or streams given as they are; exactly one.
+void ParseSource(Napi::Env env, const Napi::Object& opts, JobOptions& o) {
+  const Napi::Value utterances = opts.Get("utterances"), parameters = opts.Get("parameters");
+  if (utterances.IsUndefined() == parameters.IsUndefined()) {
+    ThrowInvalidArgument(env, std::string("Expected exactly one of utterances (labels) and parameters (streams) for options but received ") +
+                                  (utterances.IsUndefined() ? "neither" : "both"));
+  }
+  if (parameters.IsUndefined()) {
+    o.utterances = ParseUtterances(env, utterances);
+  } else {
+    o.parameters = ParseParameters(env, parameters);
+  }
+}
+
+// The voice and the controls, shared by synthesis and htsParameters.
+void ParseCommon(Napi::Env env, const Napi::Value& value, JobOptions& o) {
+  if (!value.IsObject()) ThrowInvalidArgument(env, "Expected an object for options");
+  const Napi::Object opts = value.As<Napi::Object>();
+  const Napi::Value voice = opts.Get("voicePath");
+  if (!voice.IsString() || voice.As<Napi::String>().Utf8Value().empty()) {
+    ThrowInvalidArgument(env, "Expected a non-empty string for voicePath");
+  }
+  o.voicePath = voice.As<Napi::String>().Utf8Value();
+  // With given parameters, speed, halfTone, f0Spread and the GV weights have nothing to act on (they act
+  // during generation); they are still checked, so that a bad value is not silently accepted.
   HtsControls& c = o.controls;
   c.speed = NumberField(env, opts, "speed", 0.25, 4, 1);
   c.halfTone = NumberField(env, opts, "halfTone", -24, 24, 0);
@@ -578,6 +729,7 @@ Napi::Value CreateHtsSynthesis(const Napi::CallbackInfo& info) {
   JobOptions o;
   ParseCommon(env, info[0], o);
   const Napi::Object opts = info[0].As<Napi::Object>();
+  ParseSource(env, opts, o);
   o.sampleRate = static_cast<int>(NumberField(env, opts, "sampleRate", 8000, 48000, 24000));
   o.maxQueuedChunks = static_cast<int>(NumberField(env, opts, "maxQueuedChunks", 1, 1024, 4));
   o.chunkMs = static_cast<int>(NumberField(env, opts, "chunkMs", 0, 60000, 200));
@@ -632,7 +784,6 @@ class ParametersWorker : public Napi::AsyncWorker {
   void OnOK() override {
     Napi::Env env = Env();
     Napi::Array out = Napi::Array::New(env, results_.size());
-    const char* names[] = {"mgc", "lf0", "lpf"};
     for (size_t u = 0; u < results_.size(); ++u) {
       const HtsParams& p = results_[u];
       Napi::Object o = Napi::Object::New(env);
@@ -640,14 +791,14 @@ class ParametersWorker : public Napi::AsyncWorker {
       o.Set("framePeriodMs", 1000.0 * fperiod_ / sampleRate_);
       o.Set("sampleRate", static_cast<double>(sampleRate_));
       Napi::Object dims = Napi::Object::New(env);
-      for (size_t s = 0; s < p.data.size() && s < 3; ++s) {
+      for (size_t s = 0; s < p.data.size() && s < kMaxStreams; ++s) {
         auto arr = Napi::Float32Array::New(env, p.data[s].size());
         for (size_t i = 0; i < p.data[s].size(); ++i) {
           const double v = p.data[s][i];
           arr[i] = s == 1 && v <= kNoData / 2 ? NAN : static_cast<float>(v);
         }
-        o.Set(names[s], arr);
-        dims.Set(names[s], static_cast<double>(p.dims[s]));
+        o.Set(kStreamNames[s], arr);
+        dims.Set(kStreamNames[s], static_cast<double>(p.dims[s]));
       }
       o.Set("dims", dims);
       out.Set(static_cast<uint32_t>(u), o);
@@ -670,6 +821,7 @@ Napi::Value HtsParameters(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   JobOptions o;
   ParseCommon(env, info[0], o);
+  o.utterances = ParseUtterances(env, info[0].As<Napi::Object>().Get("utterances"));
   auto* worker = new ParametersWorker(env, std::move(o));
   Napi::Promise promise = worker->Promise();
   worker->Queue();

@@ -1,16 +1,20 @@
 // HTS voice: native synthesis (non-silent 24 kHz, duration grows with text), variants
-// differ in pitch, parameter streams, and the sawt-hts model over HTTP. Skips without the voice file.
+// differ in pitch, parameter streams, synthesis from (edited) parameter streams, and the sawt-hts model
+// over HTTP. Skips without the voice file.
 import t from 'tap';
 import { startServer } from '../helpers/server.js';
 import { ENGINE, VOICE_FILE, haveVoice, modelsDirWithVoice, noVoiceReason } from './helpers.js';
 
-const { synthesizeHtsStream, htsParameters, textToLabels } = await import(ENGINE);
+const { synthesizeHtsStream, htsParameters, textToLabels, trackF0 } = await import(ENGINE);
 
 const SHORT = 'السَّلَامُ عَلَيْكُمْ.';
 const LONG = 'السَّلَامُ عَلَيْكُمْ وَرَحْمَةُ اللَّهِ وَبَرَكَاتُهُ. يُعَدُّ الْعِلْمُ مِفْتَاحَ التَّقَدُّمِ، وَالْقِرَاءَةُ غِذَاءُ الْعَقْلِ.';
 
 async function render(text, extra = {}) {
-  const stream = synthesizeHtsStream({ voicePath: VOICE_FILE, utterances: textToLabels(text), sampleRate: 24000, ...extra });
+  return collect(synthesizeHtsStream({ voicePath: VOICE_FILE, utterances: textToLabels(text), sampleRate: 24000, ...extra }));
+}
+
+async function collect(stream) {
   const bufs = [];
   for await (const b of stream) bufs.push(b);
   const buf = Buffer.concat(bufs);
@@ -40,6 +44,18 @@ function medianF0(pcm, rate = 24000) {
   }
   f0s.sort((a, b) => a - b);
   return f0s[Math.floor(f0s.length / 2)];
+}
+
+function correlation(a, b) {
+  let ab = 0, aa = 0, bb = 0;
+  for (let i = 0; i < Math.min(a.length, b.length); i++) { ab += a[i] * b[i]; aa += a[i] * a[i]; bb += b[i] * b[i]; }
+  return ab / Math.sqrt(aa * bb);
+}
+
+// Median of the voiced frames of the engine's own F0 tracker (YIN, 0 = unvoiced).
+async function trackedMedianF0(pcm) {
+  const f0 = [...(await trackF0(pcm, 24000))].filter((v) => v > 0).sort((a, b) => a - b);
+  return f0[Math.floor(f0.length / 2)];
 }
 
 if (!haveVoice) {
@@ -75,6 +91,68 @@ if (!haveVoice) {
     const mean = (a) => { let s = 0, n = 0; for (const v of a) if (!Number.isNaN(v)) { s += v; n++; } return s / n; };
     t.ok(Math.abs(mean(p5.lf0) - mean(p0.lf0) - (5 * Math.LN2) / 12) < 0.01, 'half-tones shift the generated log F0 exactly');
     t.ok(p0.lf0.some(Number.isNaN) && p0.lf0.some((v) => !Number.isNaN(v)), 'voiced and unvoiced frames');
+  });
+
+  t.test('synthesis from parameter streams: unchanged ones sound as the labels do', async (t) => {
+    const utterances = textToLabels(LONG);
+    const parameters = await htsParameters({ voicePath: VOICE_FILE, utterances });
+    const fromLabels = await render(LONG);
+    const stream = synthesizeHtsStream({ voicePath: VOICE_FILE, parameters, sampleRate: 24000 });
+    const segmentEnds = [];
+    stream.on('chunk-info', (info) => { if (info.segmentEnd && !info.final) segmentEnds.push(info.segment); });
+    const fromParams = await collect(stream);
+    const chunk = 0.2 * 24000; // the default chunkMs
+    t.ok(Math.abs(fromParams.length - fromLabels.length) <= chunk, `same length: ${fromParams.length} vs ${fromLabels.length} samples`);
+    // Measured: correlation 1 - 2e-11, RMS equal to 1e-7 (the float32 round trip moves samples by ≤ 1 LSB).
+    const r = correlation(fromLabels, fromParams);
+    const a = stats(fromLabels), b = stats(fromParams);
+    t.ok(r > 0.999, `correlation ${r}`);
+    t.ok(Math.abs(b.rms / a.rms - 1) < 0.01, `RMS ${b.rms.toFixed(1)} vs ${a.rms.toFixed(1)}`);
+    t.same(segmentEnds, [0, 1], 'one segment per parameters entry');
+  });
+
+  t.test('synthesis from edited parameter streams: log F0 a fifth up raises the pitch 7 semitones', async (t) => {
+    const parameters = await htsParameters({ voicePath: VOICE_FILE, utterances: textToLabels(LONG) });
+    const fifth = Math.LN2 * (7 / 12);
+    // Float64Array on purpose (both float arrays are accepted); NaN (unvoiced) stays NaN.
+    const up = parameters.map((p) => ({ ...p, lf0: Float64Array.from(p.lf0, (v) => v + fifth) }));
+    const base = await collect(synthesizeHtsStream({ voicePath: VOICE_FILE, parameters, sampleRate: 24000 }));
+    const high = await collect(synthesizeHtsStream({ voicePath: VOICE_FILE, parameters: up, sampleRate: 24000 }));
+    const semitones = 12 * Math.log2((await trackedMedianF0(high)) / (await trackedMedianF0(base)));
+    t.ok(Math.abs(semitones - 7) <= 1, `median F0 rose ${semitones.toFixed(2)} semitones`);
+    t.ok(Math.abs(high.length - base.length) <= 0.2 * 24000, 'same duration');
+  });
+
+  t.test('synthesis from parameter streams: bad ones give clear errors, and the engine keeps working', async (t) => {
+    const [p] = await htsParameters({ voicePath: VOICE_FILE, utterances: [textToLabels(SHORT)[0]] });
+    const start = (extra) => synthesizeHtsStream({ voicePath: VOICE_FILE, sampleRate: 24000, ...extra });
+    t.throws(() => start({ parameters: [{ ...p, mgc: p.mgc.subarray(1) }] }), {
+      code: 'SAWT_ENGINE_INVALID_ARGUMENT',
+      message: `Expected ${p.frames * 35} values (frames ${p.frames} × dim 35) for parameters[0].mgc but received ${p.frames * 35 - 1}`,
+    });
+    t.throws(() => start({ parameters: [{ ...p, lf0: Array.from(p.lf0) }] }), { code: 'SAWT_ENGINE_INVALID_ARGUMENT', message: /Float32Array or Float64Array for parameters\[0\]\.lf0 but received an array/ });
+    const nan = p.mgc.slice();
+    nan[7] = NaN;
+    t.throws(() => start({ parameters: [{ ...p, mgc: nan }] }), { code: 'SAWT_ENGINE_INVALID_ARGUMENT', message: /finite values for parameters\[0\]\.mgc but received NaN at index 7/ });
+    t.throws(() => start({ parameters: [{ ...p, frames: 0 }] }), { code: 'SAWT_ENGINE_INVALID_ARGUMENT', message: /parameters\[0\]\.frames but received 0/ });
+    t.throws(() => start({ parameters: [p], utterances: textToLabels(SHORT) }), { code: 'SAWT_ENGINE_INVALID_ARGUMENT', message: /exactly one of utterances \(labels\) and parameters \(streams\) for options but received both/ });
+    t.throws(() => start({}), { code: 'SAWT_ENGINE_INVALID_ARGUMENT', message: /received neither/ });
+    // Consistent in itself, but not the voice's: known once the voice is loaded; the stream fails before any audio.
+    const narrow = { ...p, mgc: new Float32Array(p.frames * 34), dims: { ...p.dims, mgc: 34 } };
+    let audio = 0;
+    const wrongDims = start({ parameters: [narrow] });
+    wrongDims.on('data', (b) => { audio += b.length; });
+    await t.rejects(collect(wrongDims), {
+      code: 'SAWT_ENGINE_INVALID_ARGUMENT',
+      message: 'Expected dims {mgc: 35, lf0: 1, lpf: 31} (the voice\'s) for parameters[0].dims but received {mgc: 34, lf0: 1, lpf: 31}',
+    });
+    t.equal(audio, 0, 'no audio before the error');
+    // lpf may be left out only for a voice without one; this voice has one.
+    const { lpf: _lpf, dims: { lpf: _lpfDim, ...dims }, ...noLpf } = p;
+    await t.rejects(collect(start({ parameters: [{ ...noLpf, dims }] })), { code: 'SAWT_ENGINE_INVALID_ARGUMENT', message: /received \{mgc: 35, lf0: 1\}$/ });
+    const after = await collect(start({ parameters: [p] }));
+    t.ok(stats(after).rms > 500, 'synthesis from parameters still works afterwards');
+    t.ok(stats(await render(SHORT)).rms > 500, 'and from labels');
   });
 
   t.test('sawt-hts over HTTP with the voice file; absent without it', async (t) => {

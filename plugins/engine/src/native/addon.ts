@@ -123,13 +123,15 @@ export interface NativeOnnxSession {
   release(): void;
 }
 
-/** Controls of the HTS engine (createHtsSynthesis / htsParameters). */
-export interface NativeHtsOptions {
+/** The voice and controls of the HTS engine, shared by createHtsSynthesis and htsParameters. */
+export interface NativeHtsControls {
   /** Path of the .htsvoice file; each worker thread loads its own engine from it. */
   voicePath: string;
-  /** Full-context labels, one array per utterance (sentence). */
-  utterances: string[][];
-  /** Duration scale (HTS_Engine_set_speed), 0.25..4. */
+  /**
+   * Duration scale (HTS_Engine_set_speed), 0.25..4.
+   * speed, halfTone, f0Spread and the GV weights act during parameter generation: they do nothing to
+   * given `parameters` (checked all the same).
+   */
   speed?: number;
   /** Additive half-tones on log F0 (HTS_Engine_add_half_tone), -24..24. */
   halfTone?: number;
@@ -146,7 +148,39 @@ export interface NativeHtsOptions {
   threads?: number;
 }
 
-export interface NativeHtsSynthesisOptions extends NativeHtsOptions {
+/** htsParameters: the streams generated from labels. */
+export interface NativeHtsOptions extends NativeHtsControls {
+  /** Full-context labels, one array per utterance (sentence). */
+  utterances: string[][];
+}
+
+/**
+ * Streams to vocode as they are, one entry per utterance: htsParameters' result, edited or not.
+ * mgc, lf0 and lpf may be Float32Array or Float64Array, of frames × dims[stream] values; lf0 NaN =
+ * unvoiced, every other value finite. dims must be the voice's own (checked once the job runs: the
+ * stream fails with SAWT_ENGINE_INVALID_ARGUMENT naming both). lpf (with dims.lpf) may be left out
+ * only for a voice without an lpf stream. framePeriodMs and sampleRate are not read: frames are
+ * vocoded at the voice's.
+ */
+export interface HtsParameterInput {
+  frames: number;
+  framePeriodMs?: number;
+  sampleRate?: number;
+  mgc: Float32Array | Float64Array;
+  lf0: Float32Array | Float64Array;
+  lpf?: Float32Array | Float64Array;
+  dims: { mgc: number; lf0: number; lpf?: number };
+}
+
+/** What HTS synthesis vocodes: exactly one of labels (generated first) or given parameter streams. */
+export type NativeHtsSource =
+  | { utterances: string[][]; parameters?: undefined }
+  | { parameters: HtsParameterInput[]; utterances?: undefined };
+
+export type NativeHtsSynthesisOptions = NativeHtsControls & NativeHtsSource & NativeHtsSynthesisSettings;
+
+/** Output settings of HTS synthesis; they apply to labels and given parameters alike (as do alpha and gainDb). */
+export interface NativeHtsSynthesisSettings {
   sampleRate: number;
   maxQueuedChunks?: number;
   chunkMs?: number;
