@@ -115,6 +115,7 @@ struct HtsControls {
   double alpha = -1.0;     // all-pass constant; < 0: the voice's own
   double gvLf0 = 1.0, gvMgc = 1.0;
   double gainDb = -6.0;
+  std::vector<double> mgcOffset;  // added to every generated mel-cepstrum frame (a smooth EQ); empty: none
 };
 
 // The generated (or caller-given) streams of one utterance, owned outside the engine.
@@ -160,6 +161,12 @@ HtsParams Generate(HTS_Engine* engine, const std::vector<std::string>& labels, c
     p.data.push_back(std::move(d));
   }
   HTS_Engine_refresh(engine);
+  // A constant mel-cepstral offset is a fixed filter in the log-spectral domain (a smooth EQ).
+  if (!p.data.empty() && !c.mgcOffset.empty()) {
+    const size_t dim = p.dims[0], n = std::min(dim, c.mgcOffset.size());
+    for (size_t f = 0; f < p.frames; ++f)
+      for (size_t k = 0; k < n; ++k) p.data[0][f * dim + k] += c.mgcOffset[k];
+  }
   // F0 spread: scale voiced log F0 around its mean.
   if (p.data.size() > 1 && c.f0Spread != 1.0) {
     auto& lf0 = p.data[1];
@@ -425,6 +432,7 @@ class HtsJob final : public std::enable_shared_from_this<HtsJob> {
   // Soft limiter: linear below 0.8 FS, a tanh knee above; never reaches full scale.
   static int16_t Limit(double x) {
     constexpr double kFs = 32767.0, kKnee = 0.8 * kFs, kRoom = 0.18 * kFs;
+    if (!std::isfinite(x)) return 0;  // a diverged filter (extreme given parameters) gives silence, not noise
     const double a = std::fabs(x);
     double y = a <= kKnee ? a : kKnee + kRoom * std::tanh((a - kKnee) / kRoom);
     y = std::min(y, kFs);
@@ -566,6 +574,22 @@ double NumberField(Napi::Env env, const Napi::Object& o, const char* name, doubl
                                   std::to_string(max) + " for " + name);
   }
   return x;
+}
+
+// mgcOffset: an array of at most 256 numbers, each within ±10 (a mel-cepstral EQ of tens of dB at most).
+std::vector<double> MgcOffsetField(Napi::Env env, const Napi::Object& o) {
+  std::vector<double> offset;
+  const Napi::Value v = o.Get("mgcOffset");
+  if (v.IsUndefined()) return offset;
+  if (!v.IsArray() || v.As<Napi::Array>().Length() > 256) ThrowInvalidArgument(env, "Expected an array of at most 256 numbers for mgcOffset");
+  const Napi::Array a = v.As<Napi::Array>();
+  for (uint32_t i = 0; i < a.Length(); ++i) {
+    const Napi::Value x = a.Get(i);
+    const double d = x.IsNumber() ? x.As<Napi::Number>().DoubleValue() : NAN;
+    if (!(d >= -10 && d <= 10)) ThrowInvalidArgument(env, "Expected a number between -10 and 10 for mgcOffset[" + std::to_string(i) + "]");
+    offset.push_back(d);
+  }
+  return offset;
 }
 
 // What a value that failed a check was, for "but received …".
@@ -719,6 +743,7 @@ void ParseCommon(Napi::Env env, const Napi::Value& value, JobOptions& o) {
   c.gvLf0 = NumberField(env, opts, "gvWeightLf0", 0, 4, 1);
   c.gvMgc = NumberField(env, opts, "gvWeightMgc", 0, 4, 1);
   c.gainDb = NumberField(env, opts, "gainDb", -40, 12, -6);
+  c.mgcOffset = MgcOffsetField(env, opts);
   o.threads = static_cast<int>(NumberField(env, opts, "threads", 1, 64, 2));
 }
 

@@ -93,6 +93,24 @@ if (!haveVoice) {
     t.ok(p0.lf0.some(Number.isNaN) && p0.lf0.some((v) => !Number.isNaN(v)), 'voiced and unvoiced frames');
   });
 
+  t.test('mgcOffset adds to every generated mel-cepstrum frame and shapes the spectrum', async (t) => {
+    const utterances = [textToLabels(LONG)[0]];
+    const offset = new Array(35).fill(0);
+    offset[1] = -0.3; // c1 < 0 tilts the log spectrum up toward high frequencies (log|H| = Σ cm cos(mω̃))
+    const [p0] = await htsParameters({ voicePath: VOICE_FILE, utterances });
+    const [p1] = await htsParameters({ voicePath: VOICE_FILE, utterances, mgcOffset: offset });
+    let worst = 0;
+    for (let f = 0; f < p0.frames; f++) {
+      for (let k = 0; k < 35; k++) worst = Math.max(worst, Math.abs(p1.mgc[f * 35 + k] - p0.mgc[f * 35 + k] - offset[k]));
+    }
+    t.ok(worst < 1e-5, `every frame moved by the offset (worst error ${worst.toExponential(1)})`);
+    // Audio: the share of energy above 3 kHz grows (first difference as a crude high-pass).
+    const hf = (pcm) => { let d = 0, e = 0; for (let i = 1; i < pcm.length; i++) { d += (pcm[i] - pcm[i - 1]) ** 2; e += pcm[i] ** 2; } return d / e; };
+    const flat = await render(LONG), bright = await render(LONG, { mgcOffset: offset });
+    t.ok(hf(bright) > 1.3 * hf(flat), `brighter: ${hf(flat).toFixed(3)} → ${hf(bright).toFixed(3)}`);
+    t.throws(() => synthesizeHtsStream({ voicePath: VOICE_FILE, utterances, mgcOffset: [0, 50] }), /Expected a number between -10 and 10 for mgcOffset\[1\]/);
+  });
+
   t.test('synthesis from parameter streams: unchanged ones sound as the labels do', async (t) => {
     const utterances = textToLabels(LONG);
     const parameters = await htsParameters({ voicePath: VOICE_FILE, utterances });

@@ -34,25 +34,31 @@ t.test('eqToMelCepstrum reproduces a smooth EQ', async (t) => {
     const c = eqToMelCepstrum(eq, rate, alpha);
     t.equal(c.length, 35);
     t.equal(c[0], 0, 'the level is left alone');
-    // Up to the mean removed by c0 = 0: compare shapes over 300 Hz–6 kHz.
-    const hzs = [300, 500, 800, 1200, 2000, 3000, 4500, 6000];
+    // Up to the mean removed by c0 = 0: compare shapes over 300 Hz–3.8 kHz (followed fully up to 4 kHz).
+    const hzs = [300, 500, 800, 1200, 2000, 3000, 3800];
     const want = hzs.map((hz) => eq[Math.round((hz / (rate / 2)) * (bins - 1))]);
     const got = hzs.map((hz) => gainDb(c, alpha, hz));
     const offset = got.reduce((s, g, i) => s + g - want[i], 0) / hzs.length;
     const worst = Math.max(...got.map((g, i) => Math.abs(g - offset - want[i])));
     t.ok(worst < 1, `alpha ${alpha}: EQ reproduced within ${worst.toFixed(2)} dB`);
+    t.ok(Math.abs(gainDb(c, alpha, 9000) - offset) < 1, 'nothing applied above 6 kHz');
   }
 });
 
 t.test('htsVoiceToward', async (t) => {
   const base = { halfTone: 5, f0Spread: 1.2, alpha: 0.5 };
-  const m = { baseLogF0Center: Math.log(180), baseLogF0Std: 0.1, refLogF0Center: Math.log(240), refLogF0Std: 0.2, warp: 1.1, eqDb: new Array(513).fill(0), eqRate: 24000 };
+  const m = { baseLogF0Center: Math.log(180), baseLogF0Mean: Math.log(180), baseLogF0Std: 0.1, refLogF0Center: Math.log(240), refLogF0Std: 0.14, warp: 1.1, eqDb: new Array(513).fill(0), eqRate: 24000 };
   const full = htsVoiceToward(base, m, 1);
   t.ok(Math.abs(full.halfTone - 5 - 12 * Math.log2(240 / 180)) < 1e-9, `F0 median reached (${full.halfTone.toFixed(2)} half-tones)`);
-  t.ok(Math.abs(full.f0Spread - 2.4) < 1e-9, 'spread scaled by the std ratio');
+  t.ok(Math.abs(full.f0Spread - 1.2 * 1.4) < 1e-9, 'spread scaled by the std ratio');
   t.ok(full.alpha < 0.5, 'formants raised');
   const half = htsVoiceToward(base, m, 0.5);
   t.ok(Math.abs(half.halfTone - 5 - 6 * Math.log2(240 / 180)) < 1e-9, 'half the way in log F0 at similarity 0.5');
   t.same(htsVoiceToward(base, m, 0), { ...base, halfTone: 5, f0Spread: 1.2, alpha: 0.5, mgcOffset: undefined }, 'similarity 0: the base voice');
-  t.equal(htsVoiceToward(base, { ...m, refLogF0Std: 10 }, 1).f0Spread, 2.4, 'spread ratio capped at 2');
+  t.ok(Math.abs(htsVoiceToward(base, { ...m, refLogF0Std: 10 }, 1).f0Spread - 1.8) < 1e-9, 'spread ratio capped at 1.5');
+  // A skewed base (median above mean): widening the spread lifts the median, the shift makes up for it.
+  const skewed = htsVoiceToward(base, { ...m, baseLogF0Mean: Math.log(170) }, 1);
+  const ratio = skewed.f0Spread / 1.2, shift = ((skewed.halfTone - 5) * Math.LN2) / 12;
+  const median = Math.log(170) + shift + (Math.log(180) - Math.log(170)) * ratio;
+  t.ok(Math.abs(median - Math.log(240)) < 1e-9 && skewed.halfTone < full.halfTone, `median reached with ${skewed.halfTone.toFixed(2)} half-tones (${full.halfTone.toFixed(2)} unskewed)`);
 });

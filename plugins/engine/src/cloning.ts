@@ -368,7 +368,7 @@ export class VoiceCloningService implements VoiceCloning {
     if (voice.hts && this.synthesizer.engineOf(modelId) === 'hts') {
       const r = profile.reference;
       const hts = htsVoiceToward(voice.hts, {
-        baseLogF0Center: base.f0Median > 0 ? Math.log(base.f0Median) : base.logF0Mean, baseLogF0Std: base.logF0Std,
+        baseLogF0Center: base.f0Median > 0 ? Math.log(base.f0Median) : base.logF0Mean, baseLogF0Mean: base.logF0Mean, baseLogF0Std: base.logF0Std,
         refLogF0Center: r.f0Median > 0 ? Math.log(r.f0Median) : r.logF0Mean, refLogF0Std: r.logF0Std,
         warp: mapping.warp, eqDb: mapping.eqDb, eqRate: CLONE_RATE,
       }, similarity);

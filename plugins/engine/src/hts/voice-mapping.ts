@@ -48,19 +48,22 @@ export function alphaForWarp(warp: number, baseAlpha = TRAINED_ALPHA): number {
 /**
  * A smooth EQ (dB per bin over 0…eqRate/2, as the spectral match gives it) as the mel-cepstral
  * offset that applies it to speech vocoded with `alpha`: c̃m = (2/π)∫ L(ω(ω̃)) cos(mω̃) dω̃ with L
- * the natural-log gain at the actual frequency of each warped frequency. The EQ is applied from
- * 100 Hz to 7.5 kHz and faded out to nothing by 10 kHz (the match says nothing above); c̃0 is left
- * at 0 so the level stays the engine's.
+ * the natural-log gain at the actual frequency of each warped frequency. The EQ is followed up to
+ * `fullToHz` (4 kHz), its value there faded out by `fadeToHz` (6 kHz): the speaker's timbre lives
+ * in the formant region, while above it the reference's recording chain dominates (a 16 kHz
+ * recording has nothing above 8 kHz) and copying it would only muffle the voice (measured with
+ * bench:clone: following the EQ to 7.5 kHz made the clones' MFCC distance to the reference worse
+ * than no EQ at all). c̃0 is left at 0 so the level stays the engine's.
  */
-export function eqToMelCepstrum(eqDb: readonly number[], eqRate: number, alpha: number, length = MCEP_LENGTH): number[] {
+export function eqToMelCepstrum(eqDb: readonly number[], eqRate: number, alpha: number, length = MCEP_LENGTH, fullToHz = 4000, fadeToHz = 6000): number[] {
   const N = 1024;
   const gain = new Float64Array(N);
   for (let n = 0; n < N; n++) {
     const wt = ((n + 0.5) / N) * Math.PI;
     const hz = (warpFrequency(wt, -alpha) / (2 * Math.PI)) * HTS_RATE;
-    const bin = (hz / (eqRate / 2)) * (eqDb.length - 1);
-    const fade = hz <= 7500 ? 1 : hz >= 10000 ? 0 : 0.5 + 0.5 * Math.cos((Math.PI * (hz - 7500)) / 2500);
-    if (fade === 0 || bin >= eqDb.length - 1) continue;
+    const fade = hz <= fullToHz ? 1 : hz >= fadeToHz ? 0 : 0.5 + 0.5 * Math.cos((Math.PI * (hz - fullToHz)) / (fadeToHz - fullToHz));
+    const bin = Math.min((Math.min(hz, fullToHz) / (eqRate / 2)) * (eqDb.length - 1), eqDb.length - 1.000001);
+    if (fade === 0) continue;
     const i = Math.floor(bin), f = bin - i;
     gain[n] = fade * ((eqDb[i]! * (1 - f) + eqDb[i + 1]! * f) * Math.LN10) / 20;
   }
@@ -75,8 +78,9 @@ export function eqToMelCepstrum(eqDb: readonly number[], eqRate: number, alpha: 
 
 /** What the reference speaker's analysis asks of the base voice (see cloning.ts's profile). */
 export interface SpeakerMapping {
-  /** Log-F0 median and spread of the base voice's speech and of the reference. */
+  /** Log-F0 median, mean and spread of the base voice's speech; median and spread of the reference. */
   baseLogF0Center: number;
+  baseLogF0Mean: number;
   baseLogF0Std: number;
   refLogF0Center: number;
   refLogF0Std: number;
@@ -89,17 +93,22 @@ export interface SpeakerMapping {
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
+/** Bounds of the F0 spread ratio: wider ratios mostly copy the reference's tracking errors and word-list intonation. */
+const SPREAD_RANGE = [0.67, 1.5] as const;
+
 /**
  * The HTS voice parameters of `base` moved toward the reference by `similarity` (0: unchanged,
- * 1: the full mapping): F0 median reached in half-tones, F0 spread by ratio (within ×0.5–2),
- * formants by the warp factor, spectral shape by the EQ.
+ * 1: the full mapping): F0 median reached in half-tones, F0 spread by ratio (within ×0.67–1.5),
+ * formants by the warp factor, spectral shape by the EQ. The engine scales the spread around the
+ * log-F0 mean, which moves the median of skewed intonation; the half-tone shift makes up for it.
  */
 export function htsVoiceToward(base: HtsVoiceParams, m: SpeakerMapping, similarity: number): HtsVoiceParams {
   const s = clamp(similarity, 0, 1);
   const baseAlpha = base.alpha ?? TRAINED_ALPHA;
   const alpha = s > 0 ? alphaForWarp(Math.pow(m.warp, s), baseAlpha) : baseAlpha;
-  const semitones = (s * (m.refLogF0Center - m.baseLogF0Center) * 12) / Math.LN2;
-  const spread = Math.pow(clamp(Math.max(0.01, m.refLogF0Std) / Math.max(0.01, m.baseLogF0Std), 0.5, 2), s);
+  const spread = Math.pow(clamp(Math.max(0.01, m.refLogF0Std) / Math.max(0.01, m.baseLogF0Std), ...SPREAD_RANGE), s);
+  const shift = s * (m.refLogF0Center - m.baseLogF0Center) + (m.baseLogF0Center - m.baseLogF0Mean) * (1 - spread);
+  const semitones = (shift * 12) / Math.LN2;
   return {
     ...base,
     halfTone: clamp((base.halfTone ?? 0) + semitones, -24, 24),

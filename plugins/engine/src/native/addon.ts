@@ -139,6 +139,11 @@ export interface NativeHtsControls {
   f0Spread?: number;
   /** All-pass constant of the MLSA filter (vocal-tract length); default the voice's 0.55. */
   alpha?: number;
+  /**
+   * Added to every generated mel-cepstrum frame (c0, c1, …; at most 256 values within ±10): a fixed
+   * smooth filter in the log-spectral domain, e.g. a cloned voice's EQ. Acts during generation.
+   */
+  mgcOffset?: number[];
   /** Global-variance weights (1 = trained). */
   gvWeightLf0?: number;
   gvWeightMgc?: number;
