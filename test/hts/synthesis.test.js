@@ -3,6 +3,7 @@
 // over HTTP. Skips without the voice file.
 import t from 'tap';
 import { startServer } from '../helpers/server.js';
+import { ready, wsConfig } from '../helpers/ws.js';
 import { ENGINE, VOICE_FILE, haveVoice, modelsDirWithVoice, noVoiceReason } from './helpers.js';
 
 const { synthesizeHtsStream, htsParameters, textToLabels, trackF0 } = await import(ENGINE);
@@ -171,6 +172,25 @@ if (!haveVoice) {
     const after = await collect(start({ parameters: [p] }));
     t.ok(stats(after).rms > 500, 'synthesis from parameters still works afterwards');
     t.ok(stats(await render(SHORT)).rms > 500, 'and from labels');
+  });
+
+  t.test('sawt-hts over the WebSocket: audio for each flush, billed at its price', async (t) => {
+    const srv = await startServer(t, { config: wsConfig(), runtime: { modelsDir: modelsDirWithVoice(t) } });
+    const owner = await srv.client({ balance: '10' });
+    const c = await ready(srv, owner.key.key, { voice_id: 'fusha-sami', model_id: 'sawt-hts' });
+    t.ok(c.messages.some((m) => m.type === 'connectionInitialized'), JSON.stringify(c.messages[0]));
+    const text = 'مرحبا بكم في خدمة صوت للنطق العربي. نقدم لكم صوتا بشريا واضحا.';
+    c.send({ type: 'text', text, flush: true });
+    await c.until(() => c.audio().find((m) => m.isFinal));
+    t.same(c.errors(), [], 'no errors');
+    const bytes = c.pcmBytes();
+    t.ok(bytes / 48000 > 2, `${(bytes / 48000).toFixed(2)} s of audio`);
+    t.equal(c.audio()[0].sampleRate, 24000);
+    c.send({ type: 'closeConnection' });
+    t.equal(await c.closed, 1000);
+    const b = await srv.balance(owner.account.id);
+    t.equal(10_000_000 - b.balance, [...text].length * 200, 'characters × 0.0002');
+    t.equal(b.reserved ?? 0, 0, 'nothing left reserved');
   });
 
   t.test('sawt-hts over HTTP with the voice file; absent without it', async (t) => {
