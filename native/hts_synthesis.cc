@@ -123,6 +123,7 @@ struct HtsParams {
   size_t frames = 0;
   std::vector<size_t> dims;                    // per stream (MCP, LF0, LPF)
   std::vector<std::vector<double>> data;       // per stream: frames × dim (LF0: kNoData when unvoiced)
+  std::vector<size_t> labelFrames;             // from labels: the frame each label (phone) starts at; empty for given streams
 };
 
 void ApplyConditions(HTS_Engine* engine, const HtsControls& c) {
@@ -144,6 +145,14 @@ HtsParams Generate(HTS_Engine* engine, const std::vector<std::string>& labels, c
       HTS_Engine_generate_parameter_sequence(engine) != TRUE) {
     HTS_Engine_refresh(engine);
     throw EngineFailure(ErrorCode::kInvalidArgument, "HTS engine rejected the labels");
+  }
+  // Where each phone starts: the sum of the state durations before it (nstate states a phone; the
+  // durations are the generated ones, speed included), in frames.
+  const size_t nstate = HTS_Engine_get_nstate(engine), states = HTS_Engine_get_total_state(engine);
+  p.labelFrames.reserve(labels.size());
+  for (size_t s = 0, frame = 0; s < states; ++s) {
+    if (s % nstate == 0) p.labelFrames.push_back(frame);
+    frame += HTS_Engine_get_state_duration(engine, s);
   }
   HTS_PStreamSet& pss = engine->pss;
   p.frames = pss.total_frame;
@@ -245,9 +254,21 @@ void Vocode(HTS_Engine* engine, const HtsParams& p, size_t begin, size_t end, do
 
 // --- the streaming job (same event contract as synthesis.cc) ---
 
+// A word of an utterance as the caller gave it: the label of its first phone, and its place in the text.
+struct WordSpec {
+  size_t label;
+  double textOffset, length;  // UTF-16 code units, passed through
+};
+
+struct WordTiming {
+  double textOffset, length;
+  double audioMs;  // from the start of the chunk
+};
+
 struct ChunkMessage {
   std::vector<int16_t> samples;
   bool hasSamples = false;
+  std::vector<WordTiming> words;
   int segment = 0;
   bool segmentEnd = false;
   bool final = false;
@@ -260,6 +281,7 @@ struct JobOptions {
   std::string voicePath;
   std::vector<std::vector<std::string>> utterances;
   std::vector<HtsParams> parameters;  // instead of utterances: streams to vocode as they are (no Generate)
+  std::vector<std::vector<WordSpec>> words;  // per utterance, or empty: no word timings
   HtsControls controls;
   int sampleRate = 24000;
   int maxQueuedChunks = 4;
@@ -341,8 +363,10 @@ class HtsJob final : public std::enable_shared_from_this<HtsJob> {
         params_ = NextParams(engine);
         frame_ = 0;
         tail_.clear();
-        resampler_.reset(new Resampler(static_cast<int>(HTS_Engine_get_sampling_frequency(engine)), options_.sampleRate));
+        const size_t voiceRate = HTS_Engine_get_sampling_frequency(engine);
+        resampler_.reset(new Resampler(static_cast<int>(voiceRate), options_.sampleRate));
         fperiod_ = HTS_Engine_get_fperiod(engine);
+        PlaceWords(voiceRate);
       } else {
         VocodeWindow(engine);
       }
@@ -365,6 +389,23 @@ class HtsJob final : public std::enable_shared_from_this<HtsJob> {
       for (size_t k = 0; k < options_.parameters.size(); ++k) CheckFitsVoice(engine, options_.parameters[k], k);
     }
     return options_.parameters[i];
+  }
+
+  // The sentence's words at output samples from its start. Frame f is vocoded as the voice-rate samples
+  // [f·fperiod, (f+1)·fperiod): windows are cut at frame boundaries, the warm-up and the cross-fade
+  // overhang are dropped or mixed in place, so each window adds exactly its frames × fperiod samples.
+  // The resampler is zero-phase (output k sits at input k·in/out, with no delay), so a voice-rate
+  // sample n is output sample n·out/in.
+  void PlaceWords(size_t voiceRate) {
+    words_.clear();
+    segmentOutput_ = 0;
+    const size_t u = static_cast<size_t>(segment_);
+    if (u >= options_.words.size() || params_->labelFrames.empty()) return;
+    for (const WordSpec& w : options_.words[u]) {
+      const double frame = static_cast<double>(params_->labelFrames[std::min(w.label, params_->labelFrames.size() - 1)]);
+      const double sample = frame * static_cast<double>(fperiod_) * options_.sampleRate / static_cast<double>(voiceRate);
+      words_.push_back(PlacedWord{static_cast<size_t>(std::llround(sample)), w.textOffset, w.length});
+    }
   }
 
   void VocodeWindow(HTS_Engine* engine) {
@@ -446,6 +487,15 @@ class HtsJob final : public std::enable_shared_from_this<HtsJob> {
     message->hasSamples = true;
     message->samples.assign(ready_.begin(), ready_.begin() + count);
     ready_.erase(ready_.begin(), ready_.begin() + count);
+    // The words that start inside this chunk (the last chunk of a sentence takes any left).
+    const size_t chunkEnd = segmentOutput_ + count;
+    while (!words_.empty() && (segmentEnd || words_.front().sample < chunkEnd)) {
+      const PlacedWord& w = words_.front();
+      const double ms = w.sample > segmentOutput_ ? (w.sample - segmentOutput_) * 1000.0 / options_.sampleRate : 0.0;
+      message->words.push_back(WordTiming{w.textOffset, w.length, ms});
+      words_.pop_front();
+    }
+    segmentOutput_ = chunkEnd;
     {
       std::lock_guard<std::mutex> guard(mutex_);
       if (cancelled_) return;
@@ -534,6 +584,12 @@ class HtsJob final : public std::enable_shared_from_this<HtsJob> {
   std::vector<double> tail_;
   std::unique_ptr<Resampler> resampler_;
   std::vector<int16_t> ready_;
+  struct PlacedWord {
+    size_t sample;  // output samples from the sentence's start
+    double textOffset, length;
+  };
+  std::deque<PlacedWord> words_;  // of the current sentence, not yet sent
+  size_t segmentOutput_ = 0;      // output samples of the current sentence cut into chunks so far
 };
 
 void DeliverEvent(Napi::Env env, Napi::Function onEvent, HtsJob* job, ChunkMessage* raw) {
@@ -544,7 +600,15 @@ void DeliverEvent(Napi::Env env, Napi::Function onEvent, HtsJob* job, ChunkMessa
   info.Set("segment", message->segment);
   info.Set("final", message->final);
   info.Set("segmentEnd", message->segmentEnd || message->final);
-  info.Set("words", Napi::Array::New(env, 0));
+  Napi::Array words = Napi::Array::New(env, message->words.size());
+  for (size_t i = 0; i < message->words.size(); ++i) {
+    Napi::Object word = Napi::Object::New(env);
+    word.Set("textOffset", message->words[i].textOffset);
+    word.Set("length", message->words[i].length);
+    word.Set("audioMs", message->words[i].audioMs);
+    words.Set(static_cast<uint32_t>(i), word);
+  }
+  info.Set("words", words);
   Napi::Value error = env.Null(), chunk = env.Null();
   if (message->failed) error = MakeError(env, message->errorCode, message->errorMessage).Value();
   if (message->hasSamples) {
@@ -710,6 +774,49 @@ std::vector<HtsParams> ParseParameters(Napi::Env env, const Napi::Value& value) 
   return parameters;
 }
 
+// words: per utterance, the words in order, each {label, textOffset, length}, label the index of the
+// word's first phone in that utterance's labels; labels increase (a word has at least one phone).
+std::vector<std::vector<WordSpec>> ParseWords(Napi::Env env, const Napi::Value& value,
+                                              const std::vector<std::vector<std::string>>& utterances) {
+  constexpr size_t kMaxText = 1u << 30;
+  const size_t n = utterances.size();
+  if (!value.IsArray() || value.As<Napi::Array>().Length() != n) {
+    ThrowInvalidArgument(env, "Expected an array of " + std::to_string(n) + " word lists (one per utterance) for words but received " +
+                                  (value.IsArray() ? "an array of " + std::to_string(value.As<Napi::Array>().Length())
+                                                   : Received(value)));
+  }
+  const Napi::Array arr = value.As<Napi::Array>();
+  std::vector<std::vector<WordSpec>> words(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    const std::string at = "words[" + std::to_string(i) + "]";
+    const Napi::Value list = arr.Get(i);
+    if (!list.IsArray()) ThrowInvalidArgument(env, "Expected an array of {label, textOffset, length} for " + at + " but received " + Received(list));
+    const Napi::Array items = list.As<Napi::Array>();
+    size_t nextLabel = 0;
+    for (uint32_t j = 0; j < items.Length(); ++j) {
+      const std::string wat = at + "[" + std::to_string(j) + "]";
+      const Napi::Value item = items.Get(j);
+      if (!item.IsObject() || item.IsArray() || item.IsTypedArray() || item.IsFunction()) {
+        ThrowInvalidArgument(env, "Expected an object {label, textOffset, length} for " + wat + " but received " + Received(item));
+      }
+      const Napi::Object w = item.As<Napi::Object>();
+      // The range says both: inside the utterance's labels, and after the previous word's first phone.
+      if (nextLabel >= utterances[i].size()) {
+        ThrowInvalidArgument(env, "Expected at most " + std::to_string(j) + " words for " + at + " (words[" + std::to_string(i) + "][" +
+                                      std::to_string(j - 1) + "] starts at the last of the " + std::to_string(utterances[i].size()) +
+                                      " labels of utterances[" + std::to_string(i) + "]) but received " + std::to_string(items.Length()));
+      }
+      WordSpec spec;
+      spec.label = IntegerField(env, w.Get("label"), wat + ".label", nextLabel, utterances[i].size() - 1);
+      spec.textOffset = static_cast<double>(IntegerField(env, w.Get("textOffset"), wat + ".textOffset", 0, kMaxText));
+      spec.length = static_cast<double>(IntegerField(env, w.Get("length"), wat + ".length", 0, kMaxText));
+      nextLabel = spec.label + 1;
+      words[i].push_back(spec);
+    }
+  }
+  return words;
+}
+
 // What a synthesis vocodes: labels to generate streams from, or streams given as they are; exactly one.
 void ParseSource(Napi::Env env, const Napi::Object& opts, JobOptions& o) {
   const Napi::Value utterances = opts.Get("utterances"), parameters = opts.Get("parameters");
@@ -721,6 +828,14 @@ void ParseSource(Napi::Env env, const Napi::Object& opts, JobOptions& o) {
     o.utterances = ParseUtterances(env, utterances);
   } else {
     o.parameters = ParseParameters(env, parameters);
+  }
+  const Napi::Value words = opts.Get("words");
+  if (!words.IsUndefined()) {
+    if (!parameters.IsUndefined()) {
+      ThrowInvalidArgument(env, "Expected no words with parameters (word timings come from the labels' durations) for options.words but received " +
+                                    Received(words));
+    }
+    o.words = ParseWords(env, words, o.utterances);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { SpeechStream } from '@sawt/core';
 import type { VoiceConfig } from './catalog.js';
 import { errors } from '@sawt/core';
-import { DEFAULT_LABEL_OPTIONS, textToLabels, type LabelOptions } from './hts/labels.js';
+import { DEFAULT_LABEL_OPTIONS, textToLabels, textToUtterances, type HtsUtterance, type LabelOptions } from './hts/labels.js';
 import { synthesizeHtsStream, synthesizeStream } from './native/index.js';
 
 /** Settings an engine back end receives after validation and the text front end. */
@@ -88,15 +88,23 @@ export class HtsBackend implements SpeechBackend {
     return segments.flatMap((s) => textToLabels(s, this.labelOptions));
   }
 
+  /** Labels per utterance with their words (offsets into the segment text each came from). */
+  utterances(segments: string[]): HtsUtterance[] {
+    return segments.flatMap((s) => textToUtterances(s, this.labelOptions));
+  }
+
   synthesize(req: BackendRequest): SpeechStream {
     if (!this.voicePath) throw errors.internal('no HTS voice file is configured');
     const p = req.voice.hts!;
-    const utterances = this.labels(req.segments);
-    if (utterances.length === 0) throw errors.validation('text contains nothing the Arabic voice can speak');
+    const parsed = this.utterances(req.segments);
+    if (parsed.length === 0) throw errors.validation('text contains nothing the Arabic voice can speak');
     const lively = 0.5 - req.stability; // -0.5 … 0.5
     return synthesizeHtsStream({
       voicePath: this.voicePath,
-      utterances,
+      // Word timings for chunk-info (the WebSocket's alignment). The stream's segment index counts
+      // utterances (sentences), which may be more than req.segments; textOffset is into the segment text.
+      utterances: parsed.map((u) => u.labels),
+      words: parsed.map((u) => u.words),
       speed: clamp(req.speed * (p.speed ?? 1), 0.25, 4),
       halfTone: p.halfTone ?? 0,
       f0Spread: clamp((p.f0Spread ?? 1) * (1 + lively * 0.4), 0, 4),

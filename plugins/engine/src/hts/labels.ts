@@ -189,7 +189,13 @@ export function syllabify(phones: string[]): string[][] {
   return syls;
 }
 
-export interface Word { text: string; syllables: string[][] }
+export interface Word {
+  text: string;
+  syllables: string[][];
+  /** Where the word's token (less its leading and trailing punctuation) lies in the text parseUtterance was given, in UTF-16 code units. */
+  textOffset?: number;
+  length?: number;
+}
 export interface Phrase { words: Word[] }
 export interface Utterance { phrases: Phrase[] }
 
@@ -198,13 +204,29 @@ const BREAK_END = /["'?.,:;]$/;
 
 /** Splits normalized text into utterances (Festival: at . ? ! before white space, and at blank lines / line ends). */
 export function splitUtterances(text: string, opts: LabelOptions = {}): string[] {
+  return splitUtterancesAt(text, opts).map((u) => u.text);
+}
+
+/**
+ * splitUtterances with where each utterance starts in `text` (UTF-16 code units). The Arabic
+ * punctuation mapping replaces one code unit by one, so offsets into the mapped text are offsets
+ * into `text`; the returned texts are the mapped ones, as splitUtterances returns them.
+ */
+export function splitUtterancesAt(text: string, opts: LabelOptions = {}): Array<{ text: string; offset: number }> {
   const o = { ...FESTIVAL_LABEL_OPTIONS, ...opts };
   let t = text;
   if (o.arabicPunctuation) t = t.replace(/،/g, ',').replace(/؛/g, ';').replace(/؟/g, '?');
-  return t
-    .split(/(?<=[.?!])\s+|\n\s*\n/)
-    .map((s) => s.trim())
-    .filter((s) => /[\u0621-\u064A]/.test(s));
+  // The pieces String.prototype.split would give (the separators never match empty), with their starts.
+  const pieces: Array<{ text: string; offset: number }> = [];
+  let start = 0;
+  for (const m of t.matchAll(/(?<=[.?!])\s+|\n\s*\n/g)) {
+    pieces.push({ text: t.slice(start, m.index), offset: start });
+    start = m.index + m[0].length;
+  }
+  pieces.push({ text: t.slice(start), offset: start });
+  return pieces
+    .map((p) => ({ text: p.text.trim(), offset: p.offset + (p.text.length - p.text.trimStart().length) }))
+    .filter((p) => /[\u0621-\u064A]/.test(p.text));
 }
 
 /** Words and phrases of one utterance. */
@@ -214,10 +236,18 @@ export function parseUtterance(text: string, opts: LabelOptions = {}): Utterance
   if (o.arabicPunctuation) t = t.replace(/،/g, ',').replace(/؛/g, ';').replace(/؟/g, '?');
   const phrases: Phrase[] = [];
   let words: Word[] = [];
-  for (const token of t.split(/\s+/).filter(Boolean)) {
+  // The tokens of t.split(/\s+/).filter(Boolean), with where each starts.
+  for (const m of t.matchAll(/\S+/g)) {
+    const token = m[0];
     const core = [...token].filter((c) => !TOKEN_PUNCT.test(c)).join('');
     const { phones, syllables } = wordPhones(core, { phraseInitial: words.length === 0, opts: o });
-    if (phones.length) words.push({ text: core, syllables: syllables ?? syllabify(phones) });
+    if (phones.length) {
+      // The token less its leading and trailing punctuation (TOKEN_PUNCT is ASCII: one code unit each).
+      let first = 0, last = token.length;
+      while (first < last && TOKEN_PUNCT.test(token[first]!)) first++;
+      while (last > first && TOKEN_PUNCT.test(token[last - 1]!)) last--;
+      words.push({ text: core, syllables: syllables ?? syllabify(phones), textOffset: m.index + first, length: last - first });
+    }
     if (BREAK_END.test(token) && words.length) {
       phrases.push({ words });
       words = [];
@@ -289,6 +319,55 @@ export function utteranceLabels(u: Utterance): string[] {
       J
     );
   });
+}
+
+/** Index in utteranceLabels(u) of the first phone of each word, in order (the pau rows are no words). */
+export function wordStartLabels(u: Utterance): number[] {
+  const starts: number[] = [];
+  let k = 1; // after the utterance-initial pau
+  u.phrases.forEach((p, pi) => {
+    if (pi > 0) k++; // the pau at the phrase break
+    for (const w of p.words) {
+      starts.push(k);
+      k += w.syllables.reduce((n, s) => n + s.length, 0);
+    }
+  });
+  return starts;
+}
+
+/** A spoken word of an HTS utterance: the label of its first phone and where it is in the text. */
+export interface HtsWord {
+  /** Index into the utterance's labels of the word's first phone. */
+  label: number;
+  /**
+   * Start and length of the word in the text given to textToUtterances (not in the utterance), in
+   * UTF-16 code units; leading and trailing ASCII punctuation of its token is left out.
+   */
+  textOffset: number;
+  length: number;
+}
+
+/** One utterance (sentence): its labels, as textToLabels gives them, and its spoken words in order. */
+export interface HtsUtterance {
+  labels: string[];
+  words: HtsWord[];
+}
+
+/**
+ * textToLabels with the words: the same label lists, each with the label that starts each spoken word
+ * and where the word is in `text` (the offsets are into `text` as given: splitting and the Arabic
+ * punctuation mapping keep positions, and every token that has phones is one word).
+ */
+export function textToUtterances(text: string, opts: LabelOptions = DEFAULT_LABEL_OPTIONS): HtsUtterance[] {
+  return splitUtterancesAt(text, opts)
+    .map((piece) => ({ piece, u: parseUtterance(piece.text, opts) }))
+    .filter(({ u }) => u.phrases.length > 0)
+    .map(({ piece, u }) => {
+      const labels = utteranceLabels(u);
+      const starts = wordStartLabels(u);
+      const words = u.phrases.flatMap((p) => p.words).map((w, i) => ({ label: starts[i]!, textOffset: piece.offset + w.textOffset!, length: w.length! }));
+      return { labels, words };
+    });
 }
 
 /** Text (diacritized, normalized) → one label list per utterance. */

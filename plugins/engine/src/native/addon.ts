@@ -177,10 +177,24 @@ export interface HtsParameterInput {
   dims: { mgc: number; lf0: number; lpf?: number };
 }
 
-/** What HTS synthesis vocodes: exactly one of labels (generated first) or given parameter streams. */
+/** A word of an HTS utterance, for word timings (createHtsSynthesis `words`). */
+export interface HtsWordInput {
+  /** Index into the utterance's labels of the word's first phone; increasing within an utterance. */
+  label: number;
+  /** Passed through to the chunk-info word (the place of the word in the caller's text, UTF-16 code units). */
+  textOffset: number;
+  length: number;
+}
+
+/**
+ * What HTS synthesis vocodes: exactly one of labels (generated first) or given parameter streams.
+ * With labels, `words` (one list per utterance, textToUtterances gives them) makes each chunk-info
+ * carry the words that start inside that chunk, audioMs from the chunk's start: the label's start is
+ * the sum of the generated state durations before it (speed included), at the output rate.
+ */
 export type NativeHtsSource =
-  | { utterances: string[][]; parameters?: undefined }
-  | { parameters: HtsParameterInput[]; utterances?: undefined };
+  | { utterances: string[][]; words?: HtsWordInput[][]; parameters?: undefined }
+  | { parameters: HtsParameterInput[]; utterances?: undefined; words?: undefined };
 
 export type NativeHtsSynthesisOptions = NativeHtsControls & NativeHtsSource & NativeHtsSynthesisSettings;
 

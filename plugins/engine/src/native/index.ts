@@ -15,6 +15,6 @@ export { listVoices, phonemize, type PhonemeMode } from './phonemize.js';
 export { resample, Resampler } from './resampler.js';
 export { SynthesisStream, synthesizeStream } from './synthesis-stream.js';
 export { htsParameters, synthesizeHtsStream } from './hts.js';
-export type { HtsParameterInput, HtsParameterStreams, NativeHtsControls, NativeHtsOptions, NativeHtsSource, NativeHtsSynthesisOptions, NativeHtsSynthesisSettings } from './addon.js';
+export type { HtsParameterInput, HtsParameterStreams, HtsWordInput, NativeHtsControls, NativeHtsOptions, NativeHtsSource, NativeHtsSynthesisOptions, NativeHtsSynthesisSettings } from './addon.js';
 export { SUPPORTED_SAMPLE_RATES, type SupportedSampleRate, type SynthesisOptions } from './validate.js';
 export { analyzeVoice, convertVoice, matchSpectra, trackF0, type VoiceAnalysis, type SpectralMatch, type ConvertParams } from './voice.js';
