@@ -4,7 +4,7 @@ import path from 'node:path';
 import t from 'tap';
 import { GOLDEN, ENGINE } from './helpers.js';
 
-const { textToLabels, FESTIVAL_LABEL_OPTIONS, DEFAULT_LABEL_OPTIONS } = await import(ENGINE);
+const { textToLabels, wordPhones, FESTIVAL_LABEL_OPTIONS, DEFAULT_LABEL_OPTIONS } = await import(ENGINE);
 
 const FIELDS = /^(.*?)\^(.*?)-(.*?)\+(.*?)=(.*?)@(.*?)_(.*?)\/A:(.*?)_(.*?)_(.*?)\/B:(.*?)-(.*?)-(.*?)@(.*?)-(.*?)&(.*?)-(.*?)#(.*?)-(.*?)\$(.*?)-(.*?)!(.*?)-(.*?);(.*?)-(.*?)\|(.*?)\/C:(.*?)\+(.*?)\+(.*?)\/D:(.*?)_(.*?)\/E:(.*?)\+(.*?)@(.*?)\+(.*?)&(.*?)\+(.*?)#(.*?)\+(.*?)\/F:(.*?)_(.*?)\/G:(.*?)_(.*?)\/H:(.*?)=(.*?)@(.*?)=(.*?)\|(.*?)\/I:(.*?)=(.*?)\/J:(.*?)\+(.*?)-(.*?)$/;
 const NAMES = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'a1', 'a2', 'a3', 'b1', 'b2', 'b3', 'b4', 'b5', 'b6', 'b7', 'b8', 'b9', 'b10', 'b11', 'b12', 'b13', 'b14', 'b15', 'b16', 'c1', 'c2', 'c3', 'd1', 'd2', 'e1', 'e2', 'e3', 'e4', 'e5', 'e6', 'e7', 'e8', 'f1', 'f2', 'g1', 'g2', 'h1', 'h2', 'h3', 'h4', 'h5', 'i1', 'i2', 'j1', 'j2', 'j3'];
@@ -56,5 +56,24 @@ if (!existsSync(GOLDEN)) {
     t.equal(punct.filter((l) => /-pau\+/.test(l)).length, 3, 'Arabic comma is a phrase break');
     t.equal(textToLabels('قَالَ، ثُمَّ ذَهَبَ', FESTIVAL_LABEL_OPTIONS)[0].filter((l) => /-pau\+/.test(l)).length, 2);
     t.equal(textToLabels('ذَهَبَ. ثُمَّ عَادَ؟ نَعَمْ', DEFAULT_LABEL_OPTIONS).length, 3, 'sentence splitting');
+  });
+
+  t.test('hamzat al-wasl beyond the article, and the long vowel of اللهم', async (t) => {
+    const inside = { phraseInitial: false, opts: DEFAULT_LABEL_OPTIONS };
+    const initial = { phraseInitial: true, opts: DEFAULT_LABEL_OPTIONS };
+    const festival = { phraseInitial: false, opts: FESTIVAL_LABEL_OPTIONS };
+    const say = (w, ctx) => wordPhones(w, ctx).phones.join(' ');
+    t.equal(say('ابْنُ', inside), 'b n u', 'ابن inside a phrase: no glottal stop');
+    t.equal(say('ابْنُ', initial), 'ah i b n u', 'phrase-initially with i');
+    t.equal(say('ابْنُ', festival), 'ah a b n u', "Festival's reading");
+    t.equal(say('اشْتَرَى', inside), 'ch t a r aa', 'form VIII');
+    t.equal(say('اسْتَخْدَمَ', initial), 'ah i s t a x d a m a', 'form X, phrase-initial');
+    t.equal(say('اثْنَانِ', inside), '^ n aa n i');
+    t.equal(say('فَاسْتَمَعَ', inside), 'f a s t a m a E a', 'after a clitic the alif is silent, not a long aa');
+    t.equal(say('فَاسْتَمَعَ', festival), 'f aa s t a m a E a');
+    // A hamzat al-qat' written without its hamza keeps its glottal stop.
+    for (const w of ['احْمَدُ', 'اكْثَرُ', 'انْتَ', 'انْتُمْ', 'انْسَانٌ', 'اسْتَاذٌ']) t.match(say(w, inside), /^ah a /, `${w} keeps its hamza`);
+    t.equal(say('اللَّهُمَّ', inside), 'll aa h u mm a', 'اللهم: long aa');
+    t.equal(say('اللَّهُمَّ', festival), 'ah a ll a h u mm a');
   });
 }

@@ -8,7 +8,12 @@
  */
 
 export interface LabelOptions {
-  /** Hamzat al-wasl of the article is elided inside a phrase (Festival always says `ah a`). */
+  /**
+   * Hamzat al-wasl is elided inside a phrase — the article's, and that of the words `WASL_WORD`
+   * knows (ابْن، اسْم، امْرَأَة، اثْنَان; forms VIII and X: اشْتَرَى، اتَّفَقَ، اسْتَخْدَمَ), also after a
+   * clitic (وَاسْتَمَعَ, which Festival reads with a long aa) — and said with i where a phrase starts
+   * (Festival always says `ah a`).
+   */
   waslElision?: boolean;
   /** الله gets its long aa (Festival: short a). */
   allahLongVowel?: boolean;
@@ -67,6 +72,23 @@ function parseLetters(word: string): Letter[] {
 
 const bare = (word: string) => [...word].filter((c) => !MARKS.has(c)).join('');
 
+/**
+ * Words (bare letters, clitic removed) whose initial bare alif is hamzat al-wasl. Only words known
+ * by form: a bare alif is just as often a hamzat al-qat' written without its hamza (احمد، اكثر، انت،
+ * انسان، انه), which must keep its glottal stop. The nouns ابن، اسم، امرأة، اثنان (+ pronoun suffixes),
+ * and forms VIII (ا C ت …, ا C ط for emphatics, ازد, or a doubled second letter: اتّفق، ادّعى، اطّلع)
+ * and X (است …) of five letters or more.
+ */
+const WASL_NOUN = /^(?:ابن|ابنة|ابنت|ابنا|ابنان|ابني|ابنين|اسم|اسما|امرأة|امرأت|امرؤ|امرئ|امرأ|اثنان|اثنين|اثنا|اثني|اثنتان|اثنتين|اثنتا|اثنتي)(?:ه|ها|هم|هن|هما|ك|كم|كما|كن|ي|نا)?$/;
+const NOT_WASL = /^(?:انت|انتم|انتما|انتن|انتي|استاذ|استاذة)$/;
+function waslWord(b: string, doubledSecond: boolean): boolean {
+  if (NOT_WASL.test(b)) return false;
+  if (WASL_NOUN.test(b)) return true;
+  const letters = [...b];
+  if (letters.length < 5 || letters[0] !== 'ا') return false;
+  return /^ا[^اوي]ت/.test(b) || /^ا[صضظ]ط/.test(b) || /^ازد/.test(b) || (doubledSecond && /^ا[تدطث]/.test(b));
+}
+
 interface WordCtx { phraseInitial: boolean; opts: Required<LabelOptions> }
 
 /** Letter-to-sound for one diacritized word: a list of phones (or syllables for addenda). */
@@ -81,7 +103,11 @@ export function wordPhones(word: string, ctx: WordCtx = { phraseInitial: true, o
   let articleEnd = 0; // the article's own vowel is not coloured by a following emphatic (Festival)
   // Article at the start of the word, possibly after a one-letter clitic (و ف ب ك ل + vowel).
   const articleAt = (k: number) => L[k]?.ch === 'ا' && L[k + 1]?.ch === 'ل' && L[k + 1]!.vowel !== FATHA && L[k + 1]!.vowel !== KASRA && L[k + 1]!.vowel !== DAMMA && L.length > k + 2;
-  const isAllah = b === 'الله' || b === 'لله' || /^[وفب]?الله$/.test(b) || /^[وف]?لله$/.test(b);
+  // الله and اللهم (allāhumma) have a long ā.
+  const isAllah = /^[وفب]?اللهم?$/.test(b) || /^[وف]?للهم?$/.test(b);
+  // Hamzat al-wasl of a known word (at k: 0, or 1 after a clitic); an alif with a vowel of its own is not one.
+  const waslAt = (k: number) => ctx.opts.waslElision && L[k]?.ch === 'ا' && L[k]!.vowel === null && L.length > k + 2 &&
+    waslWord(L.slice(k).map((x) => x.ch).join(''), !!L[k + 1]!.shadda);
   if (articleAt(0)) {
     const next = L[2]!;
     const sun = next.shadda && SUN.has(next.ch);
@@ -111,6 +137,11 @@ export function wordPhones(word: string, ctx: WordCtx = { phraseInitial: true, o
       if (prev && prev.vowel === FATHATAN) continue; // ًا: already "a n"
       if (l.vowel === FATHATAN) {
         out.push('a', 'n');
+        continue;
+      }
+      if (waslAt(i) && (i === 0 || (i === 1 && /[وفبكل]/.test(L[0]!.ch) && L[0]!.vowel))) {
+        // Silent after a clitic or inside a phrase; i where a phrase starts.
+        if (i === 0 && ctx.phraseInitial) out.push('ah', 'i');
         continue;
       }
       if (out[out.length - 1] === 'a') out[out.length - 1] = 'aa';
