@@ -470,9 +470,10 @@ class HtsJob final : public std::enable_shared_from_this<HtsJob> {
     return best;
   }
 
-  // Soft limiter: linear below 0.8 FS, a tanh knee above; never reaches full scale.
+  // Soft limiter: linear below 0.75 FS, a tanh knee above, toward 0.9 FS: the band-limited resampler that
+  // follows can overshoot a limited waveform (bright voices, strong EQ) by a few percent without clipping.
   static int16_t Limit(double x) {
-    constexpr double kFs = 32767.0, kKnee = 0.8 * kFs, kRoom = 0.18 * kFs;
+    constexpr double kFs = 32767.0, kKnee = 0.75 * kFs, kRoom = 0.15 * kFs;
     if (!std::isfinite(x)) return 0;  // a diverged filter (extreme given parameters) gives silence, not noise
     const double a = std::fabs(x);
     double y = a <= kKnee ? a : kKnee + kRoom * std::tanh((a - kKnee) / kRoom);

@@ -26,6 +26,7 @@ if (!haveVoice) {
       return { status: r.status, pcm: r.status === 200 ? parseWav(body).data : body, body };
     };
     const ziadF0 = await f0Of((await tts('fusha-ziad', 'sawt-hts')).pcm);
+    const samiF0 = await f0Of((await tts('fusha-sami', 'sawt-hts')).pcm);
 
     t.test('preview at similarity 1 reaches the reference pitch, at 0 it is an HTS voice unchanged', async (t) => {
       const before = await srv.balance(owner.account.id);
@@ -35,14 +36,16 @@ if (!haveVoice) {
       t.ok(s.seconds > 3 && s.rms > 300, `${s.seconds.toFixed(2)} s of speech, RMS ${Math.round(s.rms)}`);
       t.ok(s.peak < 32767, 'nothing clips');
       const f0 = await f0Of(full.body);
-      t.ok(Math.abs(semitones(f0, refF0)) <= 1.5, `preview F0 ${f0.toFixed(1)} Hz vs reference ${refF0.toFixed(1)} Hz (HTS voice ${ziadF0.toFixed(1)} Hz)`);
+      t.ok(Math.abs(semitones(f0, refF0)) <= 1.5, `preview F0 ${f0.toFixed(1)} Hz vs reference ${refF0.toFixed(1)} Hz (HTS voices ${ziadF0.toFixed(1)} and ${samiF0.toFixed(1)} Hz)`);
       const after = await srv.balance(owner.account.id);
       t.equal(before.balance - after.balance, [...TEXT].length * 200, 'charged at the sawt-hts price');
 
       const none = await postForm(srv, '/voices/preview', owner.key.key, previewFields({ model_id: 'sawt-hts', similarity: '0', text: TEXT }), { file: ref });
       t.equal(none.status, 200);
       const f0None = await f0Of(none.body);
-      t.ok(Math.abs(semitones(f0None, refF0)) > 3, `similarity 0 keeps the base voice's pitch (${f0None.toFixed(1)} Hz)`);
+      const offBase = Math.min(...[ziadF0, samiF0].map((b) => Math.abs(semitones(f0None, b))));
+      t.ok(offBase < 0.5, `similarity 0 is a built-in HTS voice unchanged (${f0None.toFixed(1)} Hz, ${offBase.toFixed(2)} half-tones from it)`);
+      t.ok(Math.abs(semitones(f0None, refF0)) > Math.abs(semitones(f0, refF0)) + 1, 'and further from the reference than similarity 1');
     });
 
     t.test('a clone made with sawt-hts speaks with both models', async (t) => {

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { ENGINE } from './helpers.js';
 
-const { alphaForWarp, eqToMelCepstrum, htsVoiceToward, warpFrequency, TRAINED_ALPHA, HTS_RATE } = await import(ENGINE);
+const { alphaForWarp, eqToMelCepstrum, htsVoiceToward, keepLoudness, melCepstrumGainDb, warpFrequency, TRAINED_ALPHA, HTS_RATE } = await import(ENGINE);
 
 /** Log gain (dB) at `hz` of the mel-cepstrum `c` vocoded with `alpha`. */
 function gainDb(c, alpha, hz) {
@@ -61,4 +61,20 @@ t.test('htsVoiceToward', async (t) => {
   const ratio = skewed.f0Spread / 1.2, shift = ((skewed.halfTone - 5) * Math.LN2) / 12;
   const median = Math.log(170) + shift + (Math.log(180) - Math.log(170)) * ratio;
   t.ok(Math.abs(median - Math.log(240)) < 1e-9 && skewed.halfTone < full.halfTone, `median reached with ${skewed.halfTone.toFixed(2)} half-tones (${full.halfTone.toFixed(2)} unskewed)`);
+});
+
+t.test('keepLoudness: an EQ reshapes the voice without changing its power (within 6 dB of make-up)', async (t) => {
+  const bins = 513, rate = 24000;
+  const hzOf = (i) => (i * rate) / 2 / (bins - 1);
+  const ltas = Array.from({ length: bins }, (_, i) => -12 * Math.log2(Math.max(hzOf(i), 100) / 500)); // speech-like: falls 12 dB an octave above 500 Hz
+  const power = (c) => ltas.reduce((s, l, i) => s + 10 ** ((l + (c ? melCepstrumGainDb(c, TRAINED_ALPHA, hzOf(i)) : 0)) / 10), 0);
+  const tilt = (db) => Array.from({ length: bins }, (_, i) => Math.max(-db, Math.min(db, db * Math.log2(Math.max(hzOf(i), 100) / 1000))));
+  const c = eqToMelCepstrum(tilt(4), rate, TRAINED_ALPHA);
+  const kept = keepLoudness(c, TRAINED_ALPHA, ltas, rate);
+  const db = (c) => 10 * Math.log10(power(c) / power(null));
+  t.ok(Math.abs(db(c)) > 1, `the EQ alone changes the power by ${db(c).toFixed(2)} dB`);
+  t.ok(Math.abs(db(kept)) < 0.05, `kept: ${db(kept).toFixed(3)} dB`);
+  t.same(kept.slice(1), c.slice(1), 'only c0 changes');
+  const huge = keepLoudness(eqToMelCepstrum(tilt(10).map((d) => d - 10), rate, TRAINED_ALPHA), TRAINED_ALPHA, ltas, rate);
+  t.ok(db(huge) < -1, `make-up capped at 6 dB (${db(huge).toFixed(2)} dB left)`);
 });

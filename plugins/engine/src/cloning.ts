@@ -367,10 +367,11 @@ export class VoiceCloningService implements VoiceCloning {
     const baseReq = { ...req, modelId, voiceId: base.voiceId, speed: clamp(req.speed * speedFactor, 0.5, 1.6) };
     if (voice.hts && this.synthesizer.engineOf(modelId) === 'hts') {
       const r = profile.reference;
+      const baseLtasDb = (await this.bases(req.modelId)).find((b) => b.voice.voice_id === base.voiceId)?.analysis.ltasDb;
       const hts = htsVoiceToward(voice.hts, {
         baseLogF0Center: base.f0Median > 0 ? Math.log(base.f0Median) : base.logF0Mean, baseLogF0Mean: base.logF0Mean, baseLogF0Std: base.logF0Std,
         refLogF0Center: r.f0Median > 0 ? Math.log(r.f0Median) : r.logF0Mean, refLogF0Std: r.logF0Std,
-        warp: mapping.warp, eqDb: mapping.eqDb, eqRate: CLONE_RATE,
+        warp: mapping.warp, eqDb: mapping.eqDb, eqRate: CLONE_RATE, baseLtasDb,
       }, similarity);
       return this.synthesizer.synthesizeVoice({ ...baseReq, sampleRate: outRate }, { ...voice, hts });
     }

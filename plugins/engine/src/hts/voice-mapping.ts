@@ -89,9 +89,45 @@ export interface SpeakerMapping {
   /** Smooth EQ toward the reference after warping, dB per bin over 0…eqRate/2. */
   eqDb: readonly number[];
   eqRate: number;
+  /** Long-term spectrum of the base voice (dB per bin over 0…eqRate/2): the EQ keeps its loudness. */
+  baseLtasDb?: readonly number[];
+}
+
+/** Gain (dB) at `hz` of a mel-cepstrum vocoded with `alpha`: Σ c̃m cos(m ω̃). */
+export function melCepstrumGainDb(c: readonly number[], alpha: number, hz: number): number {
+  const wt = warpFrequency((2 * Math.PI * hz) / HTS_RATE, alpha);
+  let g = 0;
+  for (let m = 0; m < c.length; m++) g += c[m]! * Math.cos(m * wt);
+  return (g * 20) / Math.LN10;
+}
+
+/** Most an EQ band may move (dB), and most the level may be made up for it (dB): beyond, the voice turns shrill or dull, and peaky. */
+export const MAX_EQ_DB = 10;
+export const MAX_MAKEUP_DB = 6;
+
+/**
+ * `c` with c̃0 set so that speech of long-term spectrum `ltasDb` (bins over 0…rate/2) keeps its
+ * power through the filter (within ±MAX_MAKEUP_DB): an EQ reshapes the voice without making it
+ * louder or quieter.
+ */
+export function keepLoudness(c: readonly number[], alpha: number, ltasDb: readonly number[], rate: number): number[] {
+  let before = 0, after = 0;
+  for (let i = 1; i < ltasDb.length; i++) {
+    const p = Math.pow(10, ltasDb[i]! / 10);
+    before += p;
+    after += p * Math.pow(10, melCepstrumGainDb(c, alpha, (i * rate) / 2 / (ltasDb.length - 1)) / 10);
+  }
+  const out = [...c];
+  if (before > 0 && after > 0) out[0] = (c[0] ?? 0) - (clamp(10 * Math.log10(after / before), -MAX_MAKEUP_DB, MAX_MAKEUP_DB) * Math.LN10) / 20;
+  return out;
 }
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
+
+function offsetFor(m: SpeakerMapping, s: number, alpha: number): number[] {
+  const c = eqToMelCepstrum(m.eqDb.map((d) => clamp(d, -MAX_EQ_DB, MAX_EQ_DB) * s), m.eqRate, alpha);
+  return m.baseLtasDb ? keepLoudness(c, alpha, m.baseLtasDb, m.eqRate) : c;
+}
 
 /** Bounds of the F0 spread ratio: wider ratios mostly copy the reference's tracking errors and word-list intonation. */
 const SPREAD_RANGE = [0.67, 1.5] as const;
@@ -114,6 +150,6 @@ export function htsVoiceToward(base: HtsVoiceParams, m: SpeakerMapping, similari
     halfTone: clamp((base.halfTone ?? 0) + semitones, -24, 24),
     f0Spread: clamp((base.f0Spread ?? 1) * spread, 0, 4),
     alpha,
-    mgcOffset: s > 0 ? eqToMelCepstrum(m.eqDb.map((d) => d * s), m.eqRate, alpha) : base.mgcOffset,
+    mgcOffset: s > 0 ? offsetFor(m, s, alpha) : base.mgcOffset,
   };
 }
