@@ -7,7 +7,8 @@
 //  - long-term spectrum distance (third-octave bands 100–6300 Hz, dB RMS, levels
 //    removed) and mean-MFCC distance (c1..c12, Euclidean), clone→reference vs
 //    base voice→reference (target: ≥ 30% smaller);
-//  - whether each clone is closer to its own speaker than to the other one.
+//  - whether each clone is closer to its own speaker than to the other one;
+//  - DNSMOS P.835 OVRL of the clone's and the base voice's speech (when the model is in ../shared).
 // BENCH_CLONE_MODEL (default sawt-mini) picks the model of preview, clone and speech:
 // sawt-hts (needs SAWT_MODELS_DIR with hts/ara_norm_ziad) makes the clones from the HTS
 // voices, moved at the parameter level.
@@ -19,6 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSawt, tokens, toMicro } from '@sawt/core';
 import { analyzeVoice } from '@sawt/plugin-engine';
+import { createDnsmos } from './dnsmos.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dataDirShared = path.resolve(here, '../../shared/testdata/arabic-speech-commands');
@@ -77,6 +79,7 @@ const mfccDistance = (a, b) => Math.sqrt(a.mfccMean.reduce((s, x, i) => s + (x -
 const semitones = (a, b) => 12 * Math.log2(a / b);
 const r2 = (x) => Math.round(x * 100) / 100;
 
+const dnsmos = await createDnsmos(24000);
 const refs = {};
 for (const s of SPEAKERS) {
   const r = referenceWav(s);
@@ -90,14 +93,16 @@ for (const s of SPEAKERS) {
     const preview = await form('/voices/preview', { text: TEXT, similarity, model_id: MODEL }, { file: refs[s].wav });
     const record = JSON.parse((await form('/voices/clone', { name: `bench ${s} ${similarity}`, text: TEXT, stability: 0.5, model: MODEL }, { voice_file: preview, reference_audio_file: refs[s].wav })).toString());
     const profile = JSON.parse(execFileSync('cat', [path.join(work, 'blobs', 'voices', record.voice_id, 'profile.json')]).toString());
-    const clone = await analyzeVoice(await tts(record.voice_id), 24000);
-    const base = await analyzeVoice(await tts(profile.base.voiceId, profile.base.modelId ?? MODEL), 24000);
+    const clonePcm = await tts(record.voice_id), basePcm = await tts(profile.base.voiceId, profile.base.modelId ?? MODEL);
+    const clone = await analyzeVoice(clonePcm, 24000);
+    const base = await analyzeVoice(basePcm, 24000);
     const row = {
       model: MODEL, speaker: s, referenceClips: refs[s].files, similarity, baseVoice: profile.base.voiceId, warp: r2(profile.mapping.warp),
       f0: { reference: r2(ref.f0Median), base: r2(base.f0Median), clone: r2(clone.f0Median), cloneMinusRefSemitones: r2(semitones(clone.f0Median, ref.f0Median)) },
       ltas: { baseToRef: r2(bandDistance(base, ref)), cloneToRef: r2(bandDistance(clone, ref)), cloneToOther: r2(bandDistance(clone, other)) },
       mfcc: { baseToRef: r2(mfccDistance(base, ref)), cloneToRef: r2(mfccDistance(clone, ref)), cloneToOther: r2(mfccDistance(clone, other)) },
     };
+    if (dnsmos) row.dnsmosOvrl = { base: r2((await dnsmos(basePcm)).ovrl), clone: r2((await dnsmos(clonePcm)).ovrl) };
     row.ltas.reduction = r2(1 - row.ltas.cloneToRef / row.ltas.baseToRef);
     row.mfcc.reduction = r2(1 - row.mfcc.cloneToRef / row.mfcc.baseToRef);
     row.targets = {
@@ -107,7 +112,7 @@ for (const s of SPEAKERS) {
       closerToOwnSpeaker: row.ltas.cloneToRef + row.mfcc.cloneToRef / 5 < row.ltas.cloneToOther + row.mfcc.cloneToOther / 5,
     };
     results.push(row);
-    console.log(`speaker ${s} sim ${similarity}: base ${row.baseVoice} warp ${row.warp} | F0 ref ${row.f0.reference} base ${row.f0.base} clone ${row.f0.clone} (${row.f0.cloneMinusRefSemitones} st) | LTAS dB base→ref ${row.ltas.baseToRef} clone→ref ${row.ltas.cloneToRef} (${Math.round(row.ltas.reduction * 100)}%) clone→other ${row.ltas.cloneToOther} | MFCC base→ref ${row.mfcc.baseToRef} clone→ref ${row.mfcc.cloneToRef} (${Math.round(row.mfcc.reduction * 100)}%) clone→other ${row.mfcc.cloneToOther} | ${JSON.stringify(row.targets)}`);
+    console.log(`speaker ${s} sim ${similarity}: base ${row.baseVoice} warp ${row.warp} | F0 ref ${row.f0.reference} base ${row.f0.base} clone ${row.f0.clone} (${row.f0.cloneMinusRefSemitones} st) | LTAS dB base→ref ${row.ltas.baseToRef} clone→ref ${row.ltas.cloneToRef} (${Math.round(row.ltas.reduction * 100)}%) clone→other ${row.ltas.cloneToOther} | MFCC base→ref ${row.mfcc.baseToRef} clone→ref ${row.mfcc.cloneToRef} (${Math.round(row.mfcc.reduction * 100)}%) clone→other ${row.mfcc.cloneToOther}${row.dnsmosOvrl ? ` | DNSMOS OVRL base ${row.dnsmosOvrl.base} clone ${row.dnsmosOvrl.clone}` : ''} | ${JSON.stringify(row.targets)}`);
   }
 }
 const dir = path.join(here, 'results');

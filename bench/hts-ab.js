@@ -20,12 +20,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { here, round, writeResults } from './harness.js';
+import { createDnsmos, DNSMOS_PATH } from './dnsmos.js';
 
-const { OnnxSession, resample, synthesizeHtsStream, htsParameters, textToLabels, normalizeText, FESTIVAL_LABEL_OPTIONS, DEFAULT_LABEL_OPTIONS } = await import('../plugins/engine/dist/index.js');
+const { synthesizeHtsStream, htsParameters, textToLabels, normalizeText, FESTIVAL_LABEL_OPTIONS, DEFAULT_LABEL_OPTIONS } = await import('../plugins/engine/dist/index.js');
 const shared = path.resolve(here, '../../shared/models');
 const voicePath = path.join(shared, 'hts/ara_norm_ziad/ara_norm_ziad_hts.htsvoice');
-const dnsmosPath = path.join(shared, 'eval/dnsmos/sig_bak_ovr.onnx');
-if (!existsSync(voicePath) || !existsSync(dnsmosPath)) {
+if (!existsSync(voicePath) || !existsSync(DNSMOS_PATH)) {
   console.error('bench/hts-ab: needs the HTS voice and DNSMOS under ../shared/models');
   process.exit(1);
 }
@@ -96,23 +96,7 @@ function synth(utterances, extra) {
   });
 }
 
-const session = await OnnxSession.create(dnsmosPath);
-const poly = (x, [a, b, c]) => a * x * x + b * x + c;
-const WIN = 144160;
-async function score(i16at24) {
-  const i16 = resample(i16at24, 24000, 16000);
-  let audio = Float32Array.from(i16, (v) => v / 32768);
-  while (audio.length < WIN) { const a = new Float32Array(audio.length * 2); a.set(audio); a.set(audio, audio.length); audio = a; }
-  let sig = 0, bak = 0, ovr = 0, n = 0;
-  for (let s = 0; s + WIN <= audio.length; s += 16000, n++) {
-    const out = await session.run({ [session.inputNames[0]]: { type: 'float32', dims: [1, WIN], data: audio.slice(s, s + WIN) } });
-    const [rs, rb, ro] = out[session.outputNames[0]].data;
-    sig += poly(rs, [-0.08397278, 1.22083953, 0.0052439]);
-    bak += poly(rb, [-0.13166888, 1.60915514, -0.39604546]);
-    ovr += poly(ro, [-0.06766283, 1.11546468, 0.04602535]);
-  }
-  return { sig: sig / n, bak: bak / n, ovrl: ovr / n };
-}
+const score = await createDnsmos(24000);
 
 // Energy-based pause detector on the 24 kHz output: 10 ms frames, silent below -50 dBFS RMS (the
 // pau frames the engine vocodes sit at -70…-100 dBFS, speech and stop closures above -45); runs of

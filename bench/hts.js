@@ -3,6 +3,7 @@
 // P.835 (sig_bak_ovr.onnx through the addon's OnnxSession) of sawt-hts vs sawt-mini on
 // diacritized sentences. The server sees the shared voice through a temporary
 // SAWT_MODELS_DIR linking ../shared/models/{hts,tashkeel}. Results go to bench/results/.
+import { createDnsmos } from './dnsmos.js';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -42,29 +43,9 @@ try {
 
   // 3. DNSMOS.
   let dnsmos = { skipped: 'sig_bak_ovr.onnx not found' };
-  const dnsmosPath = path.join(shared, 'eval/dnsmos/sig_bak_ovr.onnx');
-  if (existsSync(dnsmosPath)) {
-    const { OnnxSession, resample } = await import('../plugins/engine/dist/index.js');
-    const session = await OnnxSession.create(dnsmosPath);
+  const score = await createDnsmos(24000);
+  if (score) {
     const sentences = readFileSync(path.join(here, '../test/frontend/diacritization-sentences.txt'), 'utf8').split('\n').map((s) => s.trim()).filter(Boolean).slice(0, SENTENCES);
-    const poly = (x, [a, b, c]) => a * x * x + b * x + c;
-    const WIN = 144160;
-    async function score(pcm24) {
-      const i16 = resample(new Int16Array(pcm24.buffer, pcm24.byteOffset, pcm24.length / 2), 24000, 16000);
-      let audio = Float32Array.from(i16, (v) => v / 32768);
-      while (audio.length < WIN) { const a = new Float32Array(audio.length * 2); a.set(audio); a.set(audio, audio.length); audio = a; }
-      const wins = [];
-      for (let s = 0; s + WIN <= audio.length; s += 16000) wins.push(s);
-      let sig = 0, bak = 0, ovr = 0;
-      for (const s of wins) {
-        const out = await session.run({ [session.inputNames[0]]: { type: 'float32', dims: [1, WIN], data: audio.slice(s, s + WIN) } });
-        const [rs, rb, ro] = out[session.outputNames[0]].data;
-        sig += poly(rs, [-0.08397278, 1.22083953, 0.0052439]);
-        bak += poly(rb, [-0.13166888, 1.60915514, -0.39604546]);
-        ovr += poly(ro, [-0.06766283, 1.11546468, 0.04602535]);
-      }
-      return { sig: sig / wins.length, bak: bak / wins.length, ovrl: ovr / wins.length };
-    }
     dnsmos = { sentences: sentences.length };
     for (const [model, voice] of [['sawt-hts', 'fusha-ziad'], ['sawt-hts', 'fusha-sami'], ['sawt-mini', 'fusha-omar']]) {
       const scores = [];
