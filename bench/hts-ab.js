@@ -241,5 +241,4 @@ for (const [name, labelOpts, extra, voice] of variants) {
   console.log(name.padEnd(28), JSON.stringify(table[name]));
   table[name].OVRLperSentence = rows.map((r) => round(r.ovrl, 3)); // in the results file only
 }
-session.release?.();
 writeResults('hts-ab', { date: new Date().toISOString(), sentenceFile: path.relative(path.join(here, '..'), sentenceFile), from: FROM, sentences: sentences.length, variants: table });

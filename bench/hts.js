@@ -53,7 +53,6 @@ try {
       const mean = (k) => round(scores.reduce((a, x) => a + x[k], 0) / scores.length, 3);
       dnsmos[`${model}/${voice}`] = { SIG: mean('sig'), BAK: mean('bak'), OVRL: mean('ovrl') };
     }
-    session.release?.();
   }
 
   writeResults('hts', {
