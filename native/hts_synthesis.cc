@@ -26,6 +26,7 @@ size_t HTS_ModelSet_get_vector_length(HTS_ModelSet* ms, size_t stream_index);
 #include <thread>
 #include <vector>
 
+#include "chunk_event.h"
 #include "errors.h"
 #include "resampler.h"
 
@@ -260,23 +261,6 @@ struct WordSpec {
   double textOffset, length;  // UTF-16 code units, passed through
 };
 
-struct WordTiming {
-  double textOffset, length;
-  double audioMs;  // from the start of the chunk
-};
-
-struct ChunkMessage {
-  std::vector<int16_t> samples;
-  bool hasSamples = false;
-  std::vector<WordTiming> words;
-  int segment = 0;
-  bool segmentEnd = false;
-  bool final = false;
-  bool failed = false;
-  ErrorCode errorCode = ErrorCode::kEspeak;
-  std::string errorMessage;
-};
-
 struct JobOptions {
   std::string voicePath;
   std::vector<std::vector<std::string>> utterances;
@@ -485,8 +469,8 @@ class HtsJob final : public std::enable_shared_from_this<HtsJob> {
     auto message = std::make_unique<ChunkMessage>();
     message->segment = segment_;
     message->segmentEnd = segmentEnd;
-    message->hasSamples = true;
-    message->samples.assign(ready_.begin(), ready_.begin() + count);
+    message->samples = std::make_unique<PcmChunk>(count);
+    std::copy(ready_.begin(), ready_.begin() + count, message->samples->data());
     ready_.erase(ready_.begin(), ready_.begin() + count);
     // The words that start inside this chunk (the last chunk of a sentence takes any left).
     const size_t chunkEnd = segmentOutput_ + count;
@@ -596,36 +580,8 @@ class HtsJob final : public std::enable_shared_from_this<HtsJob> {
 void DeliverEvent(Napi::Env env, Napi::Function onEvent, HtsJob* job, ChunkMessage* raw) {
   std::unique_ptr<ChunkMessage> message(raw);
   if (env == nullptr) return;
-  if (message->hasSamples) job->OnDelivered();
-  Napi::Object info = Napi::Object::New(env);
-  info.Set("segment", message->segment);
-  info.Set("final", message->final);
-  info.Set("segmentEnd", message->segmentEnd || message->final);
-  Napi::Array words = Napi::Array::New(env, message->words.size());
-  for (size_t i = 0; i < message->words.size(); ++i) {
-    Napi::Object word = Napi::Object::New(env);
-    word.Set("textOffset", message->words[i].textOffset);
-    word.Set("length", message->words[i].length);
-    word.Set("audioMs", message->words[i].audioMs);
-    words.Set(static_cast<uint32_t>(i), word);
-  }
-  info.Set("words", words);
-  Napi::Value error = env.Null(), chunk = env.Null();
-  if (message->failed) error = MakeError(env, message->errorCode, message->errorMessage).Value();
-  if (message->hasSamples) {
-    auto* samples = new std::vector<int16_t>(std::move(message->samples));
-    info.Set("samples", static_cast<double>(samples->size()));
-    chunk = Napi::Buffer<uint8_t>::New(
-        env, reinterpret_cast<uint8_t*>(samples->data()), samples->size() * sizeof(int16_t),
-        [](Napi::Env, uint8_t*, std::vector<int16_t>* owned) { delete owned; }, samples);
-  } else {
-    info.Set("samples", 0);
-  }
-  try {
-    onEvent.Call({error, chunk, info});
-  } catch (const Napi::Error& e) {
-    e.ThrowAsJavaScriptException();
-  }
+  if (message->samples) job->OnDelivered();
+  CallOnEvent(env, onEvent, *message);
 }
 
 // --- argument parsing (main thread) ---

@@ -1,6 +1,5 @@
 #include "synthesis.h"
 
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -16,65 +15,13 @@
 #include <thread>
 #include <vector>
 
+#include "chunk_event.h"
 #include "errors.h"
 #include "espeak_engine.h"
 #include "resampler.h"
 
 namespace sawt {
 namespace {
-
-// PCM of one chunk. Large chunks are mapped pages of their own: they are made on
-// the synthesis thread and freed on the main thread, a pattern that makes
-// glibc's per-thread arenas (and the process's RSS) grow; munmap returns them
-// to the system at once.
-class PcmChunk {
- public:
-  explicit PcmChunk(size_t count) : count_(count) {
-    const size_t bytes = count * sizeof(int16_t);
-    if (bytes >= kMapThreshold) {
-      void* pages = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (pages == MAP_FAILED) throw std::bad_alloc();
-      data_ = static_cast<int16_t*>(pages);
-    } else {
-      data_ = new int16_t[count];
-    }
-  }
-  ~PcmChunk() {
-    if (count_ * sizeof(int16_t) >= kMapThreshold) {
-      munmap(data_, count_ * sizeof(int16_t));
-    } else {
-      delete[] data_;
-    }
-  }
-  PcmChunk(const PcmChunk&) = delete;
-  PcmChunk& operator=(const PcmChunk&) = delete;
-
-  int16_t* data() { return data_; }
-  size_t size() const { return count_; }
-
- private:
-  static constexpr size_t kMapThreshold = 64 * 1024;
-  int16_t* data_;
-  size_t count_;
-};
-
-struct WordTiming {
-  double textOffset;  // UTF-16 code units from the start of the segment text
-  double length;      // UTF-16 code units
-  double audioMs;     // from the start of the chunk
-};
-
-// One call of onEvent. Created on the synthesis thread, consumed on the main thread.
-struct ChunkMessage {
-  std::unique_ptr<PcmChunk> samples;  // null for the final event
-  int segment = 0;
-  bool segmentEnd = false;
-  bool final = false;
-  std::vector<WordTiming> words;
-  bool failed = false;
-  ErrorCode errorCode = ErrorCode::kEspeak;
-  std::string errorMessage;
-};
 
 struct SynthesisOptions {
   std::vector<std::string> segments;
@@ -371,41 +318,7 @@ void DeliverEvent(Napi::Env env, Napi::Function onEvent, SynthesisJob* job, Chun
   // Torn down with the environment: the finalizer may already have freed `job`.
   if (env == nullptr) return;
   if (message->samples) job->OnDelivered();
-
-  Napi::Object info = Napi::Object::New(env);
-  info.Set("segment", message->segment);
-  info.Set("final", message->final);
-  info.Set("segmentEnd", message->segmentEnd || message->final);
-  Napi::Array words = Napi::Array::New(env, message->words.size());
-  for (size_t i = 0; i < message->words.size(); ++i) {
-    Napi::Object word = Napi::Object::New(env);
-    word.Set("textOffset", message->words[i].textOffset);
-    word.Set("length", message->words[i].length);
-    word.Set("audioMs", message->words[i].audioMs);
-    words.Set(static_cast<uint32_t>(i), word);
-  }
-  info.Set("words", words);
-
-  Napi::Value error = env.Null();
-  Napi::Value chunk = env.Null();
-  if (message->failed) {
-    error = MakeError(env, message->errorCode, message->errorMessage).Value();
-  }
-  if (message->samples) {
-    PcmChunk* samples = message->samples.release();
-    info.Set("samples", static_cast<double>(samples->size()));
-    // Zero-copy: the Buffer owns the chunk; its finalizer (main thread) frees it.
-    chunk = Napi::Buffer<uint8_t>::New(
-        env, reinterpret_cast<uint8_t*>(samples->data()), samples->size() * sizeof(int16_t),
-        [](Napi::Env, uint8_t*, PcmChunk* owned) { delete owned; }, samples);
-  } else {
-    info.Set("samples", 0);
-  }
-  try {
-    onEvent.Call({error, chunk, info});
-  } catch (const Napi::Error& e) {
-    e.ThrowAsJavaScriptException();  // surfaces as an uncaught exception
-  }
+  CallOnEvent(env, onEvent, *message);
 }
 
 // --- argument parsing (main thread) ---
