@@ -55,6 +55,7 @@ if (!existsSync(GOLDEN)) {
     const punct = textToLabels('قَالَ، ثُمَّ ذَهَبَ', { ...FESTIVAL_LABEL_OPTIONS, arabicPunctuation: true })[0];
     t.equal(punct.filter((l) => /-pau\+/.test(l)).length, 3, 'Arabic comma is a phrase break');
     t.equal(textToLabels('قَالَ، ثُمَّ ذَهَبَ', FESTIVAL_LABEL_OPTIONS)[0].filter((l) => /-pau\+/.test(l)).length, 2);
+    t.equal(textToLabels('قَالَ… ثُمَّ ذَهَبَ', DEFAULT_LABEL_OPTIONS)[0].filter((l) => /-pau\+/.test(l)).length, 3, 'an ellipsis is a pause');
     t.equal(textToLabels('ذَهَبَ. ثُمَّ عَادَ؟ نَعَمْ', DEFAULT_LABEL_OPTIONS).length, 3, 'sentence splitting');
   });
 

@@ -17,7 +17,7 @@ export interface LabelOptions {
   waslElision?: boolean;
   /** الله gets its long aa (Festival: short a). */
   allahLongVowel?: boolean;
-  /** Arabic punctuation (، ؛ ؟) ends a phrase like its ASCII twin (Festival ignores it). */
+  /** Arabic punctuation (، ؛ ؟) ends a phrase like its ASCII twin, and so does an ellipsis (Festival ignores both). */
   arabicPunctuation?: boolean;
 }
 
@@ -238,6 +238,9 @@ export function splitUtterances(text: string, opts: LabelOptions = {}): string[]
   return splitUtterancesAt(text, opts).map((u) => u.text);
 }
 
+/** Arabic punctuation as its ASCII twin, and an ellipsis as a comma (a pause inside the sentence); one code unit each, so offsets hold. */
+const asAsciiPunctuation = (t: string) => t.replace(/،/g, ',').replace(/؛/g, ';').replace(/؟/g, '?').replace(/…/g, ',');
+
 /**
  * splitUtterances with where each utterance starts in `text` (UTF-16 code units). The Arabic
  * punctuation mapping replaces one code unit by one, so offsets into the mapped text are offsets
@@ -246,7 +249,7 @@ export function splitUtterances(text: string, opts: LabelOptions = {}): string[]
 export function splitUtterancesAt(text: string, opts: LabelOptions = {}): Array<{ text: string; offset: number }> {
   const o = { ...FESTIVAL_LABEL_OPTIONS, ...opts };
   let t = text;
-  if (o.arabicPunctuation) t = t.replace(/،/g, ',').replace(/؛/g, ';').replace(/؟/g, '?');
+  if (o.arabicPunctuation) t = asAsciiPunctuation(t);
   // The pieces String.prototype.split would give (the separators never match empty), with their starts.
   const pieces: Array<{ text: string; offset: number }> = [];
   let start = 0;
@@ -264,7 +267,7 @@ export function splitUtterancesAt(text: string, opts: LabelOptions = {}): Array<
 export function parseUtterance(text: string, opts: LabelOptions = {}): Utterance {
   const o = { ...FESTIVAL_LABEL_OPTIONS, ...opts };
   let t = text;
-  if (o.arabicPunctuation) t = t.replace(/،/g, ',').replace(/؛/g, ';').replace(/؟/g, '?');
+  if (o.arabicPunctuation) t = asAsciiPunctuation(t);
   const phrases: Phrase[] = [];
   let words: Word[] = [];
   // The tokens of t.split(/\s+/).filter(Boolean), with where each starts.
