@@ -14,6 +14,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { machine, pct, round, startBenchServer, writeResults, here } from './harness.js';
+import { siSdr } from '../test/denoise/helpers.js';
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => { const [k, v] = a.replace(/^--/, '').split('='); return [k, v ?? true]; }));
 const shared = path.resolve(here, '../../shared');
@@ -60,15 +61,6 @@ function wavSamples(buf) {
     off += 8 + size + (size % 2);
   }
   throw new Error('no data chunk');
-}
-function siSdr(ref, est) {
-  const n = Math.min(ref.length, est.length);
-  let dot = 0, rr = 0;
-  for (let i = 0; i < n; i++) { dot += ref[i] * est[i]; rr += ref[i] * ref[i]; }
-  const a = dot / rr;
-  let s = 0, e = 0;
-  for (let i = 0; i < n; i++) { const t = a * ref[i]; s += t * t; const d = est[i] - t; e += d * d; }
-  return 10 * Math.log10(s / e);
 }
 const power = (x) => x.reduce((s, v) => s + v * v, 0) / x.length;
 /** speech + noise scaled to `snr` dB (noise looped to length); peak kept under 0.95. */

@@ -76,3 +76,35 @@ export async function streamTts({ port, key, model = 'sawt-mini', voice_id = 'fu
   }
   return { firstByteMs: first, totalMs: performance.now() - t0, audioSeconds: bytes / 2 / 24000, pcm: keep ? Buffer.concat(parts) : null };
 }
+
+/** `streams` concurrent loops of `perStream` requests each (`request(i)` for loop i): all results and the wall time (s). */
+export async function concurrentStreams(streams, perStream, request) {
+  const t0 = performance.now();
+  const results = (await Promise.all(Array.from({ length: streams }, async (_, i) => {
+    const out = [];
+    for (let j = 0; j < perStream; j++) out.push(await request(i));
+    return out;
+  }))).flat();
+  return { results, wallSeconds: (performance.now() - t0) / 1000 };
+}
+
+const rtfOf = (r) => r.totalMs / 1000 / r.audioSeconds;
+
+/** Figures of sequential streamTts results: first byte, audio length, real-time factor. */
+export const sequentialFigures = (seq) => ({
+  requests: seq.length,
+  firstByteMs: summary(seq.map((r) => r.firstByteMs)),
+  audioSeconds: round(seq[0].audioSeconds),
+  realTimeFactor: { p50: round(pct(seq.map(rtfOf), 50), 4), p95: round(pct(seq.map(rtfOf), 95), 4) },
+});
+
+/** Figures of concurrent streamTts results (see concurrentStreams): throughput, first byte, real-time factor. */
+export const concurrentFigures = (streams, { results, wallSeconds }) => ({
+  streams,
+  requests: results.length,
+  wallSeconds: round(wallSeconds),
+  requestsPerSecond: round(results.length / wallSeconds),
+  audioSecondsPerSecond: round(results.reduce((s, r) => s + r.audioSeconds, 0) / wallSeconds),
+  firstByteMs: summary(results.map((r) => r.firstByteMs)),
+  realTimeFactor: { p50: round(pct(results.map(rtfOf), 50), 4) },
+});

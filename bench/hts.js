@@ -7,7 +7,7 @@ import { createDnsmos } from './dnsmos.js';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { TEXT, here, machine, pct, round, startBenchServer, streamTts, summary, writeResults } from './harness.js';
+import { TEXT, concurrentFigures, concurrentStreams, here, machine, round, sequentialFigures, startBenchServer, streamTts, writeResults } from './harness.js';
 
 const shared = path.resolve(here, '../../shared/models');
 if (!existsSync(path.join(shared, 'hts/ara_norm_ziad/ara_norm_ziad_hts.htsvoice'))) {
@@ -30,16 +30,8 @@ try {
   // 1. Sequential.
   const seq = [];
   for (let i = 0; i < N; i++) seq.push(await streamOnce('sawt-hts', i % 2 ? 'fusha-sami' : 'fusha-ziad'));
-  const ttfb = seq.map((r) => r.firstByteMs);
-  const rtf = seq.map((r) => r.totalMs / 1000 / r.audioSeconds);
   // 2. Concurrent streams.
-  const t0 = performance.now();
-  const conc = (await Promise.all(Array.from({ length: CONCURRENCY }, async (_, i) => {
-    const out = [];
-    for (let j = 0; j < 4; j++) out.push(await streamOnce('sawt-hts', i % 2 ? 'fusha-sami' : 'fusha-ziad'));
-    return out;
-  }))).flat();
-  const wall = (performance.now() - t0) / 1000;
+  const conc = await concurrentStreams(CONCURRENCY, 4, (i) => streamOnce('sawt-hts', i % 2 ? 'fusha-sami' : 'fusha-ziad'));
 
   // 3. DNSMOS.
   let dnsmos = { skipped: 'sig_bak_ovr.onnx not found' };
@@ -59,20 +51,8 @@ try {
     date: new Date().toISOString(),
     machine: machine(),
     text: { chars: [...TEXT].length },
-    sequential: {
-      requests: N,
-      firstByteMs: summary(ttfb),
-      audioSeconds: round(seq[0].audioSeconds),
-      realTimeFactor: { p50: round(pct(rtf, 50), 4), p95: round(pct(rtf, 95), 4) },
-    },
-    concurrent: {
-      streams: CONCURRENCY,
-      requests: conc.length,
-      wallSeconds: round(wall),
-      audioSecondsPerSecond: round(conc.reduce((s, r) => s + r.audioSeconds, 0) / wall),
-      firstByteMs: summary(conc.map((r) => r.firstByteMs)),
-      realTimeFactor: { p50: round(pct(conc.map((r) => r.totalMs / 1000 / r.audioSeconds), 50), 4) },
-    },
+    sequential: sequentialFigures(seq),
+    concurrent: concurrentFigures(CONCURRENCY, conc),
     dnsmos,
     targets: { firstByteP50Ms: 150, realTimeFactor: 0.1, dnsmosOvrl: 3.1 },
   });

@@ -7,7 +7,7 @@ import t from 'tap';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startServer, parseWav, tempDir } from '../helpers/server.js';
-import { configWith, denoise, hasShared, makeAudio, noiseDir, pcm16, shared, siSdr } from './helpers.js';
+import { configWith, denoise, denoiseSharedClip, hasShared, makeAudio, noiseDir, shared, siSdr } from './helpers.js';
 
 const sharedModels = path.join(shared, 'models');
 const dfn3Dir = path.join(sharedModels, 'denoise/dfn3');
@@ -22,16 +22,9 @@ t.test('dfn3 without its model files: the server refuses to start and names the 
 });
 
 t.test('dfn3: valid WAV at the input rate, exactly as long as the input, SI-SDR improves by at least 10 dB', { skip: !hasShared ? `${noiseDir} is absent` : skipModel }, async (t) => {
-  const clean = pcm16(parseWav(readFileSync(path.join(noiseDir, 'clean_speech_en.wav'))).data);
-  const noisyFile = readFileSync(path.join(noiseDir, 'noisy_speech_en_snr0.wav'));
-  const noisy = pcm16(parseWav(noisyFile).data);
-  const srv = await startServer(t, { config: await configWith({ backend: 'dfn3' }), runtime: { modelsDir: sharedModels } });
-  const { key } = await srv.client({ plan: 'enterprise', balance: '10' });
-  const r = await denoise(srv.api, key.key, noisyFile, 'noisy.wav');
-  t.equal(r.status, 200);
-  const wav = parseWav(r.body);
+  const { clean, noisy, status, wav, out } = await denoiseSharedClip(t, 'dfn3', { modelsDir: sharedModels });
+  t.equal(status, 200);
   t.same(wav.fmt, { format: 1, channels: 1, sampleRate: 48000, bitsPerSample: 16 }, 'PCM16 at the input rate');
-  const out = pcm16(wav.data);
   t.equal(out.length, noisy.length, 'output exactly as long as the input');
   const before = siSdr(clean, noisy);
   const after = siSdr(clean, out);

@@ -1,9 +1,9 @@
 // Shared by the denoise tests: fixtures made with ffmpeg at test time, multipart uploads over real HTTP.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { repoRoot } from '../helpers/server.js';
+import { parseWav, repoRoot, startServer } from '../helpers/server.js';
 
 export const shared = path.resolve(repoRoot, '../shared');
 export const noiseDir = path.join(shared, 'testdata/noise');
@@ -76,4 +76,19 @@ export function siSdr(ref, est) {
 
 export function pcm16(buf) {
   return new Int16Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.length - (buf.length % 2)));
+}
+
+/**
+ * The shared 0 dB noisy speech clip denoised over HTTP by `backend` (server runtime `runtime`):
+ * the clean and noisy samples, the response status, the output WAV and its samples.
+ */
+export async function denoiseSharedClip(t, backend, runtime = {}) {
+  const clean = pcm16(parseWav(readFileSync(path.join(noiseDir, 'clean_speech_en.wav'))).data);
+  const noisyFile = readFileSync(path.join(noiseDir, 'noisy_speech_en_snr0.wav'));
+  const noisy = pcm16(parseWav(noisyFile).data);
+  const srv = await startServer(t, { config: await configWith({ backend }), runtime });
+  const { key } = await srv.client({ plan: 'enterprise', balance: '10' });
+  const r = await denoise(srv.api, key.key, noisyFile, 'noisy.wav');
+  const wav = r.status === 200 ? parseWav(r.body) : null;
+  return { clean, noisy, status: r.status, wav, out: wav ? pcm16(wav.data) : null };
 }

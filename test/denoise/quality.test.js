@@ -2,10 +2,10 @@
 // uploaded and the output's SI-SDR against the clean clip must improve by a floor
 // (RNNoise; GTCRN with the shared model, the models dir pointed at ../shared/models).
 import t from 'tap';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { startServer, parseWav, tempDir } from '../helpers/server.js';
-import { configWith, denoise, hasShared, noiseDir, pcm16, shared, siSdr } from './helpers.js';
+import { startServer, tempDir } from '../helpers/server.js';
+import { configWith, denoiseSharedClip, hasShared, noiseDir, shared, siSdr } from './helpers.js';
 
 const sharedModels = path.join(shared, 'models');
 const gtcrnModel = path.join(sharedModels, 'denoise/gtcrn/gtcrn_simple.onnx');
@@ -19,21 +19,13 @@ t.test('gtcrn without its model file: the server refuses to start and says where
 if (!hasShared) {
   t.skip(`quality floor: ${noiseDir} is absent (the shared test data lives in ../shared next to the repo)`);
 } else {
-  const clean = pcm16(parseWav(readFileSync(path.join(noiseDir, 'clean_speech_en.wav'))).data);
-  const noisyFile = readFileSync(path.join(noiseDir, 'noisy_speech_en_snr0.wav'));
-  const noisy = pcm16(parseWav(noisyFile).data);
-  const before = siSdr(clean, noisy);
-
   // RNNoise measured +9.3 dB on this clip; the floor leaves room for resampling changes.
   t.test('rnnoise: SI-SDR improves by at least 6 dB on the 0 dB noisy clip', async (t) => {
-    const srv = await startServer(t, { config: await configWith({ backend: 'rnnoise' }) });
-    const { key } = await srv.client({ plan: 'enterprise', balance: '10' });
-    const r = await denoise(srv.api, key.key, noisyFile, 'noisy.wav');
-    t.equal(r.status, 200);
-    const wav = parseWav(r.body);
+    const { clean, noisy, status, wav, out } = await denoiseSharedClip(t, 'rnnoise');
+    t.equal(status, 200);
     t.equal(wav.fmt.sampleRate, 48000);
-    const out = pcm16(wav.data);
     t.equal(out.length, noisy.length, 'output as long as the input');
+    const before = siSdr(clean, noisy);
     const after = siSdr(clean, out);
     t.comment(`SI-SDR ${before.toFixed(2)} → ${after.toFixed(2)} dB (+${(after - before).toFixed(2)})`);
     t.ok(after - before >= 6, `improvement ${(after - before).toFixed(2)} dB ≥ 6 dB`);
@@ -41,16 +33,9 @@ if (!hasShared) {
 }
 
 t.test('gtcrn (16 kHz streaming ONNX): valid WAV at the input rate, as long as the input, SI-SDR improves', { skip: !hasShared ? `${noiseDir} is absent` : !existsSync(gtcrnModel) ? `${gtcrnModel} is absent` : false }, async (t) => {
-  const clean = pcm16(parseWav(readFileSync(path.join(noiseDir, 'clean_speech_en.wav'))).data);
-  const noisyFile = readFileSync(path.join(noiseDir, 'noisy_speech_en_snr0.wav'));
-  const noisy = pcm16(parseWav(noisyFile).data);
-  const srv = await startServer(t, { config: await configWith({ backend: 'gtcrn' }), runtime: { modelsDir: sharedModels } });
-  const { key } = await srv.client({ plan: 'enterprise', balance: '10' });
-  const r = await denoise(srv.api, key.key, noisyFile, 'noisy.wav');
-  t.equal(r.status, 200);
-  const wav = parseWav(r.body);
+  const { clean, noisy, status, wav, out } = await denoiseSharedClip(t, 'gtcrn', { modelsDir: sharedModels });
+  t.equal(status, 200);
   t.same(wav.fmt, { format: 1, channels: 1, sampleRate: 48000, bitsPerSample: 16 }, 'PCM16 at the input rate');
-  const out = pcm16(wav.data);
   // 48 → 16 → 48 kHz through ffmpeg's resampler: the length may differ by a few samples.
   t.ok(Math.abs(out.length - noisy.length) <= 480, `output as long as the input (${out.length} vs ${noisy.length} samples)`);
   const before = siSdr(clean, noisy);
