@@ -98,6 +98,9 @@ export interface BaseMapping {
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
+/** Where a speaker's log F0 centres: the log of its median F0, or the log-F0 mean when no median was measured. */
+const logF0Center = (a: { f0Median: number; logF0Mean: number }) => (a.f0Median > 0 ? Math.log(a.f0Median) : a.logF0Mean);
+
 /** Where the F0 of converted speech goes: the reference's log-F0 median and spread, reached at similarity 1. */
 export interface F0Target {
   similarity: number;
@@ -113,8 +116,8 @@ export interface F0Target {
 export function conversionAt(profile: Pick<StoredProfile, 'reference'> & BaseMapping, similarity: number): { params: ConvertParams; speedFactor: number; f0: F0Target } {
   const s = clamp(similarity, 0, 1);
   const { base, reference: ref, mapping } = profile;
-  const f0: F0Target = { similarity: s, refLogF0Center: ref.f0Median > 0 ? Math.log(ref.f0Median) : ref.logF0Mean, refLogF0Std: ref.logF0Std };
-  const baseCenter = base.f0Median > 0 ? Math.log(base.f0Median) : base.logF0Mean;
+  const f0: F0Target = { similarity: s, refLogF0Center: logF0Center(ref), refLogF0Std: ref.logF0Std };
+  const baseCenter = logF0Center(base);
   return {
     params: { ...f0Mapping(baseCenter, base.logF0Std, f0), warp: Math.pow(mapping.warp, s), eqDb: mapping.eqDb.map((d) => d * s) },
     speedFactor: Math.pow(mapping.rateRatio, s),
@@ -369,8 +372,8 @@ export class VoiceCloningService implements VoiceCloning {
       const r = profile.reference;
       const baseLtasDb = (await this.bases(req.modelId)).find((b) => b.voice.voice_id === base.voiceId)?.analysis.ltasDb;
       const hts = htsVoiceToward(voice.hts, {
-        baseLogF0Center: base.f0Median > 0 ? Math.log(base.f0Median) : base.logF0Mean, baseLogF0Mean: base.logF0Mean, baseLogF0Std: base.logF0Std,
-        refLogF0Center: r.f0Median > 0 ? Math.log(r.f0Median) : r.logF0Mean, refLogF0Std: r.logF0Std,
+        baseLogF0Center: logF0Center(base), baseLogF0Mean: base.logF0Mean, baseLogF0Std: base.logF0Std,
+        refLogF0Center: logF0Center(r), refLogF0Std: r.logF0Std,
         warp: mapping.warp, eqDb: mapping.eqDb, eqRate: CLONE_RATE, baseLtasDb,
       }, similarity);
       return this.synthesizer.synthesizeVoice({ ...baseReq, sampleRate: outRate }, { ...voice, hts });
