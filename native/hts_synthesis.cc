@@ -26,7 +26,7 @@ size_t HTS_ModelSet_get_vector_length(HTS_ModelSet* ms, size_t stream_index);
 #include <thread>
 #include <vector>
 
-#include "chunk_event.h"
+#include "chunk_stream.h"
 #include "errors.h"
 #include "resampler.h"
 
@@ -275,74 +275,35 @@ struct JobOptions {
   int windowFrames = 600;       // 3 s
 };
 
-class HtsJob;
-void DeliverEvent(Napi::Env env, Napi::Function onEvent, HtsJob* job, ChunkMessage* message);
-using EventChannel = Napi::TypedThreadSafeFunction<HtsJob, ChunkMessage, DeliverEvent>;
-
 constexpr size_t kWarmupFrames = 8;  // vocoded before a window and dropped (MLSA filter settles)
 constexpr size_t kFadeFrames = 2;    // vocoded past a window's end and cross-faded into the next
 
-class HtsJob final : public std::enable_shared_from_this<HtsJob> {
+class HtsJob final : public ChunkStream, public std::enable_shared_from_this<HtsJob> {
  public:
   explicit HtsJob(JobOptions o)
-      : options_(std::move(o)),
+      : ChunkStream(o.maxQueuedChunks),
+        options_(std::move(o)),
         pool_(HtsPool::For(options_.voicePath, options_.threads)),
         gain_(std::pow(10.0, options_.controls.gainDb / 20.0)),
         chunkSamples_(static_cast<size_t>(options_.chunkMs) * options_.sampleRate / 1000) {}
 
   static void Start(Napi::Env env, Napi::Function onEvent, const std::shared_ptr<HtsJob>& self) {
-    self->channel_ = EventChannel::New(env, onEvent, "sawt.hts", 0, 1, self.get(), &HtsJob::OnChannelFinalized,
-                                       new std::shared_ptr<HtsJob>(self));
-    self->Schedule();
+    OpenChannel(env, onEvent, "sawt.hts", self);
+    self->QueueTurn();
   }
 
-  void Pause() { Update([&] { paused_ = true; }); }
-  void Resume() { Update([&] { paused_ = false; }); }
-  void Cancel() { Update([&] { cancelled_ = true; }); }
-  void OnDelivered() { Update([&] { --queued_; }); }
-
  private:
-  void Schedule() {
+  void QueueTurn() override {
     auto self = shared_from_this();
     pool_.Submit([self](HTS_Engine* engine) { self->Step(engine); });
   }
 
-  template <typename F>
-  void Update(F change) {
-    bool wake = false;
-    {
-      std::lock_guard<std::mutex> guard(mutex_);
-      change();
-      if (parked_ && (cancelled_ || HasCredit())) {
-        parked_ = false;
-        wake = true;
-      }
-    }
-    if (wake) Schedule();
-  }
-  bool HasCredit() const { return !paused_ && queued_ < options_.maxQueuedChunks; }
-  bool Cancelled() {
-    std::lock_guard<std::mutex> guard(mutex_);
-    return cancelled_;
-  }
-
-  static void OnChannelFinalized(Napi::Env, std::shared_ptr<HtsJob>* holder, HtsJob* job) {
-    {
-      std::lock_guard<std::mutex> guard(job->channelMutex_);
-      job->channelGone_ = true;
-    }
-    job->Cancel();
-    delete holder;
-  }
-
   // A worker thread: one turn — send what waits, then generate or vocode one window.
   void Step(HTS_Engine* engine) {
-    try {
-      if (!engine) throw EngineFailure(ErrorCode::kInvalidArgument, "HTS voice failed to load: " + options_.voicePath);
-      if (!SendBacklog()) return;  // parked
-      if (Cancelled()) return Finish(ErrorCode::kCancelled, "Synthesis was cancelled");
+    if (!engine) return Finish(ErrorCode::kInvalidArgument, "HTS voice failed to load: " + options_.voicePath);
+    RunTurn("HTS synthesis failed: ", [&] {
       if (!params_) {
-        if (next_ == options_.utterances.size() + options_.parameters.size()) return Finish();
+        if (next_ == options_.utterances.size() + options_.parameters.size()) return false;
         segment_ = static_cast<int>(next_);
         params_ = NextParams(engine);
         frame_ = 0;
@@ -354,13 +315,8 @@ class HtsJob final : public std::enable_shared_from_this<HtsJob> {
       } else {
         VocodeWindow(engine);
       }
-      if (Cancelled()) return Finish(ErrorCode::kCancelled, "Synthesis was cancelled");
-      Schedule();  // back of the line
-    } catch (const EngineFailure& failure) {
-      Finish(failure.code(), failure.what());
-    } catch (const std::exception& e) {
-      Finish(ErrorCode::kEspeak, std::string("HTS synthesis failed: ") + e.what());
-    }
+      return true;
+    });
   }
 
   // The next sentence's streams: generated from its labels, or the caller's (a copy: small next to its
@@ -466,12 +422,7 @@ class HtsJob final : public std::enable_shared_from_this<HtsJob> {
   }
 
   void CutChunk(size_t count, bool segmentEnd) {
-    auto message = std::make_unique<ChunkMessage>();
-    message->segment = segment_;
-    message->segmentEnd = segmentEnd;
-    message->samples = std::make_unique<PcmChunk>(count);
-    std::copy(ready_.begin(), ready_.begin() + count, message->samples->data());
-    ready_.erase(ready_.begin(), ready_.begin() + count);
+    std::unique_ptr<ChunkMessage> message = TakeChunk(ready_, count, segmentEnd);
     // The words that start inside this chunk (the last chunk of a sentence takes any left).
     const size_t chunkEnd = segmentOutput_ + count;
     while (!words_.empty() && (segmentEnd || words_.front().sample < chunkEnd)) {
@@ -481,70 +432,7 @@ class HtsJob final : public std::enable_shared_from_this<HtsJob> {
       words_.pop_front();
     }
     segmentOutput_ = chunkEnd;
-    {
-      std::lock_guard<std::mutex> guard(mutex_);
-      if (cancelled_) return;
-      if (!backlog_.empty() || !HasCredit()) {
-        backlog_.push_back(std::move(message));
-        return;
-      }
-      ++queued_;
-    }
-    Dispatch(std::move(message));
-  }
-
-  bool SendBacklog() {
-    while (true) {
-      {
-        std::lock_guard<std::mutex> guard(mutex_);
-        if (cancelled_) {
-          backlog_.clear();
-          return true;
-        }
-        if (!HasCredit()) {
-          parked_ = true;
-          return false;
-        }
-        if (backlog_.empty()) return true;
-        ++queued_;
-      }
-      std::unique_ptr<ChunkMessage> message = std::move(backlog_.front());
-      backlog_.pop_front();
-      Dispatch(std::move(message));
-    }
-  }
-
-  void Dispatch(std::unique_ptr<ChunkMessage> message) {
-    bool sent;
-    {
-      std::lock_guard<std::mutex> guard(channelMutex_);
-      sent = !channelGone_ && channel_.NonBlockingCall(message.get()) == napi_ok;
-    }
-    if (sent) {
-      message.release();
-    } else {
-      Update([&] { --queued_; cancelled_ = true; });
-    }
-  }
-
-  void Finish(std::optional<ErrorCode> error = std::nullopt, const std::string& text = "") {
-    auto final = std::make_unique<ChunkMessage>();
-    final->final = true;
-    final->segment = std::max(0, segment_);
-    if (error) {
-      final->failed = true;
-      final->errorCode = *error;
-      final->errorMessage = text;
-    }
-    {
-      std::lock_guard<std::mutex> guard(mutex_);
-      backlog_.clear();
-    }
-    std::lock_guard<std::mutex> guard(channelMutex_);
-    if (channelGone_) return;
-    if (channel_.NonBlockingCall(final.get()) == napi_ok) final.release();
-    channel_.Release();
-    channelGone_ = true;
+    Send(std::move(message));
   }
 
   const JobOptions options_;
@@ -552,18 +440,8 @@ class HtsJob final : public std::enable_shared_from_this<HtsJob> {
   const double gain_;
   const size_t chunkSamples_;
 
-  std::mutex channelMutex_;
-  EventChannel channel_;
-  bool channelGone_ = false;
-
-  std::mutex mutex_;
-  bool paused_ = false, cancelled_ = false, parked_ = false;
-  int queued_ = 0;
-  std::deque<std::unique_ptr<ChunkMessage>> backlog_;
-
   // Touched by one worker at a time (a job is queued at most once; the pool's mutex orders turns).
   size_t next_ = 0;
-  int segment_ = 0;
   std::optional<HtsParams> params_;
   size_t frame_ = 0, fperiod_ = 240;
   std::vector<double> tail_;
@@ -576,13 +454,6 @@ class HtsJob final : public std::enable_shared_from_this<HtsJob> {
   std::deque<PlacedWord> words_;  // of the current sentence, not yet sent
   size_t segmentOutput_ = 0;      // output samples of the current sentence cut into chunks so far
 };
-
-void DeliverEvent(Napi::Env env, Napi::Function onEvent, HtsJob* job, ChunkMessage* raw) {
-  std::unique_ptr<ChunkMessage> message(raw);
-  if (env == nullptr) return;
-  if (message->samples) job->OnDelivered();
-  CallOnEvent(env, onEvent, *message);
-}
 
 // --- argument parsing (main thread) ---
 
@@ -835,11 +706,7 @@ Napi::Value CreateHtsSynthesis(const Napi::CallbackInfo& info) {
   if (!info[1].IsFunction()) ThrowInvalidArgument(env, "Expected a function for onEvent");
   auto job = std::make_shared<HtsJob>(std::move(o));
   HtsJob::Start(env, info[1].As<Napi::Function>(), job);
-  Napi::Object handle = Napi::Object::New(env);
-  handle.Set("pause", Napi::Function::New(env, [job](const Napi::CallbackInfo&) { job->Pause(); }, "pause"));
-  handle.Set("resume", Napi::Function::New(env, [job](const Napi::CallbackInfo&) { job->Resume(); }, "resume"));
-  handle.Set("cancel", Napi::Function::New(env, [job](const Napi::CallbackInfo&) { job->Cancel(); }, "cancel"));
-  return handle;
+  return JobHandle(env, job);
 }
 
 namespace {

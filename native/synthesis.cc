@@ -8,14 +8,12 @@
 #include <condition_variable>
 #include <deque>
 #include <memory>
-#include <new>
-#include <optional>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "chunk_event.h"
+#include "chunk_stream.h"
 #include "errors.h"
 #include "espeak_engine.h"
 #include "resampler.h"
@@ -32,8 +30,6 @@ struct SynthesisOptions {
 };
 
 class SynthesisJob;
-void DeliverEvent(Napi::Env env, Napi::Function onEvent, SynthesisJob* job, ChunkMessage* message);
-using EventChannel = Napi::TypedThreadSafeFunction<SynthesisJob, ChunkMessage, DeliverEvent>;
 
 // Maps code point indices of a UTF-8 string to UTF-16 offsets (JS string indices).
 std::vector<uint32_t> Utf16Offsets(const std::string& text) {
@@ -80,101 +76,34 @@ class SynthesisScheduler {
   std::deque<std::shared_ptr<SynthesisJob>> ready_;
 };
 
-class SynthesisJob final : public espeak::SynthSink, public std::enable_shared_from_this<SynthesisJob> {
+class SynthesisJob final : public espeak::SynthSink,
+                           public ChunkStream,
+                           public std::enable_shared_from_this<SynthesisJob> {
  public:
   explicit SynthesisJob(SynthesisOptions options)
-      : options_(std::move(options)),
+      : ChunkStream(options.maxQueuedChunks),
+        options_(std::move(options)),
         resampler_(espeak::kSampleRate, options_.sampleRate),
         chunkSamples_(static_cast<size_t>(options_.chunkMs) * options_.sampleRate / 1000) {}
 
   // Main thread. The channel's finalize data holds a reference until the
   // channel is finalized; the scheduler holds one while the job is queued.
   static void Start(Napi::Env env, Napi::Function onEvent, const std::shared_ptr<SynthesisJob>& self) {
-    self->channel_ = EventChannel::New(env, onEvent, "sawt.synthesis", 0, 1, self.get(),
-                                       &SynthesisJob::OnChannelFinalized,
-                                       new std::shared_ptr<SynthesisJob>(self));
+    OpenChannel(env, onEvent, "sawt.synthesis", self);
     SynthesisScheduler::Instance().Enqueue(self);
   }
 
-  // Any thread.
-  void Pause() { Update([&] { paused_ = true; }); }
-  void Resume() { Update([&] { paused_ = false; }); }
-  void Cancel() { Update([&] { cancelled_ = true; }); }
-
-  // Main thread: a queued chunk reached JS, which frees one unit of credit.
-  void OnDelivered() { Update([&] { --queued_; }); }
-
   // Scheduler thread: one turn — send what waits, then synthesize one segment.
   void Step() {
-    try {
-      if (!SendBacklog()) return;  // parked until credit returns
-      if (Cancelled()) return Finish(ErrorCode::kCancelled, "Synthesis was cancelled");
-      if (nextSegment_ == options_.segments.size()) return Finish();
+    RunTurn("Synthesis failed: ", [&] {
+      if (nextSegment_ == options_.segments.size()) return false;
       SynthesizeSegment(nextSegment_++);
-      if (Cancelled()) return Finish(ErrorCode::kCancelled, "Synthesis was cancelled");
-      SynthesisScheduler::Instance().Enqueue(shared_from_this());  // back of the line
-    } catch (const EngineFailure& failure) {
-      Finish(failure.code(), failure.what());
-    } catch (const std::exception& e) {
-      Finish(ErrorCode::kEspeak, std::string("Synthesis failed: ") + e.what());
-    }
+      return true;
+    });
   }
 
  private:
-  template <typename F>
-  void Update(F change) {
-    bool wake = false;
-    {
-      std::lock_guard<std::mutex> guard(mutex_);
-      change();
-      if (parked_ && (cancelled_ || HasCredit())) {
-        parked_ = false;
-        wake = true;
-      }
-    }
-    if (wake) SynthesisScheduler::Instance().Enqueue(shared_from_this());
-  }
-
-  bool Cancelled() {
-    std::lock_guard<std::mutex> guard(mutex_);
-    return cancelled_;
-  }
-
-  bool HasCredit() const { return !paused_ && queued_ < options_.maxQueuedChunks; }
-
-  // Main thread, after the job released the channel, or at environment
-  // teardown (then the job is cancelled and must not touch the channel again).
-  static void OnChannelFinalized(Napi::Env, std::shared_ptr<SynthesisJob>* holder, SynthesisJob* job) {
-    {
-      std::lock_guard<std::mutex> guard(job->channelMutex_);
-      job->channelGone_ = true;
-    }
-    job->Cancel();
-    delete holder;
-  }
-
-  // Sends every waiting chunk that credit allows; parks the job and returns
-  // false when credit runs out first.
-  bool SendBacklog() {
-    while (true) {
-      {
-        std::lock_guard<std::mutex> guard(mutex_);
-        if (cancelled_) {
-          backlog_.clear();
-          return true;
-        }
-        if (!HasCredit()) {
-          parked_ = true;
-          return false;
-        }
-        if (backlog_.empty()) return true;
-        ++queued_;
-      }
-      std::unique_ptr<ChunkMessage> message = std::move(backlog_.front());
-      backlog_.pop_front();
-      Dispatch(std::move(message));
-    }
-  }
+  void QueueTurn() override { SynthesisScheduler::Instance().Enqueue(shared_from_this()); }
 
   void SynthesizeSegment(size_t index) {
     const std::string& text = options_.segments[index];
@@ -202,13 +131,7 @@ class SynthesisJob final : public espeak::SynthSink, public std::enable_shared_f
 
   // Turns the first `count` ready samples into a chunk and sends or keeps it.
   void CutChunk(size_t count, bool segmentEnd) {
-    auto message = std::make_unique<ChunkMessage>();
-    message->segment = segment_;
-    message->segmentEnd = segmentEnd;
-    // A copy: ready_ keeps its capacity for the next chunks of this job.
-    message->samples = std::make_unique<PcmChunk>(count);
-    std::copy(ready_.begin(), ready_.begin() + count, message->samples->data());
-    ready_.erase(ready_.begin(), ready_.begin() + count);
+    std::unique_ptr<ChunkMessage> message = TakeChunk(ready_, count, segmentEnd);
     const double rate = options_.sampleRate;
     const double startMs = segmentOutput_ * 1000.0 / rate;
     const double endMs = (segmentOutput_ + count) * 1000.0 / rate;
@@ -224,71 +147,15 @@ class SynthesisJob final : public espeak::SynthSink, public std::enable_shared_f
                                           std::max(0.0, w.audioMs - startMs)});
     }
     words_.erase(words_.begin(), words_.begin() + taken);
-    {
-      std::lock_guard<std::mutex> guard(mutex_);
-      if (cancelled_) return;
-      if (!backlog_.empty() || !HasCredit()) {
-        backlog_.push_back(std::move(message));
-        return;
-      }
-      ++queued_;
-    }
-    Dispatch(std::move(message));
-  }
-
-  // Caller counted the message in queued_.
-  void Dispatch(std::unique_ptr<ChunkMessage> message) {
-    if (Call(message.get())) {
-      message.release();
-    } else {  // the environment is shutting down
-      Update([&] { --queued_; cancelled_ = true; });
-    }
-  }
-
-  bool Call(ChunkMessage* message) {
-    std::lock_guard<std::mutex> guard(channelMutex_);
-    return !channelGone_ && channel_.NonBlockingCall(message) == napi_ok;
-  }
-
-  // Sends the final event (an error when `failed`) and lets the channel go.
-  void Finish(std::optional<ErrorCode> error = std::nullopt, const std::string& message = "") {
-    auto final = std::make_unique<ChunkMessage>();
-    final->final = true;
-    final->segment = std::max(0, segment_);
-    if (error) {
-      final->failed = true;
-      final->errorCode = *error;
-      final->errorMessage = message;
-    }
-    {
-      std::lock_guard<std::mutex> guard(mutex_);
-      backlog_.clear();
-    }
-    std::lock_guard<std::mutex> guard(channelMutex_);
-    if (channelGone_) return;
-    if (channel_.NonBlockingCall(final.get()) == napi_ok) final.release();
-    channel_.Release();
-    channelGone_ = true;
+    Send(std::move(message));
   }
 
   const SynthesisOptions options_;
   Resampler resampler_;
   const size_t chunkSamples_;  // 0: one chunk per segment
 
-  std::mutex channelMutex_;  // held around every use of channel_ off the main thread
-  EventChannel channel_;
-  bool channelGone_ = false;  // released by this job, or finalized
-
-  std::mutex mutex_;  // guards the fields below up to backlog_
-  bool paused_ = false;
-  bool cancelled_ = false;
-  bool parked_ = false;  // waiting for credit, not in the scheduler's queue
-  int queued_ = 0;       // chunks in the channel not yet handed to JS
-  std::deque<std::unique_ptr<ChunkMessage>> backlog_;  // ready, waiting for credit
-
   // Scheduler thread only.
   size_t nextSegment_ = 0;
-  int segment_ = 0;
   size_t segmentOutput_ = 0;  // samples of this segment already cut into chunks
   std::vector<int16_t> ready_;
   std::vector<espeak::WordEvent> words_;
@@ -310,15 +177,6 @@ void SynthesisScheduler::Loop() {
     }
     job->Step();
   }
-}
-
-// Main thread.
-void DeliverEvent(Napi::Env env, Napi::Function onEvent, SynthesisJob* job, ChunkMessage* raw) {
-  std::unique_ptr<ChunkMessage> message(raw);
-  // Torn down with the environment: the finalizer may already have freed `job`.
-  if (env == nullptr) return;
-  if (message->samples) job->OnDelivered();
-  CallOnEvent(env, onEvent, *message);
 }
 
 // --- argument parsing (main thread) ---
@@ -389,13 +247,7 @@ Napi::Value CreateSynthesis(const Napi::CallbackInfo& info) {
 
   auto job = std::make_shared<SynthesisJob>(std::move(options));
   SynthesisJob::Start(env, info[1].As<Napi::Function>(), job);
-
-  // Each method keeps the job alive for as long as JS holds it.
-  Napi::Object handle = Napi::Object::New(env);
-  handle.Set("pause", Napi::Function::New(env, [job](const Napi::CallbackInfo&) { job->Pause(); }, "pause"));
-  handle.Set("resume", Napi::Function::New(env, [job](const Napi::CallbackInfo&) { job->Resume(); }, "resume"));
-  handle.Set("cancel", Napi::Function::New(env, [job](const Napi::CallbackInfo&) { job->Cancel(); }, "cancel"));
-  return handle;
+  return JobHandle(env, job);
 }
 
 }  // namespace sawt

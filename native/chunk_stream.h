@@ -1,0 +1,140 @@
+// The streaming plumbing shared by the synthesis jobs (espeak and HTS): the
+// thread-safe function that carries their ChunkMessages to onEvent, credit-based
+// backpressure (pause, resume, at most maxQueuedChunks chunks in the channel), a
+// backlog of chunks made without credit, parking, cancellation and the final
+// event. A job derives from ChunkStream, makes the audio and says how its next
+// turn is queued (QueueTurn): the espeak scheduler thread or the HTS pool.
+//
+// Threads: Pause/Resume/Cancel come from any thread, OnDelivered from the main
+// thread; everything else runs on the job's producing thread, one turn at a time.
+#pragma once
+
+#include <napi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "chunk_event.h"
+#include "errors.h"
+
+namespace sawt {
+
+class ChunkStream;
+// Main thread: hands one message of `stream` to onEvent.
+void DeliverChunkEvent(Napi::Env env, Napi::Function onEvent, ChunkStream* stream, ChunkMessage* message);
+
+class ChunkStream {
+ public:
+  virtual ~ChunkStream() = default;
+
+  // Any thread.
+  void Pause() { Update([&] { paused_ = true; }); }
+  void Resume() { Update([&] { paused_ = false; }); }
+  void Cancel() { Update([&] { cancelled_ = true; }); }
+
+  // Main thread: a queued chunk reached JS, which frees one unit of credit.
+  void OnDelivered() { Update([&] { --queued_; }); }
+
+ protected:
+  explicit ChunkStream(int maxQueuedChunks) : maxQueuedChunks_(maxQueuedChunks) {}
+
+  // Main thread. The channel's finalize data holds a reference to the job until
+  // the channel is finalized.
+  static void OpenChannel(Napi::Env env, Napi::Function onEvent, const char* name,
+                          const std::shared_ptr<ChunkStream>& self);
+
+  // Queues the job's next turn (which calls RunTurn): after a turn that made
+  // audio (back of the line), and when a parked job gets credit back or is
+  // cancelled. Any thread.
+  virtual void QueueTurn() = 0;
+
+  // The producing thread: one turn — send what waits, then `produce` one piece
+  // of audio (it returns false when there is nothing left: the stream ends),
+  // then queue the next turn. A failure ends the stream with an error event;
+  // an exception other than EngineFailure is reported as `failure` + what().
+  template <typename Produce>
+  void RunTurn(const char* failure, Produce produce) {
+    try {
+      if (!SendBacklog()) return;  // parked until credit returns
+      if (Cancelled()) return Finish(ErrorCode::kCancelled, "Synthesis was cancelled");
+      if (!produce()) return Finish();
+      if (Cancelled()) return Finish(ErrorCode::kCancelled, "Synthesis was cancelled");
+      QueueTurn();  // back of the line
+    } catch (const EngineFailure& e) {
+      Finish(e.code(), e.what());
+    } catch (const std::exception& e) {
+      Finish(ErrorCode::kEspeak, std::string(failure) + e.what());
+    }
+  }
+
+  bool Cancelled();
+
+  // The first `count` samples of `ready` as a chunk of segment_ (a copy: `ready`
+  // keeps its capacity for the next chunks of this job).
+  std::unique_ptr<ChunkMessage> TakeChunk(std::vector<int16_t>& ready, size_t count, bool segmentEnd);
+
+  // Sends `message` at once when credit allows and nothing waits before it, else
+  // keeps it in the backlog; never blocks (espeak calls it under its lock, which
+  // other jobs wait for). Dropped when the job is cancelled.
+  void Send(std::unique_ptr<ChunkMessage> message);
+
+  // Sends the final event (an error when `error` is set) and lets the channel go.
+  void Finish(std::optional<ErrorCode> error = std::nullopt, const std::string& message = "");
+
+  int segment_ = 0;  // producing thread only: the segment being made (also the final event's)
+
+ private:
+  using EventChannel = Napi::TypedThreadSafeFunction<ChunkStream, ChunkMessage, DeliverChunkEvent>;
+
+  template <typename F>
+  void Update(F change) {
+    bool wake = false;
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      change();
+      if (parked_ && (cancelled_ || HasCredit())) {
+        parked_ = false;
+        wake = true;
+      }
+    }
+    if (wake) QueueTurn();
+  }
+
+  bool HasCredit() const { return !paused_ && queued_ < maxQueuedChunks_; }
+
+  // Sends every waiting chunk that credit allows; parks the job and returns
+  // false when credit runs out first.
+  bool SendBacklog();
+
+  // Caller counted the message in queued_.
+  void Dispatch(std::unique_ptr<ChunkMessage> message);
+
+  // Main thread, after the job released the channel, or at environment
+  // teardown (then the job is cancelled and must not touch the channel again).
+  static void OnChannelFinalized(Napi::Env, std::shared_ptr<ChunkStream>* holder, ChunkStream* stream);
+
+  const int maxQueuedChunks_;
+
+  std::mutex channelMutex_;  // held around every use of channel_ off the main thread
+  EventChannel channel_;
+  bool channelGone_ = false;  // released by this job, or finalized
+
+  std::mutex mutex_;  // guards the fields below
+  bool paused_ = false;
+  bool cancelled_ = false;
+  bool parked_ = false;  // waiting for credit, not queued for a turn
+  int queued_ = 0;       // chunks in the channel not yet handed to JS
+  std::deque<std::unique_ptr<ChunkMessage>> backlog_;  // ready, waiting for credit
+};
+
+// Main thread: the JS handle of a job, { pause(), resume(), cancel() }. Each
+// method keeps the job alive for as long as JS holds it.
+Napi::Object JobHandle(Napi::Env env, const std::shared_ptr<ChunkStream>& stream);
+
+}  // namespace sawt
