@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "errors.h"
+#include "promise_worker.h"
 
 namespace sawt {
 
@@ -388,59 +389,38 @@ struct StreamHandle {
   bool busy = false;
 };
 
-class LoadWorker : public Napi::AsyncWorker {
+class LoadWorker : public CodedPromiseWorker {
  public:
-  LoadWorker(Napi::Env env, Settings s)
-      : Napi::AsyncWorker(env, "sawt.dfn3Load"), deferred_(Napi::Promise::Deferred::New(env)), s_(std::move(s)) {}
-  Napi::Promise Promise() const { return deferred_.Promise(); }
+  LoadWorker(Napi::Env env, Settings s) : CodedPromiseWorker(env, "sawt.dfn3Load", ErrorCode::kOnnx), s_(std::move(s)) {}
 
  protected:
   void Execute() override {
-    try {
-      model_ = LoadDfn3(s_);
-    } catch (const EngineFailure& f) {
-      code_ = f.code();
-      SetError(f.what());
-    } catch (const std::exception& e) {
-      SetError(e.what());
-    }
+    Run([&] { model_ = LoadDfn3(s_); });
   }
   void OnOK() override {
     auto* h = new ModelHandle{model_};
     deferred_.Resolve(Napi::External<ModelHandle>::New(Env(), h, [](Napi::Env, ModelHandle* p) { delete p; }));
   }
-  void OnError(const Napi::Error& error) override { deferred_.Reject(MakeError(Env(), code_, error.Message()).Value()); }
 
  private:
-  Napi::Promise::Deferred deferred_;
   Settings s_;
   std::shared_ptr<Model> model_;
-  ErrorCode code_ = ErrorCode::kOnnx;
 };
 
-class ProcessWorker : public Napi::AsyncWorker {
+class ProcessWorker : public CodedPromiseWorker {
  public:
   ProcessWorker(Napi::Env env, Napi::External<StreamHandle> handle, Napi::Float32Array input, bool flush)
-      : Napi::AsyncWorker(env, "sawt.dfn3Process"),
-        deferred_(Napi::Promise::Deferred::New(env)),
+      : CodedPromiseWorker(env, "sawt.dfn3Process", ErrorCode::kOnnx),
         handleRef_(Napi::Persistent(handle)),
         inputRef_(Napi::Persistent(input)),
         stream_(handle.Data()),
         data_(input.Data()),
         n_(input.ElementLength()),
         flush_(flush) {}
-  Napi::Promise Promise() const { return deferred_.Promise(); }
 
  protected:
   void Execute() override {
-    try {
-      out_ = stream_->stream->Process(data_, n_, flush_);
-    } catch (const EngineFailure& f) {
-      code_ = f.code();
-      SetError(f.what());
-    } catch (const std::exception& e) {
-      SetError(e.what());
-    }
+    Run([&] { out_ = stream_->stream->Process(data_, n_, flush_); });
   }
   void OnOK() override {
     stream_->busy = false;
@@ -450,11 +430,10 @@ class ProcessWorker : public Napi::AsyncWorker {
   }
   void OnError(const Napi::Error& error) override {
     stream_->busy = false;
-    deferred_.Reject(MakeError(Env(), code_, error.Message()).Value());
+    CodedPromiseWorker::OnError(error);
   }
 
  private:
-  Napi::Promise::Deferred deferred_;
   Napi::Reference<Napi::External<StreamHandle>> handleRef_;
   Napi::Reference<Napi::Float32Array> inputRef_;
   StreamHandle* stream_;
@@ -462,7 +441,6 @@ class ProcessWorker : public Napi::AsyncWorker {
   size_t n_;
   bool flush_;
   std::vector<float> out_;
-  ErrorCode code_ = ErrorCode::kOnnx;
 };
 
 int IntOption(Napi::Env env, Napi::Object o, const char* name, int def, int lo, int hi) {
@@ -488,10 +466,7 @@ Napi::Value Dfn3Load(const Napi::CallbackInfo& info) {
     s.blockFrames = IntOption(env, o, "blockFrames", s.blockFrames, 1, 100000);
     s.contextFrames = IntOption(env, o, "contextFrames", s.contextFrames, 0, 100000);
   }
-  auto* w = new LoadWorker(env, s);
-  Napi::Promise p = w->Promise();
-  w->Queue();
-  return p;
+  return (new LoadWorker(env, s))->Start();
 }
 
 Napi::Value Dfn3Open(const Napi::CallbackInfo& info) {
@@ -511,10 +486,7 @@ Napi::Value Dfn3Process(const Napi::CallbackInfo& info) {
   auto handle = info[0].As<Napi::External<StreamHandle>>();
   if (handle.Data()->busy) ThrowInvalidArgument(env, "DeepFilterNet3 stream is busy (one call at a time)");
   handle.Data()->busy = true;
-  auto* w = new ProcessWorker(env, handle, info[1].As<Napi::Float32Array>(), info[2].ToBoolean().Value());
-  Napi::Promise p = w->Promise();
-  w->Queue();
-  return p;
+  return (new ProcessWorker(env, handle, info[1].As<Napi::Float32Array>(), info[2].ToBoolean().Value()))->Start();
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "errors.h"
+#include "promise_worker.h"
 #include "voice_analysis.h"
 
 namespace sawt {
@@ -47,11 +48,20 @@ Napi::Array ToArray(Napi::Env env, const std::vector<double>& v) {
   return a;
 }
 
-class AnalyzeWorker : public Napi::AsyncWorker {
+// Work on one clip of samples.
+class SamplesWorker : public PromiseWorker {
+ protected:
+  SamplesWorker(Napi::Env env, const char* name, std::vector<float> samples, int rate)
+      : PromiseWorker(env, name), samples_(std::move(samples)), rate_(rate) {}
+
+  std::vector<float> samples_;
+  int rate_;
+};
+
+class AnalyzeWorker : public SamplesWorker {
  public:
   AnalyzeWorker(Napi::Env env, std::vector<float> samples, int rate)
-      : Napi::AsyncWorker(env, "sawt.analyzeVoice"), deferred_(Napi::Promise::Deferred::New(env)), samples_(std::move(samples)), rate_(rate) {}
-  Napi::Promise Promise() const { return deferred_.Promise(); }
+      : SamplesWorker(env, "sawt.analyzeVoice", std::move(samples), rate) {}
 
  protected:
   void Execute() override { result_ = voice::Analyze(samples_.data(), samples_.size(), rate_); }
@@ -72,20 +82,15 @@ class AnalyzeWorker : public Napi::AsyncWorker {
     o.Set("mfccMean", ToArray(env, result_.mfccMean));
     deferred_.Resolve(o);
   }
-  void OnError(const Napi::Error& error) override { deferred_.Reject(error.Value()); }
 
  private:
-  Napi::Promise::Deferred deferred_;
-  std::vector<float> samples_;
-  int rate_;
   voice::Analysis result_;
 };
 
-class ConvertWorker : public Napi::AsyncWorker {
+class ConvertWorker : public SamplesWorker {
  public:
   ConvertWorker(Napi::Env env, std::vector<float> samples, int rate, voice::ConvertParams p)
-      : Napi::AsyncWorker(env, "sawt.convertVoice"), deferred_(Napi::Promise::Deferred::New(env)), samples_(std::move(samples)), rate_(rate), params_(std::move(p)) {}
-  Napi::Promise Promise() const { return deferred_.Promise(); }
+      : SamplesWorker(env, "sawt.convertVoice", std::move(samples), rate), params_(std::move(p)) {}
 
  protected:
   void Execute() override {
@@ -101,21 +106,16 @@ class ConvertWorker : public Napi::AsyncWorker {
     if (!out_.empty()) std::memcpy(a.Data(), out_.data(), out_.size() * sizeof(int16_t));
     deferred_.Resolve(a);
   }
-  void OnError(const Napi::Error& error) override { deferred_.Reject(error.Value()); }
 
  private:
-  Napi::Promise::Deferred deferred_;
-  std::vector<float> samples_;
-  int rate_;
   voice::ConvertParams params_;
   std::vector<int16_t> out_;
 };
 
-class TrackF0Worker : public Napi::AsyncWorker {
+class TrackF0Worker : public SamplesWorker {
  public:
   TrackF0Worker(Napi::Env env, std::vector<float> samples, int rate)
-      : Napi::AsyncWorker(env, "sawt.trackF0"), deferred_(Napi::Promise::Deferred::New(env)), samples_(std::move(samples)), rate_(rate) {}
-  Napi::Promise Promise() const { return deferred_.Promise(); }
+      : SamplesWorker(env, "sawt.trackF0", std::move(samples), rate) {}
 
  protected:
   void Execute() override { f0_ = voice::TrackF0(samples_.data(), samples_.size(), rate_, rate_ / 100); }
@@ -124,12 +124,8 @@ class TrackF0Worker : public Napi::AsyncWorker {
     if (!f0_.empty()) std::memcpy(a.Data(), f0_.data(), f0_.size() * sizeof(double));
     deferred_.Resolve(a);
   }
-  void OnError(const Napi::Error& error) override { deferred_.Reject(error.Value()); }
 
  private:
-  Napi::Promise::Deferred deferred_;
-  std::vector<float> samples_;
-  int rate_;
   std::vector<double> f0_;
 };
 
@@ -140,24 +136,13 @@ double NumberField(Napi::Env env, const Napi::Object& o, const char* name, doubl
   return d;
 }
 
-Napi::Value AnalyzeVoice(const Napi::CallbackInfo& info) {
+// f(samples, rate): a promise of work on the samples, done by Worker.
+template <typename Worker>
+Napi::Value OnSamples(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::vector<float> s = SamplesFrom(env, info[0]);
   const int rate = RateFrom(env, info[1]);
-  auto* w = new AnalyzeWorker(env, std::move(s), rate);
-  Napi::Promise p = w->Promise();
-  w->Queue();
-  return p;
-}
-
-Napi::Value TrackF0Js(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  std::vector<float> s = SamplesFrom(env, info[0]);
-  const int rate = RateFrom(env, info[1]);
-  auto* w = new TrackF0Worker(env, std::move(s), rate);
-  Napi::Promise p = w->Promise();
-  w->Queue();
-  return p;
+  return (new Worker(env, std::move(s), rate))->Start();
 }
 
 Napi::Value ConvertVoice(const Napi::CallbackInfo& info) {
@@ -183,10 +168,7 @@ Napi::Value ConvertVoice(const Napi::CallbackInfo& info) {
     p.f0.assign(fa.Data(), fa.Data() + fa.ElementLength());
     for (double& v : p.f0) if (!(v >= 0 && v < 2000)) v = 0;
   }
-  auto* w = new ConvertWorker(env, std::move(s), rate, std::move(p));
-  Napi::Promise pr = w->Promise();
-  w->Queue();
-  return pr;
+  return (new ConvertWorker(env, std::move(s), rate, std::move(p)))->Start();
 }
 
 Napi::Value MatchSpectraJs(const Napi::CallbackInfo& info) {
@@ -207,9 +189,9 @@ Napi::Value MatchSpectraJs(const Napi::CallbackInfo& info) {
 }  // namespace
 
 void RegisterVoiceFunctions(Napi::Env env, Napi::Object exports) {
-  exports.Set("analyzeVoice", Napi::Function::New(env, AnalyzeVoice, "analyzeVoice"));
+  exports.Set("analyzeVoice", Napi::Function::New(env, OnSamples<AnalyzeWorker>, "analyzeVoice"));
   exports.Set("convertVoice", Napi::Function::New(env, ConvertVoice, "convertVoice"));
-  exports.Set("trackF0", Napi::Function::New(env, TrackF0Js, "trackF0"));
+  exports.Set("trackF0", Napi::Function::New(env, OnSamples<TrackF0Worker>, "trackF0"));
   exports.Set("matchSpectra", Napi::Function::New(env, MatchSpectraJs, "matchSpectra"));
 }
 

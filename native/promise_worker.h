@@ -1,0 +1,53 @@
+// AsyncWorkers (libuv's pool) that settle a promise.
+#pragma once
+
+#include <napi.h>
+
+#include <exception>
+
+#include "errors.h"
+
+namespace sawt {
+
+// Start() queues the worker and returns its promise; the subclass resolves
+// deferred_ in OnOK. A failure rejects the promise with the error as it is.
+class PromiseWorker : public Napi::AsyncWorker {
+ public:
+  Napi::Promise Start() {
+    Napi::Promise p = deferred_.Promise();
+    Queue();
+    return p;
+  }
+
+ protected:
+  PromiseWorker(Napi::Env env, const char* name) : Napi::AsyncWorker(env, name), deferred_(Napi::Promise::Deferred::New(env)) {}
+  void OnError(const Napi::Error& error) override { deferred_.Reject(error.Value()); }
+
+  Napi::Promise::Deferred deferred_;
+};
+
+// A PromiseWorker whose failure rejects with an error code: an EngineFailure's,
+// else `fallback`. Execute runs its work through Run.
+class CodedPromiseWorker : public PromiseWorker {
+ protected:
+  CodedPromiseWorker(Napi::Env env, const char* name, ErrorCode fallback) : PromiseWorker(env, name), code_(fallback) {}
+
+  // Runs `work`, keeping a failure for OnError.
+  template <typename F>
+  void Run(F work) {
+    try {
+      work();
+    } catch (const EngineFailure& f) {
+      code_ = f.code();
+      SetError(f.what());
+    } catch (const std::exception& e) {
+      SetError(e.what());
+    }
+  }
+  void OnError(const Napi::Error& error) override { deferred_.Reject(MakeError(Env(), code_, error.Message()).Value()); }
+
+ private:
+  ErrorCode code_;
+};
+
+}  // namespace sawt
