@@ -40,6 +40,16 @@ export function shaddaFirst(text: string): string {
   return text.replace(/([\u064b-\u0650\u0652]+)\u0651/gu, '\u0651$1');
 }
 
+/**
+ * Tanween written on the alif (كتاباً, the common modern spelling) belongs to the letter before it
+ * (كتابًا): that is where the model predicts it and where espeak-ng reads it (on the alif it reads
+ * kita:ba:, and the model's own tanween on ب made it كِتَابًاً). A fatha already there gives way.
+ */
+export function tanweenBeforeAlif(text: string): string {
+  return text.replace(/([\u0621-\u064a])([\u064b-\u0652]*)([اى])\u064b/gu, (_m, letter: string, marks: string, alif: string) =>
+    `${letter}${shaddaFirst(marks.replace(/[\u064b-\u0650\u0652]/gu, '') + '\u064b')}${alif}`);
+}
+
 export interface DiacritizerFiles {
   model: string;
   inputMap: string;
@@ -89,7 +99,8 @@ function needsMarks(letters: Letter[], i: number): boolean {
 }
 
 function merge(user: string, predicted: string): string {
-  if (VOWEL_MARK.test(user)) return user;
+  // A user's vowel stands; the model's shadda joins it when both agree on the vowel (people rarely write shadda: جداً).
+  if (VOWEL_MARK.test(user)) return !user.includes(SHADDA) && predicted.includes(SHADDA) && predicted.replace(SHADDA, '') === user ? SHADDA + user : user;
   if (user.includes(SHADDA)) return SHADDA + predicted.replace(SHADDA, '');
   return predicted;
 }
@@ -153,12 +164,12 @@ export class Diacritizer {
 
   /** Adds the missing diacritics to `text`; [[raw phoneme]] spans are left alone. */
   async diacritize(text: string): Promise<string> {
-    return mapTextParts(text, (part) => this.diacritizePlain(part));
+    return mapTextParts(text, (part) => this.diacritizePlain(tanweenBeforeAlif(part)));
   }
 
   /** Several texts in one batched model run (padded); for benchmarks and bulk work. */
   async diacritizeMany(texts: string[]): Promise<string[]> {
-    const jobs = texts.map((t) => splitLetters(t));
+    const jobs = texts.map((t) => splitLetters(tanweenBeforeAlif(t)));
     const rows: Letter[][] = [];
     const owner: number[] = [];
     jobs.forEach((letters, j) => {

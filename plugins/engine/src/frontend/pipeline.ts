@@ -1,9 +1,10 @@
 import type { TextPipeline, TextPipelineOptions, TextStageName } from '@sawt/core';
-import { removeKeepMarks, type Diacritizer } from './diacritize.js';
+import { removeKeepMarks, tanweenBeforeAlif, type Diacritizer } from './diacritize.js';
 import type { Dialect } from './dialects.js';
 import { TextFrontEnd, type FrontEndInput } from './index.js';
 import { Lexicon } from './lexicon.js';
 import { dialectPhonemes } from './phonemes.js';
+import { spellForEspeak } from './espeak-spelling.js';
 import type { SegmentOptions } from './segment.js';
 
 export interface PipelineParts {
@@ -27,14 +28,15 @@ export class EngineTextPipeline implements TextPipeline {
     const { diacritizer, dialects } = parts;
     this.frontEnd = new TextFrontEnd(parts.segment)
       .addStage('lexicon', (text, ctx) => this.lexicon(ctx.dialect).apply(text))
-      .addStage('diacritize', (text, ctx) => (diacritizer && ctx.diacritize !== false ? diacritizer.diacritize(text) : removeKeepMarks(text)), { perSegment: true })
+      .addStage('diacritize', (text, ctx) => (diacritizer && ctx.diacritize !== false ? diacritizer.diacritize(text) : removeKeepMarks(tanweenBeforeAlif(text))), { perSegment: true })
       .addStage(
         'phonemize',
-        (text, ctx) => {
+        async (text, ctx) => {
           if (ctx.phonemes !== 'espeak') return text;
+          const spelled = await spellForEspeak(text);
           const dialect = ctx.dialect ? dialects.get(ctx.dialect) : undefined;
-          if (!ctx.showPhonemes && !dialect?.hasRules) return text;
-          return dialectPhonemes(text, dialect, { always: ctx.showPhonemes === true });
+          if (!ctx.showPhonemes && !dialect?.hasRules) return spelled;
+          return dialectPhonemes(spelled, dialect, { always: ctx.showPhonemes === true });
         },
         { perSegment: true },
       );

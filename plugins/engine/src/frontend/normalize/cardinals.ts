@@ -71,14 +71,28 @@ function scaled(k: number, s: Noun, c: Case, construct: boolean): string {
   return `${words} ${s.sing}`;
 }
 
-/** A whole number in words. Numbers of 10^15 and above are read digit by digit. */
-export function cardinal(n: number, opts: NumberOptions = {}): string {
+/**
+ * Past the largest scale word (تريليون, up to 10^15 − 1) a number has no reading in words: it is
+ * read digit by digit. A whole number is given as a number or as its digit string (any length).
+ */
+export type WholeNumber = number | string;
+const MAX_WORD_DIGITS = 15;
+
+/** The value of a whole number when words can read it, else null (read it digit by digit). */
+export function wordValue(n: WholeNumber): number | null {
+  const digits = typeof n === 'number' ? (Number.isSafeInteger(n) && n >= 0 ? String(n) : '') : n.replace(/^0+(?=\d)/u, '');
+  if (!/^\d+$/u.test(digits) || digits.length > MAX_WORD_DIGITS) return null;
+  return Number(digits);
+}
+
+/** A whole number in words; numbers of 10^15 and above (and anything not a whole number) digit by digit. */
+export function cardinal(num: WholeNumber, opts: NumberOptions = {}): string {
   const g = opts.gender ?? 'm';
   const c = opts.case ?? 'nom';
   const construct = opts.construct ?? false;
-  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`cardinal: ${n}`);
+  const n = wordValue(num);
+  if (n === null) return digitByDigit(String(num));
   if (n === 0) return 'صفر';
-  if (n >= 1e15) return digitByDigit(String(n));
   const parts: string[] = [];
   let rest = n;
   for (const s of SCALES) {
@@ -105,12 +119,12 @@ export function readNumber(text: string, opts: NumberOptions = {}): string {
   const m = /^([-−])?(\d+)(?:\.(\d+))?$/u.exec(text);
   if (!m) return text;
   const [, sign, int, dec] = m;
-  const intWords = int!.length > 15 ? digitByDigit(int!) : cardinal(Number(int), dec ? { ...opts, gender: 'm', construct: false } : opts);
+  const intWords = cardinal(int!, dec ? { ...opts, gender: 'm', construct: false } : opts);
   let out = intWords;
   if (dec) {
     const zeros = /^0*/u.exec(dec)![0].length;
     const tail = dec.slice(zeros);
-    const decWords = [...Array(zeros).fill('صفر'), ...(tail ? [tail.length > 15 ? digitByDigit(tail) : cardinal(Number(tail), { case: opts.case })] : [])];
+    const decWords = [...Array(zeros).fill('صفر'), ...(tail ? [cardinal(tail, { case: opts.case })] : [])];
     out += ` فاصلة ${decWords.join(' ')}`;
   }
   return sign ? `سالب ${out}` : out;
@@ -123,11 +137,14 @@ export function readNumber(text: string, opts: NumberOptions = {}): string {
  * (genitive singular, construct dual مئتا كتاب). After 100 with 1 or 2 left
  * over: ألف كتاب وكتاب / مئة كتاب وكتابان. An adjective (سعودي) may follow.
  */
-export function countNoun(n: number, nn: Noun, opts: { case?: Case; adjective?: string } = {}): string {
+export function countNoun(num: WholeNumber, nn: Noun, opts: { case?: Case; adjective?: string } = {}): string {
   const c = opts.case ?? 'nom';
   const g = nn.gender;
   const adj = opts.adjective ? adjectiveForms(opts.adjective, g) : undefined;
   const withAdj = (form: keyof AdjForms, word: string) => (adj ? `${word} ${adj[form]}` : word);
+  const n = wordValue(num);
+  // Digits read one by one count their noun like a label: تسعة تسعة … دولار
+  if (n === null) return `${digitByDigit(String(num))} ${withAdj('sing', nn.sing)}`;
   const r = n % 100;
   if (n === 1) return `${withAdj('sing', nn.sing)} ${g === 'm' ? 'واحد' : 'واحدة'}`;
   if (n === 2) return withAdj(c === 'nom' ? 'dualNom' : 'dualGen', c === 'nom' ? nn.dualNom : nn.dualGen);
@@ -152,10 +169,12 @@ const ORD_M = ['', 'الأول', 'الثاني', 'الثالث', 'الرابع',
 const ORD_F = ['', 'الأولى', 'الثانية', 'الثالثة', 'الرابعة', 'الخامسة', 'السادسة', 'السابعة', 'الثامنة', 'التاسعة', 'العاشرة'];
 
 /** An ordinal adjective (الخامس عشر، الحادية والعشرون، العاشر بعد المئة). */
-export function ordinal(n: number, opts: { gender?: Gender; case?: Case } = {}): string {
+export function ordinal(num: WholeNumber, opts: { gender?: Gender; case?: Case } = {}): string {
   const g = opts.gender ?? 'm';
   const c = opts.case ?? 'nom';
   const ord = g === 'm' ? ORD_M : ORD_F;
+  const n = wordValue(num);
+  if (n === null) return `رقم ${digitByDigit(String(num))}`;
   if (n <= 0) return cardinal(Math.max(0, n), { gender: g, case: c });
   if (n <= 10) return ord[n]!;
   if (n < 20) {

@@ -50,8 +50,7 @@ export function readMoney(amount: string, cur: Currency, c: Case): string {
     out = `${readNumber(`${int}.${dec}`, { case: c })} ${main.sing}${cur.adjective ? ` ${cur.adjective}${main.gender === 'f' ? 'ة' : ''}` : ''}`;
   } else {
     const parts: string[] = [];
-    const n = Number(int);
-    if (n > 0 || !dec || !/[1-9]/u.test(dec)) parts.push(countNoun(n, main, { case: c, adjective: cur.adjective }));
+    if (/[1-9]/u.test(int!) || !dec || !/[1-9]/u.test(dec)) parts.push(countNoun(int!, main, { case: c, adjective: cur.adjective }));
     if (dec && /[1-9]/u.test(dec) && cur.sub) {
       const digits = String(cur.subPer ?? 100).length - 1;
       const sub = Number(dec.padEnd(digits, '0').slice(0, digits));

@@ -32,10 +32,11 @@ function normalizePlain(text: string, opts: NormalizeOptions): string {
   if (opts.expand === false) return finish(text);
   text = normalizeUrls(text);
   text = stripThousands(toWesternDigits(text));
+  // Money first: a currency sign claims its digits, however many (the phone rule reads long runs digit by digit).
+  text = normalizeCurrency(text);
   text = normalizePhones(text);
   text = normalizeDates(text);
   text = normalizeTimes(text);
-  text = normalizeCurrency(text);
   text = expandAbbreviations(text);
   text = normalizeNumbers(text);
   text = normalizePunctuation(text);

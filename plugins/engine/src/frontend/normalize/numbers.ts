@@ -55,7 +55,7 @@ export function normalizeNumbers(text: string): string {
       const glued = prefix.slice(0, -2);
       const prev = /(\p{L}+)\s*$/u.exec(s.slice(0, off));
       const c = prev ? caseAt(s, off - prev[0].length) : 'nom';
-      return glued + ordinal(Number(num), { gender: genderBefore(s, off), case: glued.replace(/^[وف]/u, '') ? 'gen' : c }).replace(/^ال/u, '') .replace(/^/u, 'ال') + after;
+      return glued + ordinal(num, { gender: genderBefore(s, off), case: glued.replace(/^[وف]/u, '') ? 'gen' : c }).replace(/^ال/u, '') .replace(/^/u, 'ال') + after;
     }
     const c = caseOf(s, off + prefix.length, prefix);
     if (pct) return `${prefix}${readNumber(value, { case: c })} بالمئة${after}`;
@@ -72,15 +72,15 @@ export function normalizeNumbers(text: string): string {
         const next = w2?.trim();
         if (scale && next && !adjectiveStem(next) && !/^(?:و|أو|من|في)$/u.test(next)) {
           // the scale word governs the next noun: عشرين ألف زائر، مليونا شخص
-          const words = countNoun(Number(num), NOUNS[id]!, { case: c });
+          const words = countNoun(num, NOUNS[id]!, { case: c });
           const construct = Number(num) === 2 ? words.slice(0, -1) : words.replace(/اً$/u, '');
           return prefix + (sign ? 'سالب ' : '') + construct + rest;
         }
-        return prefix + (sign ? 'سالب ' : '') + countNoun(Number(num), NOUNS[id]!, { case: c }) + rest;
+        return prefix + (sign ? 'سالب ' : '') + countNoun(num, NOUNS[id]!, { case: c }) + rest;
       }
     }
     const g = w1 && !num.includes('.') && !sign ? genderOfPlural(w1.trim()) : 'm';
-    const r = Number(num) % 100;
+    const r = Number(num.replace(/\..*/u, "").slice(-2));
     // 11–99: the tamyiz is accusative; write the tanween an undiacritized ـا leaves out (فصلا → فصلاً)
     const w1out = w1 && !num.includes('.') && r >= 11 && /^\s\p{L}{2,}[^اى\s]ا$/u.test(w1) && !/^\s(?:أيضا|جدا|تقريبا|فقط|معا)$/u.test(w1) ? `${w1}\u064b` : (w1 ?? '');
     return prefix + readNumber(value, { case: c, gender: g }) + w1out + (w2 ?? '');

@@ -1,0 +1,41 @@
+import { mapTextParts } from './raw.js';
+
+/**
+ * Diacritized Arabic respelled where espeak-ng's Arabic rules misread the written form:
+ * the silent alif after the plural و (تَأَخَّرُوا, دَعَوْا: espeak says …ru:a:) is dropped, and the
+ * long ā that the spelling does not write (هذا، هذه، ذلك، هؤلاء، لكن، هكذا, also after و ف ب ل ك)
+ * gets its alif (espeak says hada:). The HTS labels have their own rules for both (hts/labels.ts).
+ */
+const M = '[\\u064b-\\u0652]*';
+const WORD_END = '(?=$|[^\\p{L}\\p{M}])';
+const SILENT_ALIF = new RegExp(`([\\u064f\\u064e]\\u0648\\u0652?)\\u0627${WORD_END}`, 'gu');
+/** Words whose first letter is followed by an unwritten ā (bare letters, clitics removed). */
+const HIDDEN_ALIF_WORDS = new Set(['هذا', 'هذه', 'هذان', 'هذين', 'هؤلاء', 'هكذا', 'ذلك', 'ذلكم', 'لكن', 'لكنه', 'لكنها', 'لكنهم', 'لكني', 'لكننا']);
+const CLITICS = /^(?:[وف])?(?:[بلك])?/u;
+const ARABIC_WORD = /[\p{L}\p{M}]+/gu;
+const bare = (w: string) => w.replace(/[\u064b-\u0652]/gu, '');
+
+function withHiddenAlif(word: string): string {
+  const b = bare(word);
+  const clitic = CLITICS.exec(b)![0];
+  // ل before لكن is not a clitic (لكن itself starts with ل)
+  const candidates = [clitic, clitic.slice(0, -1), ''].filter((c, i, a) => a.indexOf(c) === i);
+  for (const c of candidates) {
+    if (!HIDDEN_ALIF_WORDS.has(b.slice(c.length))) continue;
+    // Position (in code units of `word`) right after the stem's first letter and its marks.
+    let letters = 0, i = 0;
+    for (; i < word.length; i++) {
+      if (!/[\u064b-\u0652]/u.test(word[i]!)) {
+        if (letters === c.length + 1) break;
+        letters++;
+      }
+    }
+    const head = word.slice(0, i).replace(/[\u064b-\u0652]+$/u, '');
+    return `${head}\u064eا${word.slice(i)}`;
+  }
+  return word;
+}
+
+export function spellForEspeak(text: string): Promise<string> {
+  return mapTextParts(text, (part) => part.replace(SILENT_ALIF, '$1').replace(ARABIC_WORD, withHiddenAlif));
+}
