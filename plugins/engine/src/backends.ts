@@ -17,8 +17,8 @@ export interface BackendRequest {
 /** One synthesis technology (espeak-ng today; HTS and VITS voices plug in here). */
 export interface SpeechBackend {
   readonly engine: string;
-  /** Phoneme alphabet the back end reads inside [[ ]] (dialect rules rewrite it); null: none. */
-  readonly phonemes: 'espeak' | null;
+  /** Phones the back end reads: espeak mnemonics inside [[ ]] (dialect rules rewrite them), HTS phone spans; null: none. */
+  readonly phonemes: 'espeak' | 'hts' | null;
   /** Voices of this back end must carry its parameters; checked at boot. */
   acceptsVoice(voice: VoiceConfig): boolean;
   synthesize(req: BackendRequest): SpeechStream;
@@ -66,7 +66,7 @@ export class EspeakBackend implements SpeechBackend {
  */
 export class HtsBackend implements SpeechBackend {
   readonly engine = 'hts';
-  readonly phonemes = null;
+  readonly phonemes = 'hts' as const;
 
   /** @param voicePath the .htsvoice file; null when no hts model is configured. */
   constructor(

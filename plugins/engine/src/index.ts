@@ -7,6 +7,7 @@ import { htsParameters } from './native/index.js';
 import { Diacritizer, type DiacritizerFiles } from './frontend/diacritize.js';
 import { BUILTIN_DIALECTS_DIR, loadDialects } from './frontend/dialects.js';
 import { EngineTextPipeline } from './frontend/pipeline.js';
+import type { LatinOptions } from './frontend/latin/index.js';
 import { EngineSynthesizer } from './synthesizer.js';
 import { cloningMigrations, VoiceCatalogWithClones, VoiceCloningService } from './cloning.js';
 import { phonemize } from './native/index.js';
@@ -23,6 +24,8 @@ export interface EngineOptions {
   diacritizer: { files: DiacritizerFiles; downloads: ModelDownload[]; maxConcurrent: number };
   /** Pronunciation lexicon: word → replacement text or [[espeak phonemes]]; applied before diacritization. */
   lexicon: Record<string, string>;
+  /** Latin-script words in Arabic text: acronym letter names and operator entries (word → Arabic text or English respelling). */
+  latin: LatinOptions;
   /** Extra folders of dialect rule files (relative to the config file); same-named dialects replace the built-in ones. */
   dialectDirs: string[];
   hts: { threads: number; labels: LabelOptions };
@@ -138,6 +141,14 @@ export default definePlugin<EngineOptions>({
         },
       },
       lexicon: { type: 'object', default: {}, additionalProperties: { type: 'string' } },
+      latin: {
+        type: 'object',
+        default: {},
+        properties: {
+          letterNames: { enum: ['arabic', 'english'], default: 'arabic' },
+          lexicon: { type: 'object', default: {}, additionalProperties: { type: 'string' } },
+        },
+      },
       dialectDirs: { type: 'array', default: [], items: { type: 'string' } },
       cloning: {
         type: 'object',
@@ -189,7 +200,7 @@ export default definePlugin<EngineOptions>({
     for (const v of options.voices) {
       for (const d of v.dialect) if (!dialects.has(d)) ctx.logger.warn({ voice: v.voice_id, dialect: d }, 'voice dialect has no rules file; read as written');
     }
-    const pipeline = new EngineTextPipeline({ segment: options.segment, diacritizer, dialects, lexicon: options.lexicon });
+    const pipeline = new EngineTextPipeline({ segment: options.segment, diacritizer, dialects, lexicon: options.lexicon, latin: options.latin });
     ctx.provide<ModelCatalog>(tokens.models, models);
     const database = ctx.get(tokens.database);
     database.addMigrations(ctx.pluginId, cloningMigrations);
@@ -236,6 +247,7 @@ export { TextFrontEnd } from './frontend/index.js';
 export { Diacritizer, stripDiacritics, shaddaFirst } from './frontend/diacritize.js';
 export { Dialect, loadDialects, loadDialectFile, BUILTIN_DIALECTS_DIR } from './frontend/dialects.js';
 export { Lexicon } from './frontend/lexicon.js';
+export { LatinReader, mapIpaWord, htsPhoneSpan, htsSpanPhones, type LatinOptions, type LetterNames, type PhoneSet } from './frontend/latin/index.js';
 export { EngineTextPipeline } from './frontend/pipeline.js';
 export { segmentText } from './frontend/segment.js';
 export { normalizeText } from './frontend/normalize.js';

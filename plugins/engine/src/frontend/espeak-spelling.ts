@@ -4,7 +4,7 @@ import { mapTextParts } from './raw.js';
  * Diacritized Arabic respelled where espeak-ng's Arabic rules misread the written form:
  * the silent alif after the plural و (تَأَخَّرُوا, دَعَوْا: espeak says …ru:a:) is dropped, and the
  * long ā that the spelling does not write (هذا، هذه، ذلك، هؤلاء، لكن، هكذا, also after و ف ب ل ك)
- * gets its alif (espeak says hada:). The HTS labels have their own rules for both (hts/labels.ts).
+ * gets its alif (espeak says hada:), and the article's silent alif after بِ/كَ is dropped. The HTS labels have their own rules for both (hts/labels.ts).
  */
 const M = '[\\u064b-\\u0652]*';
 const WORD_END = '(?=$|[^\\p{L}\\p{M}])';
@@ -36,6 +36,9 @@ function withHiddenAlif(word: string): string {
   return word;
 }
 
+/** بِ/كَ + the article: espeak reads the diacritized بِالْكِتَابِ as bi a:l kita:bi; without the silent alif, bilkita:bi. */
+const CLITIC_ARTICLE = /(?<![\p{L}\p{M}])((?:[وف]\u064e?)?[بك][\u064e\u0650])ا(?=ل)/gu;
+
 export function spellForEspeak(text: string): Promise<string> {
-  return mapTextParts(text, (part) => part.replace(SILENT_ALIF, '$1').replace(ARABIC_WORD, withHiddenAlif));
+  return mapTextParts(text, (part) => part.replace(SILENT_ALIF, '$1').replace(CLITIC_ARTICLE, '$1').replace(ARABIC_WORD, withHiddenAlif));
 }

@@ -14,8 +14,11 @@ export interface FrontEndInput {
   dialect: string | null;
   /** The model wants diacritized input (default true). */
   diacritize?: boolean;
-  /** Phoneme alphabet the back end reads inside [[ ]] ('espeak'), or null when it cannot take phonemes. */
-  phonemes?: 'espeak' | null;
+  /**
+   * Phones the back end reads: 'espeak' (espeak-ng mnemonics inside [[ ]]), 'hts' (the HTS voice's
+   * phone spans, see latin/phone-span.ts), or null when it cannot take phones.
+   */
+  phonemes?: 'espeak' | 'hts' | null;
   /** Phonemize every clause, not only those a dialect rule changed (operator display). */
   showPhonemes?: boolean;
 }

@@ -2,6 +2,7 @@ import type { TextPipeline, TextPipelineOptions, TextStageName } from '@sawt/cor
 import { removeKeepMarks, tanweenBeforeAlif, type Diacritizer } from './diacritize.js';
 import type { Dialect } from './dialects.js';
 import { TextFrontEnd, type FrontEndInput } from './index.js';
+import { LatinReader, type LatinOptions } from './latin/index.js';
 import { Lexicon } from './lexicon.js';
 import { dialectPhonemes } from './phonemes.js';
 import { spellForEspeak } from './espeak-spelling.js';
@@ -14,6 +15,8 @@ export interface PipelineParts {
   dialects: Map<string, Dialect>;
   /** Operator lexicon (engine option `lexicon`); wins over dialect lexicons. */
   lexicon?: Record<string, string>;
+  /** Latin-script words inside Arabic (engine option `latin`). */
+  latin?: LatinOptions;
 }
 
 /**
@@ -23,12 +26,15 @@ export interface PipelineParts {
 export class EngineTextPipeline implements TextPipeline {
   readonly frontEnd: TextFrontEnd;
   private readonly lexicons = new Map<string, Lexicon>();
+  readonly latin: LatinReader;
 
   constructor(private readonly parts: PipelineParts) {
     const { diacritizer, dialects } = parts;
+    this.latin = new LatinReader(parts.latin);
     this.frontEnd = new TextFrontEnd(parts.segment)
       .addStage('lexicon', (text, ctx) => this.lexicon(ctx.dialect).apply(text))
       .addStage('diacritize', (text, ctx) => (diacritizer && ctx.diacritize !== false ? diacritizer.diacritize(text) : removeKeepMarks(tanweenBeforeAlif(text))), { perSegment: true })
+      .addStage('latin', (text, ctx) => (ctx.phonemes ? this.latin.read(text, ctx.phonemes) : text), { perSegment: true })
       .addStage(
         'phonemize',
         async (text, ctx) => {

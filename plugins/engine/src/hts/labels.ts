@@ -7,6 +7,8 @@
  * golden files field by field); the options fix Festival's known defects.
  */
 
+import { hasHtsSpan, htsSpanPhones } from '../frontend/latin/phone-span.js';
+
 export interface LabelOptions {
   /**
    * Hamzat al-wasl is elided inside a phrase — the article's, and that of the words `WASL_WORD`
@@ -260,7 +262,7 @@ export function splitUtterancesAt(text: string, opts: LabelOptions = {}): Array<
   pieces.push({ text: t.slice(start), offset: start });
   return pieces
     .map((p) => ({ text: p.text.trim(), offset: p.offset + (p.text.length - p.text.trimStart().length) }))
-    .filter((p) => /[\u0621-\u064A]/.test(p.text));
+    .filter((p) => /[\u0621-\u064A]/.test(p.text) || hasHtsSpan(p.text));
 }
 
 /** Words and phrases of one utterance. */
@@ -274,7 +276,9 @@ export function parseUtterance(text: string, opts: LabelOptions = {}): Utterance
   for (const m of t.matchAll(/\S+/g)) {
     const token = m[0];
     const core = [...token].filter((c) => !TOKEN_PUNCT.test(c)).join('');
-    const { phones, syllables } = wordPhones(core, { phraseInitial: words.length === 0, opts: o });
+    // A word the front end gave as phones (Latin-script words): no letter-to-sound.
+    const given = htsSpanPhones(core);
+    const { phones, syllables } = given ? { phones: given, syllables: undefined } : wordPhones(core, { phraseInitial: words.length === 0, opts: o });
     if (phones.length) {
       // The token less its leading and trailing punctuation (TOKEN_PUNCT is ASCII: one code unit each).
       let first = 0, last = token.length;

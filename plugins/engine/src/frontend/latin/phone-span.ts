@@ -1,0 +1,23 @@
+/**
+ * A word given as HTS phones inside front-end text: one token, no white space, private-use
+ * delimiters, phones joined by '_' (HTS phone names are letters and '^'). The Latin-word stage
+ * writes it for the HTS voice; the label front end (hts/labels.ts) reads it instead of letters.
+ */
+const START = '\ue010';
+const END = '\ue011';
+const SPAN = /^\ue010([A-Za-z^_]+)\ue011$/u;
+
+export function htsPhoneSpan(phones: readonly string[]): string {
+  return `${START}${phones.join('_')}${END}`;
+}
+
+/** The phones of a token that is a phone span, else null. */
+export function htsSpanPhones(token: string): string[] | null {
+  const m = SPAN.exec(token);
+  return m ? m[1]!.split('_').filter(Boolean) : null;
+}
+
+/** True when `text` holds at least one phone span. */
+export function hasHtsSpan(text: string): boolean {
+  return text.includes(START);
+}
