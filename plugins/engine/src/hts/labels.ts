@@ -55,6 +55,21 @@ const ADDENDA: Record<string, string[][]> = {
   'لكن': [['l', 'aa'], ['k', 'i', 'nn', 'a']],
 };
 
+/** Clitics before an addendum word (وَهَذَا، لِذَلِكَ، بِهَذِهِ، وَلَكِنَّ) and their own syllable. */
+const CLITIC_SYLLABLE: Record<string, string[]> = { 'و': ['w', 'a'], 'ف': ['f', 'a'], 'ب': ['b', 'i'], 'ل': ['l', 'i'], 'ك': ['k', 'a'] };
+
+function addendumWithClitics(b: string): string[][] | undefined {
+  if (ADDENDA[b]) return ADDENDA[b];
+  const m = /^([وف])?([بلك])?(.+)$/u.exec(b);
+  if (!m || !(m[1] || m[2])) return undefined;
+  const [, conj, prep, rest] = m as unknown as [string, string | undefined, string | undefined, string];
+  // لكن starts with ل: ولكن is و + لكن, not و + ل + كن
+  const stem = ADDENDA[rest] ? rest : prep && ADDENDA[prep + rest] ? prep + rest : undefined;
+  if (!stem) return undefined;
+  const clitics = [conj, stem === rest ? prep : undefined].filter((c): c is string => !!c).map((c) => CLITIC_SYLLABLE[c]!);
+  return [...clitics, ...ADDENDA[stem]!];
+}
+
 interface Letter { ch: string; shadda: boolean; vowel: string | null }
 
 function parseLetters(word: string): Letter[] {
@@ -96,9 +111,12 @@ interface WordCtx { phraseInitial: boolean; opts: Required<LabelOptions> }
 /** Letter-to-sound for one diacritized word: a list of phones (or syllables for addenda). */
 export function wordPhones(word: string, ctx: WordCtx = { phraseInitial: true, opts: FESTIVAL_LABEL_OPTIONS }): { phones: string[]; syllables?: string[][] } {
   const b = bare(word);
-  const addendum = ADDENDA[b];
+  const addendum = addendumWithClitics(b);
   if (addendum) return { phones: addendum.flat(), syllables: addendum };
   const L = parseLetters(word);
+  // The alif written after the plural و (تَأَخَّرُوا، دَعَوْا) is silent.
+  const silentAlif = (k: number) => k === L.length - 1 && k >= 2 && L[k]!.ch === 'ا' && L[k]!.vowel === null && L[k - 1]!.ch === 'و' && !L[k - 1]!.shadda &&
+    (L[k - 1]!.vowel === SUKUN || (L[k - 1]!.vowel === null && L[k - 2]!.vowel === DAMMA));
   const out: string[] = [];
   // Kinds parallel to out: 'c' consonant, 'v' vowel (short or long), to decide emphatic colouring afterwards.
   let i = 0;
@@ -136,7 +154,7 @@ export function wordPhones(word: string, ctx: WordCtx = { phraseInitial: true, o
       continue;
     }
     if (l.ch === 'ا') {
-      if (prev && prev.vowel === FATHATAN) continue; // ًا: already "a n"
+      if ((prev && prev.vowel === FATHATAN) || silentAlif(i)) continue; // ًا: already "a n"
       if (l.vowel === FATHATAN) {
         out.push('a', 'n');
         continue;
@@ -160,7 +178,7 @@ export function wordPhones(word: string, ctx: WordCtx = { phraseInitial: true, o
     if ((l.ch === 'و' || l.ch === 'ي') && !l.shadda && (l.vowel === null || l.vowel === SUKUN) && prev) {
       const last = out[out.length - 1];
       const long = l.ch === 'و' ? (last === 'u' ? 'uu' : null) : last === 'i' ? 'ii' : null;
-      if (long && (isLast || (nextL && nextL.ch !== 'ا') || !nextL)) {
+      if (long && (isLast || (nextL && nextL.ch !== 'ا') || !nextL || silentAlif(i + 1))) {
         out[out.length - 1] = long;
         continue;
       }
