@@ -10,7 +10,7 @@ import { NOUNS, type Case, type Gender, type Noun } from './nouns.js';
 export interface NumberOptions {
   /** Gender of the counted noun (the number takes the opposite form for 3–10). Default 'm'. */
   gender?: Gender;
-  /** Default 'nom'. 'gen' also serves the accusative (identical when undiacritized). */
+  /** Default 'nom'. 'acc' is 'gen' plus the tanween of a compound's unit (خمساً وأربعين). */
   case?: Case;
   /** A noun follows directly: a final dual (مئتان، ألفان) becomes construct (مئتا، ألفا). */
   construct?: boolean;
@@ -24,6 +24,12 @@ const HUNDREDS = ['', 'مئة', 'مئتان', 'ثلاثمئة', 'أربعمئة'
 const two = (g: Gender, c: Case) => (g === 'm' ? (c === 'nom' ? 'اثنان' : 'اثنين') : c === 'nom' ? 'اثنتان' : 'اثنتين');
 const tens = (t: number, c: Case) => TENS[t] + (c === 'nom' ? 'ون' : 'ين');
 
+/** The indefinite accusative of a compound's unit, where it is written (خمساً، واحداً، ثمانياً; خمسة stays). */
+function accusative(unit: string): string {
+  if (unit === 'ثمان') return 'ثمانياً';
+  return /[ةىي]$|^اثن/u.test(unit) ? unit : `${unit}اً`;
+}
+
 /** 1–99 with the agreement of a counted noun of gender g. */
 function below100(n: number, g: Gender, c: Case): string {
   if (n === 2) return two(g, c);
@@ -36,7 +42,7 @@ function below100(n: number, g: Gender, c: Case): string {
   if (u === 0) return t;
   // feminine 8 in a compound is the indefinite ثمانٍ (ثمان وعشرون درجة)
   const unit = u === 1 ? (g === 'm' ? 'واحد' : 'إحدى') : u === 2 ? two(g, c) : u === 8 && g === 'f' ? 'ثمان' : (g === 'm' ? UNITS_M : UNITS_F)[u]!;
-  return `${unit} و${t}`;
+  return `${c === 'acc' ? accusative(unit) : unit} و${t}`;
 }
 
 function below1000(n: number, g: Gender, c: Case, construct: boolean): string {

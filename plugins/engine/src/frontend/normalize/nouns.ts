@@ -6,7 +6,8 @@
  * the pronunciation; every other case ending is left undiacritized.
  */
 export type Gender = 'm' | 'f';
-export type Case = 'nom' | 'gen';
+/** 'acc' reads like 'gen' except the tanween of a compound's unit (خمساً وأربعين). */
+export type Case = 'nom' | 'gen' | 'acc';
 
 export interface Noun {
   gender: Gender;

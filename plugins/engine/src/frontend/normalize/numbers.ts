@@ -17,8 +17,9 @@ function caseOf(text: string, index: number, prefix: string): Case {
   if (/^[وف]$/u.test(prefix) || /(?:^|\s)[وف]\s*$/u.test(text.slice(Math.max(0, index - 3), index))) {
     // و + number: the case of the number it is joined to
     const before = text.slice(0, index).replace(/\s*[وف]?\s*$/u, '');
-    const prev = /(?:^|[^\p{L}\p{N}])([بل]?)(\d+(?:\.\d+)?)\s*$/u.exec(before);
-    if (prev) return caseOf(text, before.length - prev[2]!.length, prev[1]!);
+    // the number before, possibly with its counted noun (3 ساعات و45 دقيقة)
+    const prev = /(?:^|[^\p{L}\p{N}])([بل]?)(\d+(?:\.\d+)?)(\s+\p{L}+)?\s*$/u.exec(before);
+    if (prev) return caseOf(text, before.length - prev[2]!.length - (prev[3]?.length ?? 0), prev[1]!);
     if (prefix) return caseAt(text, index - prefix.length);
   }
   return caseAt(text, index - prefix.length, prefix.replace(/^[وف]/u, ''));
@@ -40,9 +41,47 @@ const MASC_AT = new Set(['حمامات', 'قطارات', 'طلبات', 'حساب
  */
 function genderOfPlural(word: string): Gender {
   const w = word.replace(/^[وف]?(?:ال)?/u, '');
-  if (w.length >= 4 && w.endsWith('ات') && !/^[تاإأم]/u.test(w) && !MASC_AT.has(w)) return 'f';
+  if (MASC_AT.has(w)) return 'm';
+  // …يات is the plural of a feminine …ية (ميداليات، عمليات، اتفاقيات)
+  if (w.length >= 5 && w.endsWith('يات')) return 'f';
+  if (w.length >= 4 && w.endsWith('ات') && !/^[تاإأم]/u.test(w)) return 'f';
   return 'm';
 }
+
+/**
+ * Nouns after which a bare number is an ordinal (القرن 21 → القرن الحادي والعشرون): centuries,
+ * floors, ranks, rounds, editions, articles of a law, anniversaries… Feminine by ة/ى or listed.
+ */
+const ORDINAL_HEADS = new Set([
+  'قرن', 'طابق', 'دور', 'مركز', 'مرتبة', 'دورة', 'نسخة', 'طبعة', 'موسم', 'جولة', 'أسبوع', 'فصل', 'جزء', 'حلقة', 'مادة', 'بند', 'فقرة',
+  'صف', 'ذكرى', 'مؤتمر', 'قمة', 'مهرجان', 'حرب', 'ربع', 'مرحلة', 'شوط', 'دقيقة', 'عيد', 'الألفية', 'ألفية', 'بطولة', 'مباراة', 'محطة', 'بوابة',
+]);
+const FEMININE_HEADS = new Set(['حرب']);
+/** A preposition glued to the head (بالذكرى، للمرة) puts it, and its ordinal, in the genitive. */
+const GLUED_PREPOSITION = /^[وف]?(?:بال|لل|كال)/u;
+
+/** The ordinal's head noun before a bare number (one definite adjective may follow it: الحرب العالمية 2). */
+function ordinalHead(text: string, index: number): { gender: Gender; index: number; glued: boolean } | null {
+  const before = text.slice(Math.max(0, index - 40), index);
+  const words = [...before.matchAll(/[\p{L}\p{M}]+/gu)].slice(-2);
+  if (!/^\s+$/u.test(before.slice(words.at(-1) ? words.at(-1)!.index! + words.at(-1)![0].length : 0))) return null;
+  const noun = (w: string) => /^[وف]?(?:ال|بال|لل|كال)(\p{L}+)$/u.exec(w)?.[1];
+  const at = (k: number) => index - before.length + words[k]!.index!;
+  const last = words.at(-1);
+  if (last && ORDINAL_HEADS.has(noun(last[0]) ?? '')) {
+    const n = noun(last[0])!;
+    return { gender: FEMININE_HEADS.has(n) || /[ةى]$/u.test(n) ? 'f' : 'm', index: at(words.length - 1), glued: GLUED_PREPOSITION.test(last[0]) };
+  }
+  // head + one definite adjective (الحرب العالمية 2), with nothing but a space between them
+  if (words.length === 2 && /^ال/u.test(last![0].replace(/^[وف]/u, '')) && ORDINAL_HEADS.has(noun(words[0]![0]) ?? '') && /^\s+$/u.test(before.slice(words[0]!.index! + words[0]![0].length, last!.index))) {
+    const n = noun(words[0]![0])!;
+    return { gender: FEMININE_HEADS.has(n) || /[ةى]$/u.test(last![0]) ? 'f' : 'm', index: at(0), glued: GLUED_PREPOSITION.test(words[0]![0]) };
+  }
+  return null;
+}
+
+/** Words after a number that are not its counted noun. */
+const NOT_COUNTED = /^(?:[وف]?(?:من|في|على|إلى|الى|عن|مع|أو|او|ثم|حتى|بين|منذ|لدى|عند|بعد|قبل|فقط|تقريبا|تقريباً|أيضا|أيضاً|جدا|معا|كل|هو|هي|هم|قد|لا|لم|لن|ما)|و|ال\p{L}+)$/u;
 
 export function normalizeNumbers(text: string): string {
   // 3-5 أيام → ٣ إلى ٥ أيام (ranges that are not dates or phones by now)
@@ -58,6 +97,10 @@ export function normalizeNumbers(text: string): string {
       return glued + ordinal(num, { gender: genderBefore(s, off), case: glued.replace(/^[وف]/u, '') ? 'gen' : c }).replace(/^ال/u, '') .replace(/^/u, 'ال') + after;
     }
     const c = caseOf(s, off + prefix.length, prefix);
+    // after an ordinal's head noun, unless a counted noun follows (a year after it is no count: الحرب العالمية 2 عام 1945)
+    const counted = w1 && (nounIdOf(w1.trim()) ?? UNIT_ABBREVIATIONS[w1.trim()]) && !/^\s*\d/u.test(s.slice(off + all.length - (w2?.length ?? 0)));
+    const head = !prefix && !sign && !num.includes('.') && !pct && !counted ? ordinalHead(s, off) : null;
+    if (head) return ordinal(num, { gender: head.gender, case: head.glued ? 'gen' : caseAt(s, head.index) }) + after;
     if (pct) return `${prefix}${readNumber(value, { case: c })} بالمئة${after}`;
     if (w1) {
       const word = w1.trim().replace(/[\u064c-\u0652]/gu, '');
@@ -83,6 +126,8 @@ export function normalizeNumbers(text: string): string {
     const r = Number(num.replace(/\..*/u, "").slice(-2));
     // 11–99: the tamyiz is accusative; write the tanween an undiacritized ـا leaves out (فصلا → فصلاً)
     const w1out = w1 && !num.includes('.') && r >= 11 && /^\s\p{L}{2,}[^اى\s]ا$/u.test(w1) && !/^\s(?:أيضا|جدا|تقريبا|فقط|معا)$/u.test(w1) ? `${w1}\u064b` : (w1 ?? '');
-    return prefix + readNumber(value, { case: c, gender: g }) + w1out + (w2 ?? '');
+    // a noun right after the number is its counted noun, in construct (مئتا إصابة); a particle is not
+    const construct = !!w1 && !num.includes('.') && !sign && !NOT_COUNTED.test(w1.trim());
+    return prefix + readNumber(value, { case: c, gender: g, construct }) + w1out + (w2 ?? '');
   });
 }
