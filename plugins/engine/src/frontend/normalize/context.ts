@@ -41,8 +41,8 @@ const isTransitive = (w: string) => TRANSITIVE_FORMS.has(w) || (/^[وف]/u.test(
 /** A word that can close a verb's subject: definite (ال…) or with a pronoun suffix (طوله، عددهم). */
 const SUBJECT_END = /^(?:[وف]?ال\p{L}{2,}|\p{L}{2,}(?:ه|ها|هم|هن|هما))$/u;
 
-/** Verbal nouns of the derived forms (تسجيل، إنتاج، استخدام، انتخاب، اختيار), with an optional article or و. */
-const VERBAL_NOUN = /^[وف]?(?:ال)?(?:ت\p{L}\p{L}ي\p{L}|إ\p{L}\p{L}ا\p{L}|است\p{L}\p{L}ا\p{L}|ان\p{L}\p{L}ا\p{L}|ا\p{L}ت\p{L}ا\p{L})$/u;
+/** Indefinite verbal nouns of the derived forms (تسجيل، إنتاج، استخدام، انتخاب، اختيار): only those head a construct. */
+const VERBAL_NOUN = /^[وف]?(?:ت\p{L}\p{L}ي\p{L}|إ\p{L}\p{L}ا\p{L}|است\p{L}\p{L}ا\p{L}|ان\p{L}\p{L}ا\p{L}|ا\p{L}ت\p{L}ا\p{L})$/u;
 
 /** The case for a number whose digits start at `index` in `text` (`prefix` is a preposition glued to the digits). */
 export function caseAt(text: string, index: number, prefix = ''): Case {

@@ -56,10 +56,20 @@ export function normalizeDates(text: string): string {
     const hijri = era === 'هـ' || era === 'ه';
     return readDate(Number(d), (hijri ? HIJRI : GREGORIAN)[Number(m) - 1]!, fullYear(y), era, contextCase(s, off));
   });
+  // ranges of days before a month: من 1 إلى 15 يناير، بين 10 و20 مارس، 3-7 يونيو → both days ordinal, "من" before a bare dash range
+  text = text.replace(new RegExp(`(?<![\\d\\p{L}.,])(\\d{1,2})\\s*(إلى|الى|حتى|و|-|–)\\s*(?=(\\d{1,2})\\s+(?:من\\s+)?(?:شهر\\s+)?(?:${MONTH_NAMES})(?![\\p{L}]))`, 'gu'), (all, d, conn: string, d2, off: number, s: string) => {
+    if (Number(d) < 1 || Number(d) > 31 || Number(d2) < 1 || Number(d2) > 31) return all;
+    const dash = conn === '-' || conn === '–';
+    const lead = dash && !/(?:^|\s)(?:من|بين)\s*$/u.test(s.slice(0, off)) ? 'من ' : '';
+    const c = dash || lead ? 'gen' : contextCase(s, off);
+    return `${lead}${ordinal(Number(d), { case: c })} ${dash ? 'إلى' : conn} `;
+  });
   // 15 مارس 2024, 1 رمضان 1445 هـ, 3 شباط
   text = text.replace(new RegExp(`(?<![\\d\\p{L}.,])(\\d{1,2})\\s+(?:من\\s+)?(?:شهر\\s+)?(${MONTH_NAMES})(?:\\s*[،,]?\\s*(\\d{4}))?${ERA}(?![\\p{L}])`, 'gu'), (all, d, month, y, era, off: number, s: string) => {
     if (Number(d) < 1 || Number(d) > 31) return all;
-    return readDate(Number(d), month, y ? Number(y) : undefined, y ? era : undefined, contextCase(s, off));
+    // the second day of a range joined by و takes the first one's case (بين العاشر والعشرين)
+    const c = /(?:^|\s)و\s?$/u.test(s.slice(Math.max(0, off - 3), off)) ? 'gen' : contextCase(s, off);
+    return readDate(Number(d), month, y ? Number(y) : undefined, y ? era : undefined, c);
   });
   // مارس 2024 / رمضان 1445هـ
   text = text.replace(new RegExp(`(?<![\\p{L}])(${MONTH_NAMES})\\s+(\\d{4})(?![\\d])${ERA}`, 'gu'), (_all, month, y, era) => `${month} عام ${cardinal(Number(y), { case: 'gen' })}${eraWords(era)}`);

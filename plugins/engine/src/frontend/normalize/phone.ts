@@ -6,7 +6,7 @@
  */
 import { digitByDigit } from './cardinals.js';
 
-const PHONE_WORD = '(?:هاتف|الهاتف|هاتفي|جوال|الجوال|جوالي|موبايل|الموبايل|تلفون|التلفون|فاكس|الفاكس|واتساب|الواتساب|اتصل|اتصلوا|اتصال|للاتصال|رقم الهاتف|رقم الجوال|الرقم|برقم|رقم)';
+const PHONE_WORD = '(?:هاتف|الهاتف|هاتفي|جوال|الجوال|جوالي|موبايل|الموبايل|تلفون|التلفون|فاكس|الفاكس|واتساب|الواتساب|اتصل|اتصلوا|اتصال|للاتصال|للتواصل|تواصل|للحجز|للاستفسار|للاستفسارات|رقم الهاتف|رقم الجوال|الرقم|برقم|رقم)';
 const read = (s: string) => s.trim().split(/[\s-]+/u).map(digitByDigit).filter(Boolean).join(' ');
 
 export function normalizePhones(text: string): string {
@@ -19,6 +19,8 @@ export function normalizePhones(text: string): string {
   });
   // 0501234567, 050 123 4567, 050-123-4567
   text = text.replace(/(?<![\p{L}\d.,])0\d{1,4}(?:[\s-]?\d{2,4}){1,4}(?![\d.,])/gu, (m) => (m.replace(/\D/gu, '').length >= 7 ? read(m) : m));
-  // long digit strings
-  return text.replace(/(?<![\d.])\d{14,}(?![\d.])/gu, digitByDigit);
+  // long digit strings; from 10 digits when no word follows and it is not round (a quantity is followed
+  // by its noun or ends in zeros: 1400000000 نسمة، 3000000000; an ID or a number to dial is neither)
+  text = text.replace(/(?<![\d.])\d{14,}(?![\d.])/gu, digitByDigit);
+  return text.replace(/(?<![\d.,])\d{10,13}(?![\d.,]|\s*[\p{L}%$€£¥﷼])/gu, (m) => (m.endsWith('000') ? m : digitByDigit(m)));
 }
