@@ -6,7 +6,7 @@
  * preposition glued to the digits (ب٥). A number after "و" takes the case of
  * the number before it (بين 20 و30 → بين عشرين وثلاثين).
  */
-import { countNoun, ordinal, readNumber } from './cardinals.js';
+import { cardinal, countNoun, ordinal, readNumber } from './cardinals.js';
 import { caseAt } from './context.js';
 import { adjectiveStem, BY_NOUN, readMoney } from './currency.js';
 import { NOUNS, UNIT_ABBREVIATIONS, nounIdOf, type Case, type Gender } from './nouns.js';
@@ -86,6 +86,18 @@ const NOT_COUNTED = /^(?:[وف]?(?:من|في|على|إلى|الى|عن|مع|أو
 export function normalizeNumbers(text: string): string {
   // 3-5 أيام → ٣ إلى ٥ أيام (ranges that are not dates or phones by now)
   text = text.replace(/(?<![\d.])(\d{1,4})\s?[-–]\s?(\d{1,4})(?![\d.])/gu, '$1 إلى $2');
+  // digits and Latin letters glued together are read apart (5G، MP3)
+  text = text.replace(/(?<=\d)(?=[A-Za-z])|(?<=[A-Za-z])(?=\d)/gu, ' ');
+  text = readNumbersInContext(text);
+  // Digits no rule took (glued to letters: MP3، A380، كتاب5; version numbers 1.2.3) are read as numbers all the same.
+  return text.replace(/\d+/gu, (d, off: number, s: string) => {
+    const before = off > 0 && /[\p{L}\p{M}]/u.test(s[off - 1]!) ? ' ' : '';
+    const after = /^[\p{L}\p{M}]/u.test(s.slice(off + d.length)) ? ' ' : '';
+    return before + cardinal(d) + after;
+  });
+}
+
+function readNumbersInContext(text: string): string {
   return text.replace(NUMBER, (all, prefix: string, sign: string | undefined, num: string, pct: string | undefined, w1: string | undefined, w2: string | undefined, off: number, s: string) => {
     const value = (sign ? '-' : '') + num;
     const after = `${w1 ?? ''}${w2 ?? ''}`;
