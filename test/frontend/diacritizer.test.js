@@ -34,6 +34,18 @@ t.test('the libtashkeel model through the native ONNX path', { skip: !haveTashke
     t.equal(d.stats.runs, runs, 'model not run');
   });
 
+  t.test('tanween written on the alif is its letter\'s: كتاباً reads kita:ban, not kita:ba:', async (t) => {
+    t.equal(await d.diacritize('كتاباً'), 'كِتَابًا');
+    t.equal(await d.diacritize('كِتَابَاً'), 'كِتَابًا', 'a fatha before it gives way');
+    t.match(await d.diacritize('شكرا جداً'), /جِد\u0651\u064bا$/u, 'the model\'s shadda joins the user\'s tanween');
+    const [batched] = await d.diacritizeMany(['اشتريت 11 كتاباً']);
+    t.notMatch(batched, /\u064bا\u064b/u, 'no double tanween');
+    const { EngineTextPipeline } = await import(ENGINE);
+    const p = new EngineTextPipeline({ diacritizer: d, dialects: new Map() });
+    t.match(await p.run('phonemize', 'قرأت كتاباً'), /kit,a:ban/u, 'espeak reads the tanween');
+    t.match(await p.run('phonemize', 'أحد عشر ريالاً'), /R'i:a:l,an|ri:a:l,an|a:lan/u, "the normalizer's own counted nouns too");
+  });
+
   t.test('foreign characters and raw phonemes pass through; batches match single runs', async (t) => {
     t.equal(await d.diacritize('2024 Ali [[q\'a:l]]'), "2024 Ali [[q'a:l]]");
     const texts = ['ذهب الولد إلى المدرسة', 'قال', 'يسعدنا أن نقدم لكم خدمة صوت'];

@@ -33,6 +33,27 @@ t.test('reference table: exact-match rate', async (t) => {
   t.ok(rate >= FLOOR, `rate ${rate.toFixed(3)} >= ${FLOOR}`, { misses });
 });
 
+t.test('held-out table (written before the fixes of issue 16): exact-match rate', async (t) => {
+  const heldOut = JSON.parse(readFileSync(new URL('./normalization-heldout.json', import.meta.url), 'utf8'));
+  t.ok(heldOut.length >= 40, `${heldOut.length} cases`);
+  const misses = heldOut.filter((c) => normalizeArabic(c.input) !== c.expected);
+  for (const m of misses) t.comment(`MISS [${m.category}] ${m.input} → ${normalizeArabic(m.input)}  (expected ${m.expected})`);
+  const rate = (heldOut.length - misses.length) / heldOut.length;
+  t.ok(rate >= FLOOR, `rate ${rate.toFixed(3)} >= ${FLOOR}`);
+});
+
+t.test('numbers of any length: money past 10^15 read digit by digit, never an error, never a sign left', async (t) => {
+  const nines = 'تسعة '.repeat(17).trim();
+  t.equal(normalizeArabic('$99999999999999999.99'), `${nines} دولار وتسعة وتسعون سنتاً`);
+  t.equal(normalizeArabic('99999999999999999.99 ريال'), `${nines} ريال وتسع وتسعون هللة`);
+  t.equal(normalizeArabic('$9999999999999999'), `${'تسعة '.repeat(16).trim()} دولار`);
+  t.equal(normalizeArabic('$999999999999999.99'), 'تسعمئة وتسعة وتسعون تريليوناً وتسعمئة وتسعة وتسعون ملياراً وتسعمئة وتسعة وتسعون مليوناً وتسعمئة وتسعة وتسعون ألفاً وتسعمئة وتسعة وتسعون دولاراً وتسعة وتسعون سنتاً');
+  t.equal(cardinal('0000000000000000000001'), 'واحد', 'leading zeros are no digits to read');
+  t.equal(countNoun('12345678901234567', NOUNS.book), 'واحد اثنان ثلاثة أربعة خمسة ستة سبعة ثمانية تسعة صفر واحد اثنان ثلاثة أربعة خمسة ستة سبعة كتاب');
+  t.match(ordinal('100000000000000000'), /^رقم واحد صفر/u);
+  t.equal(normalizeArabic('MP3 و5G'), 'MP ثلاثة وخمسة G', 'digits glued to letters are read');
+});
+
 t.test('cardinals: hundreds, thousands, millions and case', async (t) => {
   t.equal(cardinal(200), 'مئتان');
   t.equal(cardinal(200, { case: 'gen' }), 'مئتين');

@@ -78,3 +78,16 @@ if (!existsSync(GOLDEN)) {
     t.equal(say('اللَّهُمَّ', festival), 'ah a ll a h u mm a');
   });
 }
+
+t.test('issue 16: the plural و\'s silent alif, and Festival\'s addenda after clitics', async (t) => {
+  const { wordPhones, DEFAULT_LABEL_OPTIONS } = await import('../../plugins/engine/dist/index.js');
+  const phones = (w) => wordPhones(w, { phraseInitial: false, opts: DEFAULT_LABEL_OPTIONS }).phones.join(' ');
+  t.equal(phones('تَأَخَّرُوا'), 't a ah a xx a r uu', 'تأخروا ends in uu, no w aa');
+  t.equal(phones('كَتَبُوا'), 'k a t a b uu');
+  t.equal(phones('دَعَوْا'), 'd a E a w', 'after fatha + sukun too');
+  t.equal(phones('دَعَوَا'), 'd a E a w aa', 'the dual keeps its alif');
+  t.equal(phones('وَهَذَا'), 'w a h aa th aa');
+  t.equal(phones('لِذَلِكَ'), 'l i th aa l i k a');
+  t.equal(phones('بِهَذِهِ'), 'b i h aa th i h i');
+  t.equal(phones('وَلَكِنَّ'), 'w a l aa k i nn a', 'ولكن is و + لكن');
+});
