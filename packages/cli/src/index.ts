@@ -2,6 +2,7 @@ import { fromMicro, PLANS, ENDPOINT_SCOPES, tokens, toMicro, SawtError, type Api
 import { withAdminApp } from './admin.js';
 import { flags, required, UsageError, type Flags } from './args.js';
 import { pullFile } from './commands/pull.js';
+import { TEXT_USAGE, textCommand } from './commands/text.js';
 import { serve } from './serve.js';
 
 const USAGE = `Usage: sawt <command> [options] [--json]
@@ -18,9 +19,7 @@ const USAGE = `Usage: sawt <command> [options] [--json]
   models list
   models grant --account ID --model MODEL_ID
   models pull [MODEL_ID...]
-  text normalize|diacritize|phonemize TEXT [--dialect D]
-                                          print that text stage's output (every stage before it runs too);
-                                          phonemize prints espeak-ng phonemes after the dialect's rules
+${TEXT_USAGE}
 
 PLAN: ${PLANS.join(' ')}
 LIST: comma-separated scopes from: ${ENDPOINT_SCOPES.join(', ')}`;
@@ -64,25 +63,9 @@ async function walletJson(app: SawtApp, accountId: string) {
   return { account_id: accountId, balance: fromMicro(b.balance), reserved: fromMicro(b.reserved), available: fromMicro(b.available) };
 }
 
-function textCommand(stage: TextStageName): Handler {
-  return async (argv) => {
-    const { values, positionals } = flags(argv, { dialect: 'string' });
-    const input = positionals.join(' ');
-    if (input.trim() === '') throw new UsageError(`text ${stage} needs the TEXT to process`);
-    const dialect = typeof values.dialect === 'string' ? values.dialect : null;
-    return withAdminApp(async (app) => {
-      const pipeline = app.get(tokens.textPipeline);
-      if (dialect !== null && !pipeline.dialects().includes(dialect)) throw new UsageError(`--dialect must be one of ${pipeline.dialects().join(', ')} but received ${JSON.stringify(dialect)}`);
-      const output = await pipeline.run(stage, input, { dialect });
-      return { json: { input, output }, text: output };
-    });
-  };
-}
+const TEXT_STAGES: readonly TextStageName[] = ['normalize', 'diacritize', 'phonemize'];
 
 const commands: Record<string, Handler> = {
-  'text normalize': textCommand('normalize'),
-  'text diacritize': textCommand('diacritize'),
-  'text phonemize': textCommand('phonemize'),
   async 'accounts create'(argv) {
     const { values } = flags(argv, { name: 'string', plan: 'string', balance: 'string' });
     const name = required(values, 'name');
@@ -227,15 +210,23 @@ export async function main(argv: string[]): Promise<number> {
     return group ? 0 : 1;
   }
   if (group === 'serve') return serve(argv.slice(1));
+  if (group === 'text' && (TEXT_STAGES as readonly string[]).includes(action ?? '')) return runReporting(() => textCommand(action as TextStageName, rest));
   const handler = commands[`${group} ${action ?? ''}`.trim()];
   if (!handler) {
     process.stderr.write(`sawt: unknown command '${[group, action].filter(Boolean).join(' ')}'. Run 'sawt --help'.\n`);
     return 2;
   }
   const json = rest.includes('--json');
-  try {
+  return runReporting(async () => {
     const out = await handler(rest);
     process.stdout.write(json ? `${JSON.stringify(out.json)}\n` : `${out.text}\n`);
+  });
+}
+
+/** Runs a command: exit 0, or a one-line message on stderr and 2 (usage) or 1. */
+async function runReporting(fn: () => Promise<void>): Promise<number> {
+  try {
+    await fn();
     return 0;
   } catch (e) {
     process.stderr.write(`sawt: ${(e as Error).message.split('\n')[0]}\n`);

@@ -320,6 +320,8 @@ export interface TextPipeline {
   /** Dialects with a rules file. */
   dialects(): string[];
   run(stage: TextStageName, text: string, opts?: TextPipelineOptions): Promise<string>;
+  /** run() over many texts at once, in order; model stages batch across them (corpus work). */
+  runMany(stage: TextStageName, texts: string[], opts?: TextPipelineOptions): Promise<string[]>;
 }
 
 // ---------- Voice cloning ----------

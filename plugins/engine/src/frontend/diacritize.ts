@@ -1,7 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { OnnxSession } from '../native/index.js';
-import { mapTextParts } from './raw.js';
+import { mapTextParts, RAW_SPAN } from './raw.js';
+
+/** Rows (windows) per batched model run: larger batches pad more and hold more memory. */
+const BATCH_ROWS = 32;
 
 /**
  * Arabic diacritization with the libtashkeel character model (ONNX, run off the
@@ -169,17 +172,24 @@ export class Diacritizer {
 
   /** Several texts in one batched model run (padded); for benchmarks and bulk work. */
   async diacritizeMany(texts: string[]): Promise<string[]> {
-    const jobs = texts.map((t) => splitLetters(tanweenBeforeAlif(t)));
-    const rows: Letter[][] = [];
-    const owner: number[] = [];
-    jobs.forEach((letters, j) => {
-      for (const w of windows(letters, this.options.maxInputChars)) {
-        rows.push(w);
-        owner.push(j);
-      }
+    // Raw [[ ]] spans are set aside (as a KEEP span's placeholder) and put back after.
+    const raws: string[][] = texts.map(() => []);
+    const jobs = texts.map((t, i) =>
+      splitLetters(tanweenBeforeAlif(t).replace(RAW_SPAN, (m) => {
+        raws[i]!.push(m);
+        return `${KEEP_START}\ue004${KEEP_END}`;
+      })),
+    );
+    const rows = jobs.flatMap((letters) => windows(letters, this.options.maxInputChars));
+    // Letters that need nothing are not sent (fully diacritized or non-Arabic texts)
+    const needed = rows.filter((row) => row.some((_, k) => needsMarks(row, k)));
+    const batches: Letter[][][] = [];
+    for (let k = 0; k < needed.length; k += BATCH_ROWS) batches.push(needed.slice(k, k + BATCH_ROWS));
+    await Promise.all(batches.map((b) => this.predict(b))); // at most maxConcurrent at once
+    return jobs.map((letters, i) => {
+      let n = 0;
+      return this.render(letters).replace(/\ue004/gu, () => raws[i]![n++]!);
     });
-    await this.predict(rows);
-    return jobs.map((letters) => this.render(letters));
   }
 
   private async diacritizePlain(text: string): Promise<string> {

@@ -32,10 +32,14 @@ export interface FrontEndResult {
 
 export type TextStage = (text: string, ctx: FrontEndInput) => string | Promise<string>;
 
+/** A per-segment stage over many segments at once (one batched model run); results in order. */
+export type BatchTextStage = (texts: string[], ctx: FrontEndInput) => Promise<string[]>;
+
 interface Stage {
   name: string;
   run: TextStage;
   perSegment: boolean;
+  batch?: BatchTextStage;
 }
 
 export class TextFrontEnd {
@@ -47,11 +51,40 @@ export class TextFrontEnd {
    * Adds a stage after the existing ones. `perSegment` stages run after
    * segmentation, on each segment; whole-text stages must come before them.
    */
-  addStage(name: string, run: TextStage, opts: { perSegment?: boolean } = {}): this {
+  addStage(name: string, run: TextStage, opts: { perSegment?: boolean; batch?: BatchTextStage } = {}): this {
     const perSegment = opts.perSegment ?? false;
     if (!perSegment && this.stages.some((s) => s.perSegment)) throw new Error(`whole-text stage '${name}' must be added before the per-segment stages`);
-    this.stages.push({ name, run, perSegment });
+    this.stages.push({ name, run, perSegment, ...(opts.batch && { batch: opts.batch }) });
     return this;
+  }
+
+  /**
+   * runUntil over many texts (same options), in order: whole-text stages per text, then each
+   * per-segment stage over the segments of all texts at once (batched where the stage can).
+   */
+  async runManyUntil(inputs: FrontEndInput[], stageName: string): Promise<string[]> {
+    const i = this.stages.findIndex((s) => s.name === stageName);
+    if (i < 0) throw new Error(`unknown text stage '${stageName}' (stages: ${this.stageNames().join(', ')})`);
+    if (!this.stages[i]!.perSegment) return Promise.all(inputs.map((input) => this.runUntil(input, stageName)));
+    const stages = this.stages.slice(0, i + 1);
+    const owners: number[] = [];
+    let segments: string[] = [];
+    for (const [k, input] of inputs.entries()) {
+      let text = input.text;
+      for (const stage of stages.filter((s) => !s.perSegment)) text = await mapTextParts(text, (p) => stage.run(p, input));
+      const { text: guarded, restore } = protectRaw(text);
+      for (const seg of segmentText(guarded, this.segmentOptions)) {
+        segments.push(restore(seg));
+        owners.push(k);
+      }
+    }
+    const ctx = inputs[0] ?? { text: '', dialect: null };
+    for (const stage of stages.filter((s) => s.perSegment)) {
+      segments = stage.batch ? await stage.batch(segments, ctx) : await Promise.all(segments.map((s) => stage.run(s, ctx)));
+    }
+    const out = inputs.map(() => [] as string[]);
+    segments.forEach((s, j) => out[owners[j]!]!.push(s));
+    return out.map((parts) => parts.join(' '));
   }
 
   stageNames(): string[] {

@@ -33,7 +33,10 @@ export class EngineTextPipeline implements TextPipeline {
     this.latin = new LatinReader(parts.latin);
     this.frontEnd = new TextFrontEnd(parts.segment)
       .addStage('lexicon', (text, ctx) => this.lexicon(ctx.dialect).apply(text))
-      .addStage('diacritize', (text, ctx) => (diacritizer && ctx.diacritize !== false ? diacritizer.diacritize(text) : removeKeepMarks(tanweenBeforeAlif(text))), { perSegment: true })
+      .addStage('diacritize', (text, ctx) => (diacritizer && ctx.diacritize !== false ? diacritizer.diacritize(text) : removeKeepMarks(tanweenBeforeAlif(text))), {
+        perSegment: true,
+        batch: async (texts, ctx) => (diacritizer && ctx.diacritize !== false ? diacritizer.diacritizeMany(texts) : texts.map((t) => removeKeepMarks(tanweenBeforeAlif(t)))),
+      })
       .addStage('latin', (text, ctx) => (ctx.phonemes ? this.latin.read(text, ctx.phonemes) : text), { perSegment: true })
       .addStage(
         'phonemize',
@@ -75,9 +78,16 @@ export class EngineTextPipeline implements TextPipeline {
   }
 
   async run(stage: TextStageName, text: string, opts: TextPipelineOptions = {}): Promise<string> {
+    return this.frontEnd.runUntil(this.input(text, opts), stage);
+  }
+
+  async runMany(stage: TextStageName, texts: string[], opts: TextPipelineOptions = {}): Promise<string[]> {
+    return this.frontEnd.runManyUntil(texts.map((text) => this.input(text, opts)), stage);
+  }
+
+  private input(text: string, opts: TextPipelineOptions): FrontEndInput {
     const dialect = opts.dialect ?? null;
     if (dialect !== null && !this.parts.dialects.has(dialect)) throw new Error(`unknown dialect '${dialect}' (known: ${this.dialects().join(', ')})`);
-    const input: FrontEndInput = { text, dialect, diacritize: true, phonemes: 'espeak', showPhonemes: true };
-    return this.frontEnd.runUntil(input, stage);
+    return { text, dialect, diacritize: true, phonemes: 'espeak', showPhonemes: true };
   }
 }

@@ -6,8 +6,8 @@
 export type LetterNames = 'arabic' | 'english';
 
 export const ARABIC_LETTER_NAMES: Record<string, string> = {
-  a: 'إِيه', b: 'بِي', c: 'سِي', d: 'دِي', e: 'إِي', f: 'إِفْ', g: 'جِي', h: 'إِتْشْ', i: 'آي', j: 'جِيه', k: 'كِيه', l: 'إِلْ', m: 'إِمْ',
-  n: 'إِنْ', o: 'أُو', p: 'بِي', q: 'كْيُو', r: 'آرْ', s: 'إِسْ', t: 'تِي', u: 'يُو', v: 'فِي', w: 'دَبْلْيُو', x: 'إِكْسْ', y: 'وَايْ', z: 'زِدْ',
+  a: 'إِيه', b: 'بِي', c: 'سِي', d: 'دِي', e: 'إِي', f: 'إِفْ', g: 'جِي', h: 'إِتْشْ', i: 'أَايْ', j: 'جِيه', k: 'كِيه', l: 'إِلْ', m: 'إِمْ',
+  n: 'إِنْ', o: 'أُو', p: 'بِي', q: 'كْيُو', r: 'أَارْ', s: 'إِسْ', t: 'تِي', u: 'يُو', v: 'فِي', w: 'دَبْلْيُو', x: 'إِكْسْ', y: 'وَايْ', z: 'زِدْ',
 };
 
 /** English letter names in IPA (espeak reads a lone "A" as the article, so they are not asked of it). */

@@ -1,0 +1,93 @@
+import { createReadStream } from 'node:fs';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { tokens, type TextPipeline, type TextStageName } from '@sawt/core';
+import { withAdminApp } from '../admin.js';
+import { flags, UsageError } from '../args.js';
+
+/**
+ * `sawt text normalize|diacritize|phonemize`: one TEXT, or with `--file PATH|-` one output line per
+ * input line, in order, in one process, lines taken in blocks so the diacritizer runs batched.
+ * `--json`: one JSON object per output ({"line", "input", "output"}; for TEXT, {"input", "output"}).
+ * The command parses its own flags and writes its own output (it streams), so that it can move
+ * onto another argument parser as it is.
+ */
+export const TEXT_USAGE = `  text normalize|diacritize|phonemize TEXT | --file PATH|- [--dialect D] [--json]
+                                          print that text stage's output (every stage before it runs too);
+                                          phonemize prints espeak-ng phonemes after the dialect's rules;
+                                          --file: one output line per input line (- reads stdin)`;
+
+/** Lines per block: enough for full diacritizer batches, few enough to keep the output flowing. */
+const BLOCK_LINES = 64;
+
+export async function textCommand(stage: TextStageName, argv: string[], out: NodeJS.WritableStream = process.stdout): Promise<void> {
+  const { values, positionals } = flags(argv, { dialect: 'string', file: 'string' });
+  const file = typeof values.file === 'string' ? values.file : null;
+  const json = values.json === true;
+  if (file !== null && positionals.length) throw new UsageError(`text ${stage} takes TEXT or --file, not both`);
+  const input = positionals.join(' ');
+  if (file === null && input.trim() === '') throw new UsageError(`text ${stage} needs the TEXT to process (or --file PATH, - for stdin)`);
+  const dialect = typeof values.dialect === 'string' ? values.dialect : null;
+  const lines = file === null ? null : await openLines(file);
+  await withAdminApp(async (app) => {
+    const pipeline = app.get(tokens.textPipeline);
+    if (dialect !== null && !pipeline.dialects().includes(dialect)) throw new UsageError(`--dialect must be one of ${pipeline.dialects().join(', ')} but received ${JSON.stringify(dialect)}`);
+    if (lines === null) {
+      const output = await pipeline.run(stage, input, { dialect });
+      await write(out, json ? `${JSON.stringify({ input, output })}\n` : `${output}\n`);
+      return;
+    }
+    await processLines(pipeline, stage, lines(), dialect, json, out);
+  });
+}
+
+/**
+ * Opens the input (a missing file fails before anything boots) and returns a function giving its
+ * lines; readline is only created when they are read, as it drops lines no iterator waits for.
+ */
+async function openLines(file: string): Promise<() => AsyncIterable<string>> {
+  if (file === '-') return () => createInterface({ input: process.stdin, crlfDelay: Infinity });
+  const stream = createReadStream(file, { encoding: 'utf8' });
+  await once(stream, 'open').catch((e: NodeJS.ErrnoException) => {
+    throw new UsageError(`--file: cannot read ${JSON.stringify(file)} (${e.code ?? e.message})`);
+  });
+  stream.pause();
+  return () => createInterface({ input: stream, crlfDelay: Infinity });
+}
+
+async function processLines(pipeline: TextPipeline, stage: TextStageName, lines: AsyncIterable<string>, dialect: string | null, json: boolean, out: NodeJS.WritableStream): Promise<void> {
+  let block: string[] = [];
+  let lineNo = 0;
+  const flush = async () => {
+    // Empty lines stay empty lines (the front end has nothing to say for them).
+    const texts = block.map((l) => l.replace(/^\uFEFF/u, ''));
+    const outputs = await pipeline.runMany(stage, texts.map((t) => (t.trim() ? t : '')), { dialect });
+    const text = texts.map((t, k) => {
+      const output = t.trim() ? outputs[k]!.replace(/\r?\n/gu, ' ') : '';
+      return json ? `${JSON.stringify({ line: lineNo - texts.length + k + 1, input: t, output })}\n` : `${output}\n`;
+    }).join('');
+    block = [];
+    await write(out, text);
+  };
+  for await (const line of lines) {
+    block.push(line);
+    lineNo++;
+    if (block.length >= BLOCK_LINES) await flush();
+  }
+  if (block.length) await flush();
+}
+
+/** Writes with backpressure; a closed pipe (… | head) ends quietly. */
+function write(out: NodeJS.WritableStream, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (out.write(text)) resolve();
+    else {
+      const onError = (e: Error) => reject(e);
+      out.once('error', onError);
+      out.once('drain', () => {
+        out.off('error', onError);
+        resolve();
+      });
+    }
+  });
+}
