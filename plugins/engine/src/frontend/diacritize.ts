@@ -70,6 +70,8 @@ export interface DiacritizerOptions {
 interface Letter {
   ch: string;
   marks: string;
+  /** The marks were written by the user. */
+  user?: boolean;
   /** Inside a KEEP span: fed to the model for context, never given marks. */
   keep: boolean;
 }
@@ -79,7 +81,10 @@ function splitLetters(text: string): Letter[] {
   let keep = false;
   for (const ch of text) {
     if (ch === KEEP_START || ch === KEEP_END) keep = ch === KEEP_START;
-    else if (HARAKAT.test(ch) && out.length) out[out.length - 1]!.marks += ch;
+    else if (HARAKAT.test(ch) && out.length) {
+      out[out.length - 1]!.marks += ch;
+      out[out.length - 1]!.user = true;
+    }
     else if (HARAKAT.test(ch)) out.push({ ch: '', marks: ch, keep });
     else out.push({ ch, marks: '', keep });
   }
@@ -99,6 +104,37 @@ function needsMarks(letters: Letter[], i: number): boolean {
   if ((l.ch === 'و' && prev.includes('\u064f')) || (l.ch === 'ي' && prev.includes('\u0650'))) return false;
   if (l.ch === 'ل' && (letters[i + 1]?.marks ?? '').includes(SHADDA)) return false;
   return true;
+}
+
+/**
+ * The article before hamzat al-wasl (الاقتصاد، الاستثمار، الاتفاق) joins it with a kasra on its
+ * lam (الِاقْتِصَادُ: al-iqtiṣād), which the model leaves out. Recognized by the wasl's vowelless
+ * next consonant (sukun or shadda); a lam the user marked is left as written.
+ */
+function articleBeforeWasl(letters: Letter[]): void {
+  for (let i = 0; i + 3 < letters.length; i++) {
+    const [a, l, w, c] = [letters[i]!, letters[i + 1]!, letters[i + 2]!, letters[i + 3]!];
+    if (a.ch !== 'ا' || l.ch !== 'ل' || w.ch !== 'ا' || l.keep || VOWEL_MARK.test(l.marks.replace('\u0652', '')) || w.marks) continue;
+    const start = letters[i - 1];
+    const atWordStart = !start || !ARABIC_LETTER.test(start.ch) || ('وفبكل'.includes(start.ch) && !ARABIC_LETTER.test(letters[i - 2]?.ch ?? ''));
+    if (atWordStart && ARABIC_LETTER.test(c.ch) && /[\u0651\u0652]/u.test(c.marks)) l.marks = '\u0650';
+  }
+}
+
+/**
+ * Two vowelless consonants do not meet across words: a final sukun before hamzat al-wasl (the
+ * article, اِسْتَقْبَلَ…) becomes kasra, and مِنْ before the article مِنَ (مِنِ الْ… is no Arabic).
+ * Only the model's sukun is changed; the user's marks stay.
+ */
+function sukunBeforeWasl(letters: Letter[]): void {
+  for (let i = 0; i + 3 < letters.length; i++) {
+    const [last, space, alif, next] = [letters[i]!, letters[i + 1]!, letters[i + 2]!, letters[i + 3]!];
+    if (space.ch !== ' ' || alif.ch !== 'ا' || alif.marks || last.keep || last.user || last.marks !== '\u0652' || !ARABIC_LETTER.test(next.ch)) continue;
+    if (!ARABIC_LETTER.test(letters[i - 1]?.ch ?? '')) continue; // a one-letter word is a clitic, not a word
+    const article = next.ch === 'ل';
+    const min = last.ch === 'ن' && letters[i - 1]!.ch === 'م' && !ARABIC_LETTER.test(letters[i - 2]?.ch ?? '') && !ARABIC_LETTER.test(letters[i - 3]?.ch ?? '');
+    last.marks = min && article ? '\u064e' : '\u0650';
+  }
 }
 
 function merge(user: string, predicted: string): string {
@@ -200,6 +236,8 @@ export class Diacritizer {
   }
 
   private render(letters: Letter[]): string {
+    articleBeforeWasl(letters);
+    sukunBeforeWasl(letters);
     return letters.map((l) => l.ch + shaddaFirst(l.marks)).join('');
   }
 
