@@ -24,3 +24,9 @@ t.test('the article after بِ/كَ has no vowel of its own', async (t) => {
   t.match(await espeak('بِالْكِتَابِ'), /^bilk/u);
   t.equal(await spellForEspeak('[[bi,a:l]] بِالْقَلَمِ'), '[[bi,a:l]] بِلْقَلَمِ', 'raw spans untouched');
 });
+
+t.test('the article joined to hamzat al-wasl: al-iqtiṣād, not al-a:qtiṣād', async (t) => {
+  t.match(await espeak('الِاقْتِصَادُ'), /^aliqt/u);
+  t.match(await espeak('وَالِاسْتِثْمَارِ'), /^w,?alist/u);
+  t.match(await espeak('بِالِاقْتِصَادِ'), /^bil,?iqt/u);
+});

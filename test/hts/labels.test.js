@@ -91,3 +91,12 @@ t.test('issue 16: the plural و\'s silent alif, and Festival\'s addenda after cl
   t.equal(phones('بِهَذِهِ'), 'b i h aa th i h i');
   t.equal(phones('وَلَكِنَّ'), 'w a l aa k i nn a', 'ولكن is و + لكن');
 });
+
+t.test('issue 16: the article joined to hamzat al-wasl (الِاقْتِصَادُ) is a l i, its alif silent', async (t) => {
+  const { wordPhones, DEFAULT_LABEL_OPTIONS } = await import('../../plugins/engine/dist/index.js');
+  const phones = (w, phraseInitial) => wordPhones(w, { phraseInitial, opts: DEFAULT_LABEL_OPTIONS }).phones.join(' ');
+  t.equal(phones('الِاقْتِصَادُ', true), 'ah a l i q t I S aa d u');
+  t.equal(phones('الِاقْتِصَادُ', false), 'l i q t I S aa d u');
+  t.equal(phones('وَالِاسْتِثْمَارِ', false), 'w a l i s t i ^ m aa r i');
+  t.equal(phones('الْكِتَابُ', true), 'ah a l k i t aa b u', 'the article before other words unchanged');
+});

@@ -39,6 +39,11 @@ function withHiddenAlif(word: string): string {
 /** بِ/كَ + the article: espeak reads the diacritized بِالْكِتَابِ as bi a:l kita:bi; without the silent alif, bilkita:bi. */
 const CLITIC_ARTICLE = /(?<![\p{L}\p{M}])((?:[وف]\u064e?)?[بك][\u064e\u0650])ا(?=ل)/gu;
 
+/** The article joined to hamzat al-wasl (الِاقْتِصَادُ): espeak reads the alif as a:, so it goes. */
+const ARTICLE_WASL = /(ل\u0650)ا(?=[\u0621-\u064a])/gu;
+/** …and after و/ف its own alif goes too (وَالِاسْتِثْمَارِ → wa listiθma:ri, not wa:listiθma:ri). */
+const CLITIC_ARTICLE_WASL = /(?<![\p{L}\p{M}])([وف]\u064e?)ا(ل\u0650)(?=[\u0621-\u064a])/gu;
+
 export function spellForEspeak(text: string): Promise<string> {
-  return mapTextParts(text, (part) => part.replace(SILENT_ALIF, '$1').replace(CLITIC_ARTICLE, '$1').replace(ARABIC_WORD, withHiddenAlif));
+  return mapTextParts(text, (part) => part.replace(SILENT_ALIF, '$1').replace(CLITIC_ARTICLE, '$1').replace(ARTICLE_WASL, '$1').replace(CLITIC_ARTICLE_WASL, '$1$2').replace(ARABIC_WORD, withHiddenAlif));
 }

@@ -122,7 +122,14 @@ export function wordPhones(word: string, ctx: WordCtx = { phraseInitial: true, o
   let i = 0;
   let articleEnd = 0; // the article's own vowel is not coloured by a following emphatic (Festival)
   // Article at the start of the word, possibly after a one-letter clitic (و ف ب ك ل + vowel).
-  const articleAt = (k: number) => L[k]?.ch === 'ا' && L[k + 1]?.ch === 'ل' && L[k + 1]!.vowel !== FATHA && L[k + 1]!.vowel !== KASRA && L[k + 1]!.vowel !== DAMMA && L.length > k + 2;
+  // A lam with kasra before a bare alif is the article joining hamzat al-wasl (الِاقْتِصَاد: a l i q…).
+  const beforeWasl = (k: number) => L[k + 1]!.vowel === KASRA && L[k + 2]?.ch === 'ا' && L[k + 2]!.vowel === null;
+  const articleAt = (k: number) => L[k]?.ch === 'ا' && L[k + 1]?.ch === 'ل' && L[k + 1]!.vowel !== FATHA && (L[k + 1]!.vowel !== KASRA || beforeWasl(k)) && L[k + 1]!.vowel !== DAMMA && L.length > k + 2;
+  const joinWasl = (k: number) => {
+    if (!beforeWasl(k)) return;
+    out.push('i');
+    i++; // the wasl alif is silent
+  };
   // الله and اللهم (allāhumma) have a long ā.
   const isAllah = /^[وفب]?اللهم?$/.test(b) || /^[وف]?للهم?$/.test(b);
   // Hamzat al-wasl of a known word (at k: 0, or 1 after a clitic); an alif with a vowel of its own is not one.
@@ -134,15 +141,17 @@ export function wordPhones(word: string, ctx: WordCtx = { phraseInitial: true, o
     // Inside a phrase with waslElision the article's alif is silent (the previous word runs on).
     if (!(ctx.opts.waslElision && !ctx.phraseInitial)) out.push('ah', 'a');
     if (!sun) out.push('l');
-    articleEnd = out.length;
     i = 2;
+    joinWasl(0);
+    articleEnd = out.length;
   } else if (L.length > 3 && /[وفبكل]/.test(L[0]!.ch) && L[0]!.vowel && articleAt(1)) {
     out.push(CONSONANTS[L[0]!.ch]!, vowelOf(L[0]!.vowel)!);
     const next = L[3]!;
     const sun = next.shadda && SUN.has(next.ch);
     if (!sun) out.push('l');
-    articleEnd = out.length;
     i = 3;
+    joinWasl(1);
+    articleEnd = out.length;
   }
   for (; i < L.length; i++) {
     const l = L[i]!;
