@@ -1,11 +1,18 @@
 // npm run bench:frontend: latency of the Arabic normalizer per 200 characters
-// of mixed text (numbers, dates, money, phones, URLs…) and its exact-match rate
-// on test/frontend/normalization-cases.json. Results go to bench/results/.
-import { readFileSync } from 'node:fs';
+// of mixed text (numbers, dates, money, phones, URLs…), its exact-match rate
+// on test/frontend/normalization-cases.json and on the held-out cases, and —
+// when the diacritizer is in SAWT_MODELS_DIR (default ../shared/models) — the
+// whole front end a synthesis runs (normalize → lexicon → segment → diacritize
+// → Latin words → phonemes, for sawt-mini and for sawt-hts incl. its labels)
+// per 200 characters, on Arabic text and on the same text with Latin words
+// (their added cost, with the Latin-word cache warm and cold).
+// Results go to bench/results/. Run on a quiet machine: `nice` or load skews p95.
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { TEXT, here, machine, pct, round, writeResults } from './harness.js';
 import { normalizeArabic } from '../plugins/engine/dist/frontend/normalize/index.js';
 import { TextFrontEnd } from '../plugins/engine/dist/frontend/index.js';
+import { Diacritizer, EngineTextPipeline, LatinReader, loadDialects, BUILTIN_DIALECTS_DIR, textToLabels } from '../plugins/engine/dist/index.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 500);
 const MIXED = [
@@ -23,8 +30,10 @@ for (const t of MIXED) {
   pieces.push(s.slice(0, s.lastIndexOf(' ', 200)));
 }
 
-// Exact-match rate on the reference table.
+// Exact-match rate on the reference table and on the held-out table.
 const cases = JSON.parse(readFileSync(path.join(here, '..', 'test', 'frontend', 'normalization-cases.json'), 'utf8'));
+const heldOut = JSON.parse(readFileSync(path.join(here, '..', 'test', 'frontend', 'normalization-heldout.json'), 'utf8'));
+const heldOutMisses = heldOut.filter((c) => normalizeArabic(c.input) !== c.expected);
 const misses = cases.filter((c) => normalizeArabic(c.input) !== c.expected);
 const byCategory = {};
 for (const c of cases) {
@@ -52,12 +61,89 @@ for (let i = 0; i < RUNS; i++) {
   feTimes.push(((performance.now() - t0) * 200) / p.length);
 }
 
+// The whole front end of a synthesis, when the diacritizer is there.
+const modelsDir = path.resolve(process.env.SAWT_MODELS_DIR ?? path.join(here, '../../shared/models'));
+const FILES = { model: 'tashkeel/libtashkeel-2024-01-04.onnx', inputMap: 'tashkeel/input_id_map.json', targetMap: 'tashkeel/target_id_map.json' };
+let full = null;
+if (existsSync(path.join(modelsDir, FILES.model))) {
+  const diacritizer = await Diacritizer.load(modelsDir, FILES);
+  const dialects = loadDialects([BUILTIN_DIALECTS_DIR]);
+  const pipeline = new EngineTextPipeline({ diacritizer, dialects });
+  // Arabic pieces, and the same pieces with four Latin words in place of four Arabic ones (same length ± a few characters).
+  const LATIN = ['Google', 'iPhone', 'GPS', 'الـAI', 'WhatsApp', 'Netflix', 'laptop', 'ChatGPT', 'بـYouTube', 'Samsung', 'smartphone', 'UNESCO'];
+  const mixed = pieces.map((p, i) => {
+    const words = p.split(' ');
+    for (let k = 0; k < 4; k++) words[(k * 7 + 3) % words.length] = LATIN[(i * 4 + k) % LATIN.length];
+    return words.join(' ');
+  });
+  const runFrontEnd = async (text, phonemes) => {
+    const { segments } = await pipeline.frontEnd.process({ text, dialect: 'fusha', diacritize: true, phonemes });
+    if (phonemes === 'hts') for (const s of segments) textToLabels(s);
+  };
+  const time = async (texts, phonemes, before) => {
+    for (let i = 0; i < 20; i++) await runFrontEnd(texts[i % texts.length], phonemes);
+    const out = [];
+    out.cpu = [];
+    for (let i = 0; i < RUNS; i++) {
+      const text = texts[i % texts.length];
+      before?.();
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      await runFrontEnd(text, phonemes);
+      out.push(((performance.now() - t0) * 200) / text.length);
+      const c = process.cpuUsage(c0);
+      // CPU time of the whole process (model threads included): what a busy machine does not inflate
+      out.cpu.push((((c.user + c.system) / 1000) * 200) / text.length);
+    }
+    return out;
+  };
+  const stats = (a) => ({ p50: round(pct(a, 50), 3), p95: round(pct(a, 95), 3), cpuP50: round(pct(a.cpu, 50), 3), cpuP95: round(pct(a.cpu, 95), 3) });
+  full = { note: 'ms per 200 characters (wall; cpu = process CPU time): normalize → lexicon → segment → diacritize → Latin words → phonemes (sawt-hts: + labels)' };
+  for (const phonemes of ['espeak', 'hts']) {
+    const arabic = await time(pieces, phonemes);
+    const withLatin = await time(mixed, phonemes);
+    // Cold: a fresh Latin-word cache before every run, so each Latin word costs an espeak-ng call.
+    const cold = await time(mixed, phonemes, () => { pipeline.latin = new LatinReader(); });
+    pipeline.latin = new LatinReader();
+    full[phonemes === 'espeak' ? 'sawtMini' : 'sawtHts'] = {
+      arabic: stats(arabic),
+      mixedScript: stats(withLatin),
+      mixedScriptColdCache: stats(cold),
+      mixedScriptAddedP95: round(pct(withLatin, 95) - pct(arabic, 95), 3),
+      mixedScriptColdAddedP95: round(pct(cold, 95) - pct(arabic, 95), 3),
+      mixedScriptAddedCpuP95: round(pct(withLatin.cpu, 95) - pct(arabic.cpu, 95), 3),
+      mixedScriptColdAddedCpuP95: round(pct(cold.cpu, 95) - pct(arabic.cpu, 95), 3),
+    };
+  }
+  // The Latin-word stage alone on the mixed pieces (what the mixed-script path adds to the front end).
+  const latinTimes = async (fresh) => {
+    const wall = [];
+    const cpu = [];
+    for (let i = 0; i < RUNS; i++) {
+      const text = mixed[i % mixed.length];
+      const reader = fresh ? new LatinReader() : pipeline.latin;
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      await reader.read(text, i % 2 ? 'hts' : 'espeak');
+      wall.push(((performance.now() - t0) * 200) / text.length);
+      const c = process.cpuUsage(c0);
+      cpu.push((((c.user + c.system) / 1000) * 200) / text.length);
+    }
+    return { p50: round(pct(wall, 50), 3), p95: round(pct(wall, 95), 3), cpuP50: round(pct(cpu, 50), 3), cpuP95: round(pct(cpu, 95), 3) };
+  };
+  await latinTimes(false);
+  full.latinStageAlone = { warmCache: await latinTimes(false), coldCache: await latinTimes(true), latinWordsPer200Chars: 4 };
+  diacritizer.release();
+}
+
 writeResults('frontend', {
   date: new Date().toISOString(),
   machine: machine(),
   runs: RUNS,
   normalizeMsPer200Chars: { p50: round(pct(perChar200, 50), 3), p95: round(pct(perChar200, 95), 3), max: round(Math.max(...perChar200), 3) },
   frontEndMsPer200Chars: { p50: round(pct(feTimes, 50), 3), p95: round(pct(feTimes, 95), 3) },
+  fullFrontEndMsPer200Chars: full ?? `diacritizer not found in ${modelsDir}`,
   exactMatch: { passed: cases.length - misses.length, total: cases.length, rate: round((cases.length - misses.length) / cases.length, 3), byCategory },
+  heldOut: { passed: heldOut.length - heldOutMisses.length, total: heldOut.length, rate: round((heldOut.length - heldOutMisses.length) / heldOut.length, 3) },
   misses: misses.map((c) => ({ category: c.category, input: c.input, expected: c.expected, got: normalizeArabic(c.input) })),
 });

@@ -218,7 +218,8 @@ export class Diacritizer {
     );
     const rows = jobs.flatMap((letters) => windows(letters, this.options.maxInputChars));
     // Letters that need nothing are not sent (fully diacritized or non-Arabic texts)
-    const needed = rows.filter((row) => row.some((_, k) => needsMarks(row, k)));
+    // sorted by length, so each batch pads its rows little
+    const needed = rows.filter((row) => row.some((_, k) => needsMarks(row, k))).sort((a, b) => a.length - b.length);
     const batches: Letter[][][] = [];
     for (let k = 0; k < needed.length; k += BATCH_ROWS) batches.push(needed.slice(k, k + BATCH_ROWS));
     await Promise.all(batches.map((b) => this.predict(b))); // at most maxConcurrent at once
