@@ -24,7 +24,7 @@ function sawt(args, { input, env = {} } = {}) {
 
 const LINES = ['وصل في 15/3/2024 ودفع $25', '', 'نظام GPS في القرن 21', 'كتاباً', '   ', 'الخصم 30% على 500 منتج'];
 
-t.test('normalize --file: one line out per line in, in order, empty lines kept', async (t) => {
+t.test('normalize --file: one line out per line in, in order, empty lines kept', { timeout: 120000 }, async (t) => {
   const dir = tempDir(t);
   const file = path.join(dir, 'in.txt');
   writeFileSync(file, `${LINES.join('\n')}\n`);
@@ -53,16 +53,16 @@ t.test('normalize --file: one line out per line in, in order, empty lines kept',
   t.equal(both.code, 2, 'TEXT and --file together is a usage error');
 });
 
-t.test('diacritize and phonemize --file batch through the model', { skip: !haveTashkeel && 'libtashkeel model not in ../shared/models' }, async (t) => {
+t.test('diacritize and phonemize --file batch through the model', { timeout: 180000, skip: !haveTashkeel && 'libtashkeel model not in ../shared/models' }, async (t) => {
   const dir = tempDir(t);
-  const many = Array.from({ length: 150 }, (_, i) => (i % 3 === 0 ? 'ذهب الولد إلى المدرسة' : i % 3 === 1 ? `اشترى ${i} كتاباً` : 'حمّلت تطبيق WhatsApp'));
+  const many = Array.from({ length: 70 }, (_, i) => (i % 3 === 0 ? 'ذهب الولد إلى المدرسة' : i % 3 === 1 ? `اشترى ${i} كتاباً` : 'حمّلت تطبيق WhatsApp'));
   const env = { SAWT_DATA_DIR: dir, SAWT_MODELS_DIR: sharedModels };
   const d = await sawt(['text', 'diacritize', '--file', '-'], { input: many.join('\n'), env });
   t.equal(d.code, 0, d.stderr);
   const out = d.stdout.split('\n').slice(0, -1);
   t.equal(out.length, many.length);
   t.equal(out[0], 'ذَهَبَ الْوَلَدُ إِلَى الْمَدْرَسَةِ');
-  t.equal(out[147], out[0], 'the same line gives the same output wherever it is in the batch');
+  t.equal(out[66], out[0], 'the same line gives the same output wherever it is in the batch');
   t.match(out[2], /WhatsApp/u, 'diacritize leaves Latin words as written');
   const single = await sawt(['text', 'diacritize', many[1]], { env });
   t.equal(out[1], single.stdout.trim(), 'a batched line equals the same line alone');
