@@ -74,3 +74,11 @@ t.test('a new dialect is a data file', async (t) => {
   t.equal(await p.run('phonemize', QAAL, { dialect: 'sudanese' }), "[[G'a:la]]");
   await t.rejects(p.run('phonemize', QAAL, { dialect: 'nowhere' }), /unknown dialect/);
 });
+
+t.test('lexicon entries also match after Arabic clitics (وصوت، بالصوت، لذلك), text replacements only', async (t) => {
+  const { Lexicon, removeKeepMarks } = await import('../../plugins/engine/dist/index.js').then(async (m) => ({ ...m, removeKeepMarks: (await import('../../plugins/engine/dist/frontend/diacritize.js')).removeKeepMarks }));
+  const lex = new Lexicon({ صوت: 'صَوْت', سوني: '[[so:ni]]' });
+  t.equal(removeKeepMarks(await lex.apply('وصوت بالصوت')), 'وصَوْت بالصَوْت');
+  t.equal(await lex.apply('وسوني'), 'وسوني', 'a phoneme replacement cannot take a clitic');
+  t.equal(await lex.apply('الصوتيات'), 'الصوتيات', 'a longer word is not the entry');
+});

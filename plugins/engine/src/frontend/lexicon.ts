@@ -4,11 +4,14 @@ import { mapTextParts } from './raw.js';
 /**
  * Pronunciation lexicon: whole words replaced by other text (e.g. a diacritized
  * spelling) or by raw phonemes ([[ … ]]). Keys match a word as written, then
- * without its diacritics, then in lower case (Latin names). A replacement that
+ * without its diacritics, then in lower case (Latin names), then after Arabic
+ * clitics (وصوت، بالصوت: text replacements only). A replacement that
  * carries diacritics is kept exactly as written (the diacritizer adds nothing
  * to it); one without diacritics is diacritized like any other text.
  */
 const WORD = /[\p{L}\p{M}\p{N}_]+/gu;
+/** و/ف, then ب/ك/ل, then the article (لل = لِ + ال): what may be written before a lexicon word. */
+const CLITICS = /^(?:[وف]?(?:[بكل]?ال|لل|[بكل])|[وف])/u;
 
 export class Lexicon {
   private readonly entries = new Map<string, string>();
@@ -29,7 +32,14 @@ export class Lexicon {
   }
 
   lookup(word: string): string | undefined {
-    return this.entries.get(word) ?? this.entries.get(stripDiacritics(word)) ?? this.entries.get(word.toLowerCase());
+    const found = this.entries.get(word) ?? this.entries.get(stripDiacritics(word)) ?? this.entries.get(word.toLowerCase());
+    if (found !== undefined) return found;
+    // The entry with clitics written before it (وصوت، بالصوت، لذلك): the clitics stay text, read with it.
+    const bare = stripDiacritics(word);
+    const m = CLITICS.exec(bare);
+    if (!m || m[0] === bare) return undefined;
+    const entry = this.entries.get(bare.slice(m[0].length));
+    return entry !== undefined && !entry.includes('[[') ? m[0] + entry : undefined;
   }
 
   apply(text: string): Promise<string> {
