@@ -21,6 +21,7 @@ export const TEXT_USAGE = `  text normalize|diacritize|phonemize TEXT | --file P
 const BLOCK_LINES = 64;
 
 export async function textCommand(stage: TextStageName, argv: string[], out: NodeJS.WritableStream = process.stdout): Promise<void> {
+  if (argv.includes('--help') || argv.includes('-h')) return write(out, `Usage: sawt\n${TEXT_USAGE}\n`);
   const { values, positionals } = flags(argv, { dialect: 'string', file: 'string' });
   const file = typeof values.file === 'string' ? values.file : null;
   const json = values.json === true;
