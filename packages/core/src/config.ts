@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { PluginError } from './plugin-errors.js';
 import type { RuntimeSettings } from './services.js';
@@ -30,6 +31,7 @@ export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env, cwd = proce
     modelsDir: path.resolve(cwd, env.SAWT_MODELS_DIR || './models'),
     configPath,
     configDir: path.dirname(configPath),
+    nodeId: env.SAWT_NODE_ID?.trim() || hostname(),
   };
 }
 
