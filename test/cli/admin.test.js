@@ -91,6 +91,60 @@ t.test('failures exit non-zero with one line on stderr and nothing on stdout', a
   }
 });
 
+t.test('accounts create: --balance 0 is valid, and a refused create leaves nothing a retry could duplicate', async (t) => {
+  const count = async () => json(await cli(env, 'accounts', 'list', '--json')).length;
+  const before = await count();
+  const zero = await cli(env, 'accounts', 'create', '--name', 'Zero', '--plan', 'free', '--balance', '0', '--json');
+  t.equal(zero.code, 0, zero.stderr);
+  t.match(json(zero), { name: 'Zero', plan: 'free', balance: 0 });
+  t.same(json(await cli(env, 'wallet', 'ledger', '--account', json(zero).id, '--json')), [], 'no movement for an empty opening balance');
+  for (const bad of [['--name', 'x'.repeat(201), '--balance', '5'], ['--name', '   ', '--balance', '5'], ['--name', 'Huge', '--balance', '99999999999999']]) {
+    const r = await cli(env, 'accounts', 'create', '--plan', 'free', ...bad, '--json');
+    t.not(r.code, 0, `refused: ${r.stderr.trim()}`);
+  }
+  t.equal(await count(), before + 1, 'only the successful create made an account');
+});
+
+t.test('human-readable output escapes control characters; --json stays exact JSON', async (t) => {
+  const name = 'Evil\u001b[31mRed\u0007\r\n00000000-0000-0000-0000-000000000000  enterprise  999999  forged\u202e';
+  const created = await cli(env, 'accounts', 'create', '--name', name, '--plan', 'free', '--balance', '1');
+  t.equal(created.code, 0, created.stderr);
+  t.equal(created.stdout.split('\n').length, 2, 'one line and its newline');
+  t.match(created.stdout, /Evil\\e\[31mRed\\x07\\r\\n00000000/);
+  const list = await cli(env, 'accounts', 'list');
+  const asJson = json(await cli(env, 'accounts', 'list', '--json'));
+  t.ok(asJson.some((a) => a.name === name), 'JSON keeps the name byte for byte');
+  t.equal(list.stdout.trim().split('\n').length, asJson.length, 'one line per account: no forged lines');
+  t.notOk(/[\u0000-\u0009\u000b-\u001f\u007f\u202e]/.test(list.stdout), 'no raw control characters reach the terminal');
+  t.match(list.stdout, /\\u202e/);
+  const missing = await cli(env, 'wallet', 'show', '--account', '\u001b]0;pwned\u0007');
+  t.equal(missing.stderr, "sawt: Account '\\e]0;pwned\\x07' not found\n", 'error messages are escaped too');
+});
+
+t.test('wallet ledger: every movement of a request, in both forms', async (t) => {
+  const a = json(await cli(env, 'accounts', 'create', '--name', 'Ledger', '--plan', 'starter', '--balance', '2', '--json'));
+  const key = json(await cli(env, 'keys', 'create', '--account', a.id, '--json'));
+  const res = await fetch(`${srv.api}/text-to-speech/sawt-mini`, { method: 'POST', headers: { 'x-api-key': key.key, 'content-type': 'application/json' }, body: JSON.stringify({ voice_id: 'fusha-omar', text: SENTENCE, stability: 0.5, streaming: false }) });
+  t.equal(res.status, 200);
+  await res.arrayBuffer();
+  const requestId = res.headers.get('x-request-id');
+  const cost = Number(([...SENTENCE].length * 0.0001).toFixed(6));
+  const entries = json(await cli(env, 'wallet', 'ledger', '--account', a.id, '--json'));
+  t.match(entries, [
+    { kind: 'topup', amount: 2, balance_after: 2, request_id: null },
+    { kind: 'reserve', amount: cost, balance_after: 2, request_id: requestId, reservation_id: /^[0-9a-f-]{36}$/ },
+    { kind: 'settle', amount: cost, balance_after: Number((2 - cost).toFixed(6)), request_id: requestId },
+  ]);
+  t.equal(entries.length, 3);
+  const text = await cli(env, 'wallet', 'ledger', '--account', a.id);
+  t.equal(text.code, 0);
+  t.equal(text.stdout.trim().split('\n').length, 3, 'one line per movement');
+  t.match(text.stdout, new RegExp(`settle .*${requestId}`));
+  t.equal(json(await cli(env, 'wallet', 'ledger', '--account', a.id, '--limit', '1', '--json')).length, 1, '--limit keeps the latest');
+  t.not((await cli(env, 'wallet', 'ledger', '--account', a.id, '--limit', '0')).code, 0);
+  t.not((await cli(env, 'wallet', 'ledger', '--account', 'nobody')).code, 0);
+});
+
 t.test('models pull downloads, verifies sha256 and never leaves a partial file', async (t) => {
   const good = Buffer.from('pretend model weights\n'.repeat(1000));
   const server = createServer((req, res) => {

@@ -1,7 +1,10 @@
 import { fromMicro, PLANS, ENDPOINT_SCOPES, tokens, toMicro, SawtError, type ApiKeyRecord, type EndpointScope, type Plan, type SawtApp, type TextStageName } from '@sawt/core';
 import { withAdminApp } from './admin.js';
 import { flags, required, UsageError, type Flags } from './args.js';
+import { accountOrFail, type Handler } from './command.js';
 import { pullFile } from './commands/pull.js';
+import { walletLedger } from './commands/wallet-ledger.js';
+import { human, printable } from './printable.js';
 import { serve } from './serve.js';
 
 const USAGE = `Usage: sawt <command> [options] [--json]
@@ -15,6 +18,7 @@ const USAGE = `Usage: sawt <command> [options] [--json]
   keys delete --id KEY_ID
   wallet topup --account ID --amount AMOUNT
   wallet show --account ID
+  wallet ledger --account ID [--limit N]  the account's latest money movements (default 100), oldest first
   models list
   models grant --account ID --model MODEL_ID
   models pull [MODEL_ID...]
@@ -24,8 +28,6 @@ const USAGE = `Usage: sawt <command> [options] [--json]
 
 PLAN: ${PLANS.join(' ')}
 LIST: comma-separated scopes from: ${ENDPOINT_SCOPES.join(', ')}`;
-
-type Handler = (argv: string[]) => Promise<{ json: unknown; text: string }>;
 
 function keyJson(k: ApiKeyRecord & { key?: string }) {
   return {
@@ -53,12 +55,6 @@ function parseAmount(v: string, name: string): number {
   return micro;
 }
 
-async function accountOrFail(app: SawtApp, id: string) {
-  const acc = await app.get(tokens.accounts).get(id);
-  if (!acc) throw new SawtError('notFound', `Account '${id}' not found`);
-  return acc;
-}
-
 async function walletJson(app: SawtApp, accountId: string) {
   const b = await app.get(tokens.wallet).balance(accountId);
   return { account_id: accountId, balance: fromMicro(b.balance), reserved: fromMicro(b.reserved), available: fromMicro(b.available) };
@@ -74,7 +70,7 @@ function textCommand(stage: TextStageName): Handler {
       const pipeline = app.get(tokens.textPipeline);
       if (dialect !== null && !pipeline.dialects().includes(dialect)) throw new UsageError(`--dialect must be one of ${pipeline.dialects().join(', ')} but received ${JSON.stringify(dialect)}`);
       const output = await pipeline.run(stage, input, { dialect });
-      return { json: { input, output }, text: output };
+      return { json: { input, output }, text: printable(output) };
     });
   };
 }
@@ -90,10 +86,10 @@ const commands: Record<string, Handler> = {
     if (!(PLANS as readonly string[]).includes(plan)) throw new UsageError(`--plan must be one of ${PLANS.join(', ')} but received ${JSON.stringify(plan)}`);
     const balance = parseAmount(typeof values.balance === 'string' ? values.balance : '0', 'balance');
     return withAdminApp(async (app) => {
-      const acc = await app.get(tokens.accounts).create({ name, plan: plan as Plan });
-      const b = await app.get(tokens.wallet).topUp(acc.id, balance, { description: 'initial balance' });
+      // One transaction: a failure leaves no account behind, so a retry cannot duplicate it.
+      const { account: acc, balance: b } = await app.get(tokens.wallet).openAccount({ name, plan: plan as Plan, balanceMicro: balance, description: 'opening balance (admin CLI)' });
       const json = { id: acc.id, name: acc.name, plan: acc.plan, balance: fromMicro(b.balance) };
-      return { json, text: `account ${acc.id} (${acc.name}, ${acc.plan}) balance ${json.balance}` };
+      return { json, text: human`account ${acc.id} (${acc.name}, ${acc.plan}) balance ${json.balance}` };
     });
   },
   async 'accounts list'(argv) {
@@ -101,7 +97,7 @@ const commands: Record<string, Handler> = {
     return withAdminApp(async (app) => {
       const list = await app.get(tokens.accounts).list();
       const json = await Promise.all(list.map(async (a) => ({ id: a.id, name: a.name, plan: a.plan, balance: (await walletJson(app, a.id)).balance, created_at: a.createdAt })));
-      return { json, text: json.map((a) => `${a.id}  ${a.plan.padEnd(10)} ${String(a.balance).padStart(12)}  ${a.name}`).join('\n') || '(no accounts)' };
+      return { json, text: json.map((a) => human`${a.id}  ${a.plan.padEnd(10)} ${String(a.balance).padStart(12)}  ${a.name}`).join('\n') || '(no accounts)' };
     });
   },
   async 'keys create'(argv) {
@@ -128,7 +124,7 @@ const commands: Record<string, Handler> = {
     return withAdminApp(async (app) => {
       await accountOrFail(app, accountId);
       const k = await app.get(tokens.apiKeys).create({ accountId, endpoints, expiresAt, quotaChars });
-      return { json: keyJson(k), text: `key ${k.id}\n${k.key}\n(the key is shown only once; store it safely)` };
+      return { json: keyJson(k), text: human`key ${k.id}\n${k.key}\n(the key is shown only once; store it safely)` };
     });
   },
   async 'keys list'(argv) {
@@ -136,7 +132,7 @@ const commands: Record<string, Handler> = {
     return withAdminApp(async (app) => {
       const list = await app.get(tokens.apiKeys).list(typeof values.account === 'string' ? values.account : undefined);
       const json = list.map(keyJson);
-      return { json, text: json.map((k) => `${k.id}  ${k.prefix}…  account ${k.account_id}${k.revoked_at ? '  revoked' : ''}`).join('\n') || '(no keys)' };
+      return { json, text: json.map((k) => human`${k.id}  ${k.prefix}…  account ${k.account_id}${k.revoked_at ? '  revoked' : ''}`).join('\n') || '(no keys)' };
     });
   },
   async 'keys revoke'(argv) {
@@ -144,7 +140,7 @@ const commands: Record<string, Handler> = {
     const id = required(values, 'id');
     return withAdminApp(async (app) => {
       const k = await app.get(tokens.apiKeys).revoke(id);
-      return { json: keyJson(k), text: `key ${id} revoked` };
+      return { json: keyJson(k), text: human`key ${id} revoked` };
     });
   },
   async 'keys delete'(argv) {
@@ -152,7 +148,7 @@ const commands: Record<string, Handler> = {
     const id = required(values, 'id');
     return withAdminApp(async (app) => {
       await app.get(tokens.apiKeys).delete(id);
-      return { json: { id, deleted: true }, text: `key ${id} deleted` };
+      return { json: { id, deleted: true }, text: human`key ${id} deleted` };
     });
   },
   async 'wallet topup'(argv) {
@@ -164,7 +160,7 @@ const commands: Record<string, Handler> = {
       await accountOrFail(app, accountId);
       await app.get(tokens.wallet).topUp(accountId, amount, { description: 'top-up (admin CLI)' });
       const json = await walletJson(app, accountId);
-      return { json, text: `balance ${json.balance} (available ${json.available})` };
+      return { json, text: human`balance ${json.balance} (available ${json.available})` };
     });
   },
   async 'wallet show'(argv) {
@@ -173,9 +169,10 @@ const commands: Record<string, Handler> = {
     return withAdminApp(async (app) => {
       await accountOrFail(app, accountId);
       const json = await walletJson(app, accountId);
-      return { json, text: `balance ${json.balance} (reserved ${json.reserved}, available ${json.available})` };
+      return { json, text: human`balance ${json.balance} (reserved ${json.reserved}, available ${json.available})` };
     });
   },
+  'wallet ledger': walletLedger,
   async 'models list'(argv) {
     flags(argv, {});
     return withAdminApp(async (app) => {
@@ -183,7 +180,7 @@ const commands: Record<string, Handler> = {
         id: m.id, model_id: m.model_id, model_name: m.model_name, description: m.description,
         engine: m.engine, cost_per_char: m.cost_per_char, access: m.access, available: m.available,
       }));
-      return { json, text: json.map((m) => `${m.model_id.padEnd(20)} ${m.engine.padEnd(8)} ${String(m.cost_per_char).padEnd(10)} ${m.access.padEnd(8)} ${m.available ? 'available' : 'files missing'}`).join('\n') };
+      return { json, text: json.map((m) => human`${m.model_id.padEnd(20)} ${m.engine.padEnd(8)} ${String(m.cost_per_char).padEnd(10)} ${m.access.padEnd(8)} ${m.available ? 'available' : 'files missing'}`).join('\n') };
     });
   },
   async 'models grant'(argv) {
@@ -195,7 +192,7 @@ const commands: Record<string, Handler> = {
       if (!app.get(tokens.models).get(modelId)) throw new SawtError('notFound', `Model '${modelId}' not found`);
       await app.get(tokens.accounts).grantModel(accountId, modelId);
       const granted = await app.get(tokens.accounts).modelGrants(accountId);
-      return { json: { account_id: accountId, model_id: modelId, granted: true, models: granted }, text: `model ${modelId} granted to ${accountId}` };
+      return { json: { account_id: accountId, model_id: modelId, granted: true, models: granted }, text: human`model ${modelId} granted to ${accountId}` };
     });
   },
   async 'models pull'(argv) {
@@ -215,7 +212,7 @@ const commands: Record<string, Handler> = {
         }
         for (const d of m.downloads) results.push({ model_id: m.model_id, ...(await pullFile(d, app.runtime.modelsDir)) });
       }
-      return { json: results, text: results.map((r) => `${r.model_id}: ${r.file ?? '(no files needed)'} ${r.status}`).join('\n') };
+      return { json: results, text: results.map((r) => human`${r.model_id}: ${r.file ?? '(no files needed)'} ${r.status}`).join('\n') };
     });
   },
 };
@@ -229,7 +226,7 @@ export async function main(argv: string[]): Promise<number> {
   if (group === 'serve') return serve(argv.slice(1));
   const handler = commands[`${group} ${action ?? ''}`.trim()];
   if (!handler) {
-    process.stderr.write(`sawt: unknown command '${[group, action].filter(Boolean).join(' ')}'. Run 'sawt --help'.\n`);
+    process.stderr.write(`sawt: unknown command '${printable([group, action].filter(Boolean).join(' '))}'. Run 'sawt --help'.\n`);
     return 2;
   }
   const json = rest.includes('--json');
@@ -238,7 +235,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(json ? `${JSON.stringify(out.json)}\n` : `${out.text}\n`);
     return 0;
   } catch (e) {
-    process.stderr.write(`sawt: ${(e as Error).message.split('\n')[0]}\n`);
+    process.stderr.write(`sawt: ${printable((e as Error).message)}\n`);
     return e instanceof UsageError ? 2 : 1;
   }
 }
