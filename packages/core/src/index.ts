@@ -15,3 +15,4 @@ export * from './audio-probe.js';
 export * from './delivery.js';
 export * from './api-key.js';
 export * from './process-identity.js';
+export * from './raw-http-error.js';

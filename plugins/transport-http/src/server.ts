@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { SawtError, presentedKey, type AuthContext, type Authenticator, type EndpointScope, type HttpRouteSpec, type Logger, type RateLimiter } from '@sawt/core';
-import { errorBody, toSawtError } from './errors.js';
+import { SawtError, presentedKey, writeRawHttpError, type AuthContext, type Authenticator, type EndpointScope, type HttpRouteSpec, type Logger, type RateLimiter } from '@sawt/core';
+import { clientError, errorBody, frameworkError, toSawtError } from './errors.js';
 import { API_PREFIX } from './openapi.js';
 
 declare module 'fastify' {
@@ -20,13 +20,15 @@ export interface HttpOptions {
 }
 
 export function sendError(reply: FastifyReply, e: SawtError): FastifyReply {
-  return reply.code(e.status).headers(e.headers).type('application/json').send(errorBody(e));
+  return reply.code(e.status).header('x-request-id', reply.request.id).headers(e.headers).type('application/json').send(errorBody(e));
 }
 
 /**
  * The fastify instance with Sawt's conventions: an x-request-id on every
  * response, JSON errors {errorCode, errorMessage} for everything including
- * malformed bodies and unknown paths, and 503 while shutting down.
+ * malformed bodies, unknown paths and what fastify or Node refuse before a route
+ * runs (bad URL encoding, over-long path parameters, malformed requests, oversized
+ * headers), never echoing the request back; and 503 while shutting down.
  */
 export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () => boolean): FastifyInstance {
   const app = Fastify({
@@ -37,6 +39,26 @@ export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () =
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
+    // Refusals of the router (FST_ERR_BAD_URL, FST_ERR_MAX_PARAM_LENGTH…), before any hook runs.
+    frameworkErrors: (err, req, reply) => {
+      const e = frameworkError(err);
+      logger.info({ requestId: req.id, errorCode: e.code, status: e.status, fastifyCode: (err as { code?: string }).code }, e.message);
+      return sendError(reply, e);
+    },
+    // Node's HTTP parser refused the bytes (malformed request, headers too large, timeout): no request object exists.
+    clientErrorHandler: (err, socket) => {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ECONNRESET' || socket.destroyed) return;
+      const pending = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+      if (pending?.headersSent) {
+        socket.destroy();
+        return;
+      }
+      const e = clientError(code);
+      const requestId = randomUUID();
+      logger.info({ requestId, errorCode: e.code, status: e.status, parserCode: code }, e.message);
+      writeRawHttpError(socket, e, requestId);
+    },
   });
 
   app.addHook('onRequest', async (req, reply) => {
@@ -51,10 +73,8 @@ export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () =
     return sendError(reply, e);
   });
 
-  app.setNotFoundHandler((req, reply) => {
-    const path = req.url.split('?')[0];
-    return sendError(reply, new SawtError('notFound', `Endpoint not found: ${req.method} ${path}`));
-  });
+  // The path is not echoed back (it may carry anything a client typed); the method is one Node accepted.
+  app.setNotFoundHandler((req, reply) => sendError(reply, new SawtError('notFound', `Endpoint not found: no ${req.method} endpoint at this path (see /api/v1/openapi.json)`)));
 
   return app;
 }
