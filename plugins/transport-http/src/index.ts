@@ -45,6 +45,10 @@ export default definePlugin<HttpOptions>({
       maxUploadBytes: { type: 'integer', minimum: 1024, default: 104857600 },
       ffmpegPath: { type: 'string', default: 'ffmpeg' },
       ffprobePath: { type: 'string', default: 'ffprobe' },
+      trustProxy: {
+        anyOf: [{ type: 'boolean' }, { type: 'string', minLength: 1 }, { type: 'array', items: { type: 'string', minLength: 1 } }],
+        default: false,
+      },
     },
   },
   register(ctx) {

@@ -17,6 +17,11 @@ export interface HttpOptions {
   maxUploadBytes: number;
   ffmpegPath: string;
   ffprobePath: string;
+  /**
+   * Which peers may set X-Forwarded-Proto/-Host/-For (fastify's trustProxy): false
+   * (default: none), true (any), or addresses / CIDRs ("127.0.0.1,10.0.0.0/8" or a list).
+   */
+  trustProxy: boolean | string | string[];
 }
 
 export function sendError(reply: FastifyReply, e: SawtError): FastifyReply {
@@ -36,6 +41,7 @@ export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () =
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     bodyLimit: opts.bodyLimit,
+    trustProxy: opts.trustProxy,
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
@@ -111,9 +117,29 @@ export function apiRoute(
   });
 }
 
-/** Absolute URL for a path served by this server, as the client reached it. */
+/** host[:port] with a DNS name, IPv4 or bracketed IPv6 host and a valid port; nothing else. */
+const HOST_SYNTAX = /^(?:\[[0-9a-f:.]{2,45}\]|[a-z0-9_](?:[a-z0-9_.-]{0,251}[a-z0-9_])?)(?::(\d{1,5}))?$/i;
+
+function validHost(value: string | undefined): string | null {
+  if (typeof value !== 'string' || value.length > 261) return null;
+  const m = HOST_SYNTAX.exec(value.trim());
+  if (!m || (m[1] !== undefined && Number(m[1]) > 65535)) return null;
+  return value.trim().toLowerCase();
+}
+
+/**
+ * Absolute URL for a path served by this server, as the client reached it. The
+ * forwarded scheme and host count only from a peer trusted by the trustProxy
+ * option (fastify decides that in req.protocol / req.host); whatever the source,
+ * the scheme must be http or https and the host must have host syntax, else the
+ * connection's own scheme and the Host header (or the local address) are used.
+ */
 export function absoluteUrl(req: FastifyRequest, path: string): string {
-  const proto = (req.headers['x-forwarded-proto'] as string | undefined)?.split(',')[0]?.trim() || req.protocol;
-  const host = (req.headers['x-forwarded-host'] as string | undefined) || req.headers.host || `${req.hostname}`;
+  const own = (req.raw.socket as { encrypted?: boolean } | null)?.encrypted ? 'https' : 'http';
+  const claimed = String(req.protocol ?? '').toLowerCase();
+  const proto = claimed === 'http' || claimed === 'https' ? claimed : own;
+  const socket = req.raw.socket;
+  const local = socket?.localAddress ? `${socket.localAddress.includes(':') ? `[${socket.localAddress}]` : socket.localAddress}:${socket.localPort}` : 'localhost';
+  const host = validHost(req.host) ?? validHost(req.headers.host) ?? local;
   return `${proto}://${host}${path}`;
 }
