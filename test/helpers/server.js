@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSawt, tokens, toMicro } from '@sawt/core';
+import { createOpenApiChecker, recordResponses } from './openapi-check.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const defaultConfigPath = path.join(repoRoot, 'config/default.json');
@@ -21,18 +22,38 @@ export const silentLogger = (() => {
   return l;
 })();
 
-/** Starts a server; `config` replaces the default config object when given. */
-export async function startServer(t, { config, runtime = {}, logger = silentLogger } = {}) {
+/**
+ * Starts a server; `config` replaces the default config object when given. Every
+ * response it sends is checked against its OpenAPI document (a failed assertion
+ * in `t` per mismatch) unless `openapiCheck` is false.
+ */
+export async function startServer(t, { config, runtime = {}, logger = silentLogger, openapiCheck = true } = {}) {
   const dataDir = runtime.dataDir ?? tempDir(t);
   const app = await createSawt({
     runtime: { host: '127.0.0.1', port: 0, dataDir, modelsDir: path.join(dataDir, 'models'), configPath: defaultConfigPath, configDir: path.dirname(defaultConfigPath), ...runtime },
     ...(config ? { config } : {}),
     logger,
   });
+  let check = null;
+  const pending = [];
+  const report = (problems) => {
+    for (const p of problems) {
+      if (!t.ended && !t.results) t.fail(`response does not match the OpenAPI document: ${p}`);
+      else {
+        console.error(`response does not match the OpenAPI document (after the test ended): ${p}`);
+        process.exitCode = 1;
+      }
+    }
+  };
+  if (openapiCheck) recordResponses(app.get(tokens.httpServer).server, (r) => (check ? report(check(r)) : pending.push(r)));
   await app.start();
   t.teardown(() => app.stop());
   const { port } = app.get(tokens.httpServer).server.address();
   const base = `http://127.0.0.1:${port}`;
+  if (openapiCheck) {
+    check = createOpenApiChecker(await (await fetch(`${base}/api/v1/openapi.json`)).json());
+    for (const r of pending.splice(0)) report(check(r));
+  }
 
   async function createAccount({ plan = 'enterprise', balance = '100', name = 'test account' } = {}) {
     const account = await app.get(tokens.accounts).create({ name, plan });

@@ -261,6 +261,11 @@ export interface ModelDownload {
   sha256: string;
 }
 
+/** The values the interface gives a voice's gender, age and type; null besides means unknown. */
+export const VOICE_GENDERS = ['male', 'female'] as const;
+export const VOICE_AGES = ['middle', 'elderly'] as const;
+export const VOICE_TYPES = ['neural'] as const;
+
 /** A voice as the API lists it (interface: Voice). */
 export interface VoiceInfo {
   voice_id: string;

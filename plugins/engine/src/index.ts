@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { definePlugin, tokens, type ModelCatalog, type ModelDownload, type SpeechSynthesizer, type TextPipeline, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
+import { VOICE_AGES, VOICE_GENDERS, VOICE_TYPES, definePlugin, tokens, type ModelCatalog, type ModelDownload, type SpeechSynthesizer, type TextPipeline, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
 import { BuiltinVoiceCatalog, ConfiguredModelCatalog, type ModelConfig, type VoiceConfig } from './catalog.js';
 import { EspeakBackend, HtsBackend } from './backends.js';
 import { htsParameters } from './native/index.js';
@@ -43,11 +43,11 @@ const voiceSchema = {
     voice_id: { type: 'string', pattern: '^[A-Za-z0-9_.-]+$' },
     name: { type: 'string' },
     description: { type: ['string', 'null'] },
-    gender: { enum: ['male', 'female', null] },
-    age: { type: ['string', 'null'] },
+    gender: { enum: [...VOICE_GENDERS, null] },
+    age: { enum: [...VOICE_AGES, null] },
     languages: { type: 'array', items: { type: 'string' } },
     dialect: { type: 'array', items: { type: 'string' } },
-    type: { type: ['string', 'null'] },
+    type: { enum: [...VOICE_TYPES, null] },
     models: { type: 'array', items: { type: 'string' } },
     espeak: {
       type: 'object',
