@@ -108,7 +108,14 @@ function slopePerMinute(points) {
   return sxx ? round((sxy / sxx) * 60, 3) : null;
 }
 
-/** Files under `dir` (recursively) except the per-process folder markers. */
+/**
+ * Files ONNX Runtime 1.30 itself writes into $TMPDIR when a process creates its
+ * first session (an empty mat-debug-<pid>.log and .ses): one per process, not per
+ * request, and outside Sawt's control; reported apart from request leftovers.
+ */
+const ORT_FILES = /^(mat-debug-\d+\.log|\.ses)$/;
+
+/** Files under `dir` (recursively) except the per-process folder markers and ONNX Runtime's own files. */
 function filesUnder(dir) {
   if (!existsSync(dir)) return [];
   const out = [];
@@ -117,7 +124,7 @@ function filesUnder(dir) {
     const st = statSync(p, { throwIfNoEntry: false });
     if (!st) continue;
     if (st.isDirectory()) out.push(...filesUnder(p));
-    else if (name !== 'owner.json') out.push(path.relative(root, p));
+    else if (name !== 'owner.json' && !ORT_FILES.test(name)) out.push(path.relative(root, p));
   }
   return out;
 }
@@ -179,9 +186,13 @@ function misbehaviour(hasUpload) {
   return { abort: { afterMs: Math.floor(Math.random() * 3000) } };
 }
 
+/** The HTS model's own voices (the espeak voices are not offered with it). */
+const HTS_VOICES = ['fusha-ziad', 'fusha-sami'];
+
 async function tts(acc, streaming) {
-  const model = chance(0.2) && models.includes('sawt-hts') ? 'sawt-hts' : 'sawt-mini';
-  const body = Buffer.from(JSON.stringify({ voice_id: pick(VOICES), text: pick(SENTENCES), stability: Math.random(), speed: 0.7 + Math.random() * 0.5, streaming }));
+  const hts = chance(0.2) && models.includes('sawt-hts');
+  const body = Buffer.from(JSON.stringify({ voice_id: pick(hts ? HTS_VOICES : VOICES), text: pick(SENTENCES), stability: Math.random(), speed: 0.7 + Math.random() * 0.5, streaming }));
+  const model = hts ? 'sawt-hts' : 'sawt-mini';
   return httpRequest({ port, path: `/api/v1/text-to-speech/${model}`, headers: jsonHeaders(acc.key), body, ...misbehaviour(false) });
 }
 
@@ -312,7 +323,7 @@ const results = {
   crashes: { count: crashes.length, details: crashes },
   rss: { sampleSeconds, samples: rss, warmupSeconds: warmup, slopeMBPerMinuteAfterWarmup: slopePerMinute(afterWarmup), startMB: rss[0]?.mb, endMB: rss.at(-1)?.mb, peakMB: Math.max(...rss.map((p) => p.mb ?? 0)) },
   ledger: { holds: ledgerChecks.every((c) => c.holds), accounts: ledgerChecks },
-  tempFiles: { afterLoad: leftoverDuring, afterShutdown: leftoverAfter },
+  tempFiles: { afterLoad: leftoverDuring, afterShutdown: leftoverAfter, onnxRuntimeFilesInTmpdir: existsSync(osTmp) ? readdirSync(osTmp).filter((n) => ORT_FILES.test(n)).length : 0 },
   shutdown,
 };
 results.targets = {
