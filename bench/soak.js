@@ -307,7 +307,8 @@ const shutdown = await Promise.race([server.exited, sleep(60_000).then(() => ({ 
 if (shutdown.signal === 'timeout') server.child.kill('SIGKILL');
 const leftoverAfter = [...filesUnder(path.join(dataDir, 'tmp')), ...filesUnder(osTmp)];
 
-const warmup = Math.min(120, (minutes * 60) / 3);
+// Warm-up: models load on first use (HTS voice, denoiser), which took ~90 s on a busy 2-core machine.
+const warmup = Math.min(120, (minutes * 60) / 2);
 const afterWarmup = rss.filter((p) => p.mb !== null && p.t >= warmup);
 const count5xx = Object.values(stats).reduce((s, o) => s + (o['server-error'] ?? 0), 0);
 const results = {
