@@ -14,3 +14,4 @@ export * from './paid-synthesis.js';
 export * from './audio-probe.js';
 export * from './delivery.js';
 export * from './api-key.js';
+export * from './model-files.js';

@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { definePlugin, tokens, type ModelCatalog, type ModelDownload, type SpeechSynthesizer, type TextPipeline, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
+import { definePlugin, ModelFiles, tokens, type ModelCatalog, type ModelDownload, type SpeechSynthesizer, type TextPipeline, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
 import { BuiltinVoiceCatalog, ConfiguredModelCatalog, type ModelConfig, type VoiceConfig } from './catalog.js';
 import { EspeakBackend, HtsBackend } from './backends.js';
 import { htsParameters } from './native/index.js';
@@ -19,7 +18,7 @@ export interface EngineOptions {
   segment: { maxChars: number; firstMaxChars: number };
   models: ModelConfig[];
   voices: VoiceConfig[];
-  /** The libtashkeel diacritizer: files relative to SAWT_MODELS_DIR (optional; text is read as written without it). */
+  /** The libtashkeel diacritizer (bundled): files in the models layout (optional; text is read as written without it). */
   diacritizer: { files: DiacritizerFiles; downloads: ModelDownload[]; maxConcurrent: number };
   /** Pronunciation lexicon: word → replacement text or [[espeak phonemes]]; applied before diacritization. */
   lexicon: Record<string, string>;
@@ -35,6 +34,15 @@ const DIACRITIZER_FILES: DiacritizerFiles = {
   inputMap: 'tashkeel/input_id_map.json',
   targetMap: 'tashkeel/target_id_map.json',
 };
+
+// The bundled diacritizer's public home: libtashkeel at the commit of 2024-01-04
+// (sha256 of all three checked against that commit's blobs).
+const LIBTASHKEEL = 'https://raw.githubusercontent.com/mush42/libtashkeel/340ea67305ca71bf12ab7d6e3a54ef3be0162972/libtashkeel_base/data';
+const DIACRITIZER_DOWNLOADS: ModelDownload[] = [
+  { file: DIACRITIZER_FILES.model, url: `${LIBTASHKEEL}/ort/model.onnx`, sha256: '5bb276f14bb1a13984f76eb24ccc5b9215a51687fd3f919f31d3720bb6e7e41f' },
+  { file: DIACRITIZER_FILES.inputMap, url: `${LIBTASHKEEL}/input_id_map.json`, sha256: '727a49aa3c7e939dc06f32b27c2e06c4c4bbef596dce4bf51276261ca736c3c3' },
+  { file: DIACRITIZER_FILES.targetMap, url: `${LIBTASHKEEL}/target_id_map.json`, sha256: '6da34024bfd4c0ff54f7598bb74d5a00405144d746afe72c141fceeaba21ed30' },
+];
 
 const voiceSchema = {
   type: 'object',
@@ -69,6 +77,12 @@ const voiceSchema = {
       },
     },
   },
+};
+
+const downloadSchema = {
+  type: 'object',
+  required: ['file', 'url', 'sha256'],
+  properties: { file: { type: 'string' }, url: { type: 'string' }, sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
 };
 
 let htsWarmup: string | null = null;
@@ -109,14 +123,7 @@ export default definePlugin<EngineOptions>({
             cost_per_char: { type: ['number', 'string'] },
             access: { enum: ['public', 'granted'], default: 'public' },
             files: { type: 'array', items: { type: 'string' } },
-            downloads: {
-              type: 'array',
-              items: {
-                type: 'object',
-                required: ['file', 'url', 'sha256'],
-                properties: { file: { type: 'string' }, url: { type: 'string' }, sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
-              },
-            },
+            downloads: { type: 'array', items: downloadSchema },
           },
         },
       },
@@ -131,9 +138,7 @@ export default definePlugin<EngineOptions>({
             required: ['model', 'inputMap', 'targetMap'],
             properties: { model: { type: 'string' }, inputMap: { type: 'string' }, targetMap: { type: 'string' } },
           },
-          // The libtashkeel model's official download address is not pinned yet (github
-          // mush42/libtashkeel, commit 340ea67, data/): `sawt models pull` cannot fetch it.
-          downloads: { type: 'array', default: [] },
+          downloads: { type: 'array', default: DIACRITIZER_DOWNLOADS, items: downloadSchema },
           maxConcurrent: { type: 'integer', minimum: 1, maximum: 16, default: 2 },
         },
       },
@@ -166,20 +171,22 @@ export default definePlugin<EngineOptions>({
   },
   async register(ctx) {
     const { options, runtime } = ctx;
-    const models = new ConfiguredModelCatalog(options.models, runtime.modelsDir, options.defaultModel);
+    const files = ModelFiles.of(runtime);
+    const models = new ConfiguredModelCatalog(options.models, files, options.defaultModel);
     // Voices whose models are all missing (e.g. the HTS voices without the voice file) are not offered.
     const voices = new BuiltinVoiceCatalog(options.voices.filter((v) => !v.models || v.models.some((id) => models.get(id)?.available)));
     const htsModel = options.models.find((m) => m.engine === 'hts' && m.files?.length);
-    const htsVoice = htsModel ? path.resolve(runtime.modelsDir, htsModel.files![0]!) : null;
-    const hts = new HtsBackend(htsVoice && existsSync(htsVoice) ? htsVoice : null, options.chunkMs, options.hts.labels, options.hts.threads);
+    const htsVoice = htsModel ? files.find(htsModel.files![0]!) : null;
+    const hts = new HtsBackend(htsVoice, options.chunkMs, options.hts.labels, options.hts.threads);
     htsWarmup = hts.voicePathIfAny();
     htsThreads = options.hts.threads;
     const backends = [new EspeakBackend(options.chunkMs), hts];
     for (const m of models.list()) {
       if (!backends.some((b) => b.engine === m.engine)) throw new Error(`model '${m.model_id}' names engine '${m.engine}', which this build does not have (known: ${backends.map((b) => b.engine).join(', ')})`);
-      if (!m.available) ctx.logger.warn({ model: m.model_id }, 'model files missing in SAWT_MODELS_DIR; model not offered');
+      if (!m.available) ctx.logger.warn({ model: m.model_id, missing: files.missing(options.models.find((c) => c.model_id === m.model_id)?.files ?? []).map((f) => files.searched(f)) }, 'model files missing; model not offered');
     }
-    const diacritizer = await loadDiacritizer(ctx, runtime.modelsDir, options);
+    models.addPart({ name: 'diacritizer', files: Object.values(options.diacritizer.files), downloads: options.diacritizer.downloads });
+    const diacritizer = await loadDiacritizer(ctx, files, options);
     if (!diacritizer) {
       for (const m of models.list()) {
         if (models.wantsDiacritics(m.model_id)) models.addNote(m.model_id, `(Diacritizer not installed: text without diacritics is read with missing vowels; add ${options.diacritizer.files.model} to SAWT_MODELS_DIR.)`);
@@ -215,16 +222,17 @@ export default definePlugin<EngineOptions>({
   },
 });
 
-async function loadDiacritizer(ctx: { logger: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void } }, modelsDir: string, options: EngineOptions): Promise<Diacritizer | null> {
+async function loadDiacritizer(ctx: { logger: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void } }, modelFiles: ModelFiles, options: EngineOptions): Promise<Diacritizer | null> {
   const files = options.diacritizer.files;
-  const missing = Object.values(files).filter((f) => !existsSync(path.resolve(modelsDir, f)));
+  const missing = modelFiles.missing(Object.values(files));
   if (missing.length) {
-    ctx.logger.warn({ modelsDir, missing }, 'diacritizer files missing in SAWT_MODELS_DIR; undiacritized text is read as written (fewer vowels)');
+    ctx.logger.warn({ missing: missing.map((f) => modelFiles.searched(f)) }, 'diacritizer files missing; undiacritized text is read as written (fewer vowels)');
     return null;
   }
+  const found: DiacritizerFiles = { model: modelFiles.find(files.model)!, inputMap: modelFiles.find(files.inputMap)!, targetMap: modelFiles.find(files.targetMap)! };
   try {
-    const d = await Diacritizer.load(modelsDir, files, { executionProvider: options.executionProvider, maxConcurrent: options.diacritizer.maxConcurrent });
-    ctx.logger.info({ model: files.model }, 'diacritizer loaded');
+    const d = await Diacritizer.load(modelFiles.modelsDir, found, { executionProvider: options.executionProvider, maxConcurrent: options.diacritizer.maxConcurrent });
+    ctx.logger.info({ model: found.model }, 'diacritizer loaded');
     return d;
   } catch (error) {
     ctx.logger.error({ err: error, model: files.model }, 'diacritizer failed to load; undiacritized text is read as written');
