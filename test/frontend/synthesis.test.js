@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { startServer, tempDir } from '../helpers/server.js';
+import { startServer, tempDir, withoutBundledModels } from '../helpers/server.js';
 import { repoRoot } from './helpers.js';
 import { tokens } from '@sawt/core';
 import { ENGINE } from './helpers.js';
@@ -32,7 +32,7 @@ async function tts(srv, headers, voice_id, text) {
 
 t.test('without the diacritizer the service works and says so (logs, /models)', async (t) => {
   const { logger, lines } = captureLogger();
-  const srv = await startServer(t, { logger, runtime: { bundledModelsDir: null } });
+  const srv = await startServer(t, { logger, ...withoutBundledModels() });
   t.ok(lines.some(([lvl, m]) => lvl === 'warn' && /diacritizer files missing/.test(m)), 'logged');
   const { headers } = await srv.client();
   const models = await (await fetch(`${srv.api}/models`, { headers })).json();

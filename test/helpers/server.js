@@ -1,6 +1,6 @@
 // Boots a real Sawt server (every configured plugin) on a free loopback port
 // with its own temporary data dir, and offers helpers to create accounts and keys.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +20,16 @@ export const silentLogger = (() => {
   const l = { info: noop, debug: noop, warn: noop, error: noop, child: () => l };
   return l;
 })();
+
+/**
+ * What a server without the bundled models is started with (to test what happens
+ * when a model is missing): no bundle, and the denoiser that needs no model file.
+ */
+export function withoutBundledModels() {
+  const config = JSON.parse(readFileSync(defaultConfigPath, 'utf8'));
+  config.plugins.find((p) => p.resolve === '@sawt/plugin-denoise').options.backend = 'rnnoise';
+  return { config, runtime: { bundledModelsDir: null } };
+}
 
 /** Starts a server; `config` replaces the default config object when given. */
 export async function startServer(t, { config, runtime = {}, logger = silentLogger } = {}) {

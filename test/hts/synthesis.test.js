@@ -2,7 +2,7 @@
 // differ in pitch, parameter streams, synthesis from (edited) parameter streams, and the sawt-hts model
 // over HTTP. Skips without the voice file.
 import t from 'tap';
-import { startServer } from '../helpers/server.js';
+import { startServer, withoutBundledModels } from '../helpers/server.js';
 import { ready, wsConfig } from '../helpers/ws.js';
 import { ENGINE, VOICE_FILE } from './helpers.js';
 
@@ -201,7 +201,7 @@ t.test('sawt-hts over HTTP with the bundled voice file; absent without it', asyn
     const buf = Buffer.from(await res.arrayBuffer());
     t.ok(buf.length > 24000, `${voice_id}: ${buf.length} bytes of audio`);
   }
-  const bare = await startServer(t, { runtime: { bundledModelsDir: null } });
+  const bare = await startServer(t, withoutBundledModels());
   const c2 = await bare.client();
   const m2 = await (await fetch(`${bare.api}/models`, { headers: c2.headers })).json();
   t.notOk((m2.models ?? m2).some((m) => m.model_id === 'sawt-hts'), 'not listed without the file');
