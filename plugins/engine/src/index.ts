@@ -189,7 +189,7 @@ export default definePlugin<EngineOptions>({
     const diacritizer = await loadDiacritizer(ctx, files, options);
     if (!diacritizer) {
       for (const m of models.list()) {
-        if (models.wantsDiacritics(m.model_id)) models.addNote(m.model_id, `(Diacritizer not installed: text without diacritics is read with missing vowels; add ${options.diacritizer.files.model} to SAWT_MODELS_DIR.)`);
+        if (models.wantsDiacritics(m.model_id)) models.addNote(m.model_id, `(Diacritizer not installed: text without diacritics is read with missing vowels; \`sawt models pull diacritizer\` puts ${options.diacritizer.files.model} and its id maps in SAWT_MODELS_DIR.)`);
       }
     }
     const dialects = loadDialects([BUILTIN_DIALECTS_DIR, ...options.dialectDirs.map((d) => path.resolve(runtime.configDir ?? '.', d))]);
