@@ -39,6 +39,10 @@ const server = createServer((req, res) => {
   const m = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
   if (m && !req.url.startsWith('/norange/')) {
     const start = Number(m[1]);
+    if (start >= body.length) {
+      res.writeHead(416, { 'content-range': `bytes */${body.length}` });
+      return res.end();
+    }
     res.writeHead(206, { 'content-length': body.length - start, 'content-range': `bytes ${start}-${body.length - 1}/${body.length}` });
     return res.end(body.subarray(start));
   }
@@ -46,7 +50,8 @@ const server = createServer((req, res) => {
   if (req.url.startsWith('/cut/') || req.url.startsWith('/norange/')) {
     if (!cutOnce.has(req.url)) {
       cutOnce.add(req.url);
-      res.write(body.subarray(0, body.length / 2), () => setTimeout(() => res.socket.destroy(), 50));
+      // Half the bytes, then the connection closes (FIN after the data is flushed).
+      res.write(body.subarray(0, body.length / 2), () => res.socket.end());
       return;
     }
   }
@@ -113,6 +118,18 @@ t.test('a download cut midway keeps its part outside the final path; the next pu
   const verified = await cli(env, dir, 'models', 'verify', '--json');
   t.equal(verified.code, 0, verified.stderr);
   t.match(json(verified).find((r) => r.file === 'big/weights.onnx'), { status: 'ok', source: 'models-dir', sha256: sha(weights) });
+});
+
+t.test('a part already complete (the process stopped before moving it) is checked and moved into place', async (t) => {
+  const { modelsDir, env, dir } = setup(t, [['done', 'done/weights.onnx', `${url}/weights.onnx`]]);
+  mkdirSync(path.join(modelsDir, '.partial'), { recursive: true });
+  writeFileSync(path.join(modelsDir, '.partial', `${sha(weights)}.part`), weights);
+  requests.length = 0;
+  const r = await cli(env, dir, 'models', 'pull', 'done', '--json');
+  t.equal(r.code, 0, r.stderr);
+  t.same(requests, [{ url: '/weights.onnx', range: `bytes=${weights.length}-` }]);
+  t.match(json(r), [{ status: 'downloaded', bytes: weights.length, resumed_from: weights.length }]);
+  t.same(tree(modelsDir), ['done', 'done/weights.onnx']);
 });
 
 t.test('a server that ignores Range: the download starts over and still ends verified', async (t) => {

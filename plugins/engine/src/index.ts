@@ -186,17 +186,14 @@ export default definePlugin<EngineOptions>({
       if (!m.available) ctx.logger.warn({ model: m.model_id, missing: files.missing(options.models.find((c) => c.model_id === m.model_id)?.files ?? []).map((f) => files.searched(f)) }, 'model files missing; model not offered');
     }
     models.addPart({ name: 'diacritizer', files: Object.values(options.diacritizer.files), downloads: options.diacritizer.downloads });
-    const diacritizer = await loadDiacritizer(ctx, files, options);
-    if (!diacritizer) {
-      for (const m of models.list()) {
-        if (models.wantsDiacritics(m.model_id)) models.addNote(m.model_id, `(Diacritizer not installed: text without diacritics is read with missing vowels; \`sawt models pull diacritizer\` puts ${options.diacritizer.files.model} and its id maps in SAWT_MODELS_DIR.)`);
-      }
-    }
+    const diacritizerFiles = findDiacritizer(ctx, files, options);
+    if (!diacritizerFiles) noteNoDiacritizer(models, options);
     const dialects = loadDialects([BUILTIN_DIALECTS_DIR, ...options.dialectDirs.map((d) => path.resolve(runtime.configDir ?? '.', d))]);
     for (const v of options.voices) {
       for (const d of v.dialect) if (!dialects.has(d)) ctx.logger.warn({ voice: v.voice_id, dialect: d }, 'voice dialect has no rules file; read as written');
     }
-    const pipeline = new EngineTextPipeline({ segment: options.segment, diacritizer, dialects, lexicon: options.lexicon });
+    const pipeline = new EngineTextPipeline({ segment: options.segment, diacritizer: null, dialects, lexicon: options.lexicon });
+    pendingDiacritizers.set(pipeline, diacritizerFiles && { files: diacritizerFiles, models });
     ctx.provide<ModelCatalog>(tokens.models, models);
     const database = ctx.get(tokens.database);
     database.addMigrations(ctx.pluginId, cloningMigrations);
@@ -211,28 +208,49 @@ export default definePlugin<EngineOptions>({
     ctx.provide<VoiceCloning>(tokens.voiceCloning, cloning);
     ctx.provide<SpeechSynthesizer>(tokens.synthesizer, synthesizer);
   },
-  async start() {
+  async start(ctx) {
     // espeak-ng loads its Arabic data on first use (~13 ms): pay that at boot, not on the first request.
     await phonemize('مرحبا', 'ar');
-    // The HTS pool loads one engine per worker thread (~0.1 s each): at boot, not on the first request.
-    if (htsWarmup) await htsParameters({ voicePath: htsWarmup, utterances: [textToLabels('نَعَمْ')[0]!], threads: htsThreads });
+    // The diacritizer's ONNX session (~0.3 s) and the HTS pool (one engine per worker thread, ~0.1 s each)
+    // load here, not at registration: commands that only read the catalog (sawt models pull/verify) skip them.
+    const pipeline = ctx.get(tokens.textPipeline) as EngineTextPipeline;
+    const pending = pendingDiacritizers.get(pipeline);
+    await Promise.all([
+      pending && loadDiacritizer(ctx, pending.files, ctx.options).then((d) => (d ? pipeline.useDiacritizer(d) : noteNoDiacritizer(pending.models, ctx.options))),
+      htsWarmup && htsParameters({ voicePath: htsWarmup, utterances: [textToLabels('نَعَمْ')[0]!], threads: htsThreads }),
+    ]);
   },
   stop(ctx) {
     (ctx.get(tokens.textPipeline) as EngineTextPipeline).release();
   },
 });
 
-async function loadDiacritizer(ctx: { logger: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void } }, modelFiles: ModelFiles, options: EngineOptions): Promise<Diacritizer | null> {
+type EngineLogger = { logger: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void } };
+
+/** The diacritizer loaded at start for each pipeline (null: its files are missing). */
+const pendingDiacritizers = new WeakMap<EngineTextPipeline, { files: DiacritizerFiles; models: ConfiguredModelCatalog } | null>();
+
+/** The diacritizer's files (SAWT_MODELS_DIR first, then bundled), or null with a warning when one is missing. */
+function findDiacritizer(ctx: EngineLogger, modelFiles: ModelFiles, options: EngineOptions): DiacritizerFiles | null {
   const files = options.diacritizer.files;
   const missing = modelFiles.missing(Object.values(files));
   if (missing.length) {
     ctx.logger.warn({ missing: missing.map((f) => modelFiles.searched(f)) }, 'diacritizer files missing; undiacritized text is read as written (fewer vowels)');
     return null;
   }
-  const found: DiacritizerFiles = { model: modelFiles.find(files.model)!, inputMap: modelFiles.find(files.inputMap)!, targetMap: modelFiles.find(files.targetMap)! };
+  return { model: modelFiles.find(files.model)!, inputMap: modelFiles.find(files.inputMap)!, targetMap: modelFiles.find(files.targetMap)! };
+}
+
+function noteNoDiacritizer(models: ConfiguredModelCatalog, options: EngineOptions): void {
+  for (const m of models.list()) {
+    if (models.wantsDiacritics(m.model_id)) models.addNote(m.model_id, `(Diacritizer not installed: text without diacritics is read with missing vowels; \`sawt models pull diacritizer\` puts ${options.diacritizer.files.model} and its id maps in SAWT_MODELS_DIR.)`);
+  }
+}
+
+async function loadDiacritizer(ctx: EngineLogger, files: DiacritizerFiles, options: EngineOptions): Promise<Diacritizer | null> {
   try {
-    const d = await Diacritizer.load(modelFiles.modelsDir, found, { executionProvider: options.executionProvider, maxConcurrent: options.diacritizer.maxConcurrent });
-    ctx.logger.info({ model: found.model }, 'diacritizer loaded');
+    const d = await Diacritizer.load('/', files, { executionProvider: options.executionProvider, maxConcurrent: options.diacritizer.maxConcurrent });
+    ctx.logger.info({ model: files.model }, 'diacritizer loaded');
     return d;
   } catch (error) {
     ctx.logger.error({ err: error, model: files.model }, 'diacritizer failed to load; undiacritized text is read as written');

@@ -80,7 +80,8 @@ export async function downloadVerified(url: string, sha256: string, part: string
     try {
       let res: Response;
       try {
-        res = await fetch(url, { headers: have > 0 ? { range: `bytes=${have}-` } : {}, signal: ac.signal, redirect: 'follow' });
+        // identity: byte ranges and the sha256 are of the file itself, not of a compressed transfer.
+        res = await fetch(url, { headers: { 'accept-encoding': 'identity', ...(have > 0 && { range: `bytes=${have}-` }) }, signal: ac.signal, redirect: 'follow' });
       } catch (e) {
         throw new DownloadError(ac.signal.aborted ? describeNetworkError(ac.signal.reason) : describeNetworkError(e), url, have > 0);
       }
