@@ -93,20 +93,23 @@ t.test('a download cut midway keeps its part outside the final path; the next pu
   const line = first.stderr.trim();
   t.equal(line.split('\n').length, 1, 'one line on stderr');
   t.match(line, `${url}/cut/weights.onnx`, 'names the URL');
-  t.match(line, /connection lost after 1\.5 MB of 3\.0 MB/, 'names the cause');
+  t.match(line, /connection lost after [\d.]+ MB of 3\.0 MB/, 'names the cause');
   t.match(line, `place it at ${path.join(modelsDir, 'big/weights.onnx')}`, 'says where to place the file by hand');
   t.match(line, /run the same command again to resume/);
   t.match(json(first), [{ name: 'big', model_id: 'big', status: 'failed', file: 'big/weights.onnx' }]);
   t.notOk(existsSync(path.join(modelsDir, 'big')), 'no folder, no file at the final path');
   const parts = tree(path.join(modelsDir, '.partial'));
   t.same(parts, [`${sha(weights)}.part`], 'the received bytes are kept in .partial/');
-  t.equal(readFileSync(path.join(modelsDir, '.partial', parts[0])).length, weights.length / 2);
+  // What reached the client before the cut (all of the half sent, unless the stream dropped its last chunks).
+  const kept = readFileSync(path.join(modelsDir, '.partial', parts[0]));
+  t.ok(kept.length > weights.length / 4 && kept.length <= weights.length / 2, `${kept.length} bytes kept`);
+  t.ok(kept.equals(weights.subarray(0, kept.length)), 'a prefix of the file');
 
   requests.length = 0;
   const second = await cli(env, dir, 'models', 'pull', 'big', '--json');
   t.equal(second.code, 0, second.stderr);
-  t.same(requests, [{ url: '/cut/weights.onnx', range: `bytes=${weights.length / 2}-` }], 'asked only for the missing bytes');
-  t.match(json(second), [{ name: 'big', status: 'downloaded', bytes: weights.length, resumed_from: weights.length / 2, sha256: sha(weights) }]);
+  t.same(requests, [{ url: '/cut/weights.onnx', range: `bytes=${kept.length}-` }], 'asked only for the missing bytes');
+  t.match(json(second), [{ name: 'big', status: 'downloaded', bytes: weights.length, resumed_from: kept.length, sha256: sha(weights) }]);
   t.same(readFileSync(path.join(modelsDir, 'big/weights.onnx')), weights, 'the whole file, byte for byte');
   t.same(tree(modelsDir), ['big', 'big/weights.onnx'], 'no .partial folder left');
 

@@ -135,8 +135,13 @@ export async function downloadVerified(url: string, sha256: string, part: string
           opts.onProgress?.({ received, total, resumedFrom });
         }
       } catch (e) {
-        out.destroy();
-        if (writeError) throw new DownloadError(`cannot write ${part}: ${(writeError as Error).message}`, url, false);
+        if (writeError) {
+          out.destroy();
+          throw new DownloadError(`cannot write ${part}: ${(writeError as Error).message}`, url, false);
+        }
+        // Keep every byte received so far: the next run resumes after them.
+        out.end();
+        await once(out, 'close').catch(() => {});
         const why = ac.signal.aborted ? describeNetworkError(ac.signal.reason) : describeNetworkError(e);
         throw new DownloadError(`connection lost after ${mb(received)}${total ? ` of ${mb(total)}` : ''}: ${why}`, url, received > 0);
       }
