@@ -197,6 +197,21 @@ t.test('an operator file with another sha256 is kept unless --force; verify repo
   t.equal((await cli(env, dir, 'models', 'verify')).code, 0);
 });
 
+t.test('--force over an operator copy of a bundled file restores the bundled bytes, with no download', async (t) => {
+  const dir = tempDir(t);
+  const modelsDir = path.join(dir, 'models');
+  const env = { SAWT_DATA_DIR: path.join(dir, 'data'), SAWT_MODELS_DIR: modelsDir };
+  const voice = 'hts/ara_norm_ziad/ara_norm_ziad_hts.htsvoice';
+  mkdirSync(path.dirname(path.join(modelsDir, voice)), { recursive: true });
+  writeFileSync(path.join(modelsDir, voice), 'damaged');
+  t.equal((await cli(env, dir, 'models', 'pull', 'sawt-hts')).code, 1, 'refused without --force');
+  const forced = await cli(env, dir, 'models', 'pull', 'sawt-hts', '--force', '--json');
+  t.equal(forced.code, 0, forced.stderr);
+  t.match(json(forced), [{ status: 'present', path: path.join(modelsDir, voice) }]);
+  t.same(readFileSync(path.join(modelsDir, voice)), readFileSync(path.join(repoRoot, 'models', voice)));
+  t.same(tree(modelsDir), ['hts', 'hts/ara_norm_ziad', voice]);
+});
+
 t.test('on a terminal a progress bar shows percent and MB/s; --json stays quiet', { skip: !existsSync('/usr/bin/script') && 'needs script(1) for a pseudo-terminal' }, async (t) => {
   const { env, dir } = setup(t, [['tty', 'tty/w.onnx', `${url}/weights.onnx`], ['tty2', 'tty2/w.onnx', `${url}/w2.onnx`]]);
   // script(1) gives the CLI a pseudo-terminal; its stdin must not be a pipe left open.

@@ -65,16 +65,25 @@ async function lockPart(part: string): Promise<() => Promise<void>> {
   throw new Error(`cannot lock ${part}`);
 }
 
-async function moveInto(part: string, target: string): Promise<void> {
+/** Puts `from` at `target` in one step (rename, or a copy renamed into place across file systems or when asked to copy). */
+async function moveInto(from: string, target: string, { copy = false } = {}): Promise<void> {
   await mkdir(path.dirname(target), { recursive: true });
-  try {
-    await rename(part, target);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
-    await copyFile(part, `${target}.tmp-${process.pid}`);
-    await rename(`${target}.tmp-${process.pid}`, target);
-    await rm(part, { force: true });
+  if (!copy) {
+    try {
+      return await rename(from, target);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
+    }
   }
+  const tmp = `${target}.tmp-${process.pid}`;
+  try {
+    await copyFile(from, tmp);
+    await rename(tmp, target);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+  if (!copy) await rm(from, { force: true });
 }
 
 export interface PullOptions {
@@ -91,13 +100,20 @@ export async function pullFile(d: ModelDownload, files: ModelFiles, label: strin
   const target = path.resolve(root, d.file);
   if (!target.startsWith(root + path.sep) || d.file.split(/[\\/]/).includes(PARTIAL_DIR)) throw new Error(`refusing to write ${d.file} outside the models directory ${root}`);
   const base = { name: label, file: d.file, url: d.url, sha256: d.sha256 };
+  let replacing = false;
   for (const copy of files.copies(d.file)) {
     const digest = await sha256File(copy.path);
     const bytes = (await stat(copy.path)).size;
-    if (digest === d.sha256) return { ...base, status: copy.source === 'bundled' ? 'bundled' : 'present', path: copy.path, bytes };
+    if (digest === d.sha256) {
+      if (!replacing) return { ...base, status: copy.source === 'bundled' ? 'bundled' : 'present', path: copy.path, bytes };
+      // --force over a differing file: the bundled copy is the catalog's file, no download needed.
+      await moveInto(copy.path, target, { copy: true });
+      return { ...base, status: 'present', path: target, bytes };
+    }
     // The copy the server loads first differs: an operator's own file, or a damaged one.
-    if (copy.path === target && !opts.force) {
-      throw new Error(`${target} exists with sha256 ${digest}, not the catalog's ${d.sha256} (an operator's own file, or a damaged one): run with --force to replace it with ${d.url}`);
+    if (copy.path === target) {
+      if (!opts.force) throw new Error(`${target} exists with sha256 ${digest}, not the catalog's ${d.sha256} (an operator's own file, or a damaged one): run with --force to replace it with ${d.url}`);
+      replacing = true;
     }
   }
 
