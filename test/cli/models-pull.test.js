@@ -9,10 +9,9 @@ import { createServer } from 'node:http';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { tempDir, repoRoot, defaultConfigPath } from '../helpers/server.js';
+import { tempDir, repoRoot, defaultConfigPath, sawtBin as bin } from '../helpers/server.js';
 
 const run = promisify(execFile);
-const bin = path.join(repoRoot, 'packages/cli/bin/sawt.js');
 
 function cli(env, cwd, ...args) {
   return run(process.execPath, [bin, ...args], { env: { ...process.env, SAWT_MODELS_DIR: '', ...env }, cwd }).then(
