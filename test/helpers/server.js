@@ -1,6 +1,8 @@
 // Boots a real Sawt server (every configured plugin) on a free loopback port
 // with its own temporary data dir, and offers helpers to create accounts and keys.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +23,16 @@ export const silentLogger = (() => {
   const l = { info: noop, debug: noop, warn: noop, error: noop, child: () => l };
   return l;
 })();
+
+/**
+ * What a server without the bundled models is started with (to test what happens
+ * when a model is missing): no bundle, and the denoiser that needs no model file.
+ */
+export function withoutBundledModels() {
+  const config = JSON.parse(readFileSync(defaultConfigPath, 'utf8'));
+  config.plugins.find((p) => p.resolve === '@sawt/plugin-denoise').options.backend = 'rnnoise';
+  return { config, runtime: { bundledModelsDir: null } };
+}
 
 /**
  * Starts a server; `config` replaces the default config object when given. Every
@@ -107,4 +119,33 @@ export function pcmStats(pcm) {
     peak = Math.max(peak, Math.abs(v));
   }
   return { samples: n, rms: n ? Math.sqrt(sum / n) : 0, peak, seconds: n / 24000 };
+}
+
+/** The `sawt` command of this checkout. */
+export const sawtBin = path.join(repoRoot, 'packages/cli/bin/sawt.js');
+
+/** A free loopback port. */
+export async function freePort() {
+  const s = createNetServer();
+  await new Promise((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address();
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+/**
+ * Runs `sawt serve` as a user does (its own process, `env` as given, in `cwd`) and
+ * waits until /healthz answers 200 (up to 15 s). `output()` is what it logged so far.
+ */
+export async function spawnServe(t, { env, cwd = repoRoot }) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [sawtBin, 'serve'], { env: { ...env, SAWT_PORT: String(port), SAWT_HOST: '127.0.0.1' }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout.on('data', (d) => (log += d));
+  child.stderr.on('data', (d) => (log += d));
+  t.teardown(() => child.kill('SIGKILL'));
+  const base = `http://127.0.0.1:${port}`;
+  const healthy = () => fetch(`${base}/healthz`).then((r) => r.status === 200, () => false);
+  for (let i = 0; i < 150 && !(await healthy()); i++) await new Promise((r) => setTimeout(r, 100));
+  return { child, base, healthy: await healthy(), output: () => log };
 }

@@ -2,7 +2,8 @@ import { fromMicro, PLANS, ENDPOINT_SCOPES, tokens, toMicro, SawtError, type Api
 import { withAdminApp } from './admin.js';
 import { flags, required, UsageError, type Flags } from './args.js';
 import { accountOrFail, type Handler } from './command.js';
-import { pullFile } from './commands/pull.js';
+import { modelsPull } from './commands/models-pull.js';
+import { modelsVerify } from './commands/models-verify.js';
 import { walletLedger } from './commands/wallet-ledger.js';
 import { human, printable } from './printable.js';
 import { serve } from './serve.js';
@@ -21,7 +22,9 @@ const USAGE = `Usage: sawt <command> [options] [--json]
   wallet ledger --account ID [--limit N]  the account's latest money movements (default 100), oldest first
   models list
   models grant --account ID --model MODEL_ID
-  models pull [MODEL_ID...]
+  models pull [NAME...] [--force]         fetch the catalog's model files (NAME: a model_id or 'diacritizer'; none: all)
+                                          into SAWT_MODELS_DIR, with sha256 check, progress and resume
+  models verify                           check every installed model file against the catalog's sha256
   text normalize|diacritize|phonemize TEXT [--dialect D]
                                           print that text stage's output (every stage before it runs too);
                                           phonemize prints espeak-ng phonemes after the dialect's rules
@@ -195,26 +198,8 @@ const commands: Record<string, Handler> = {
       return { json: { account_id: accountId, model_id: modelId, granted: true, models: granted }, text: human`model ${modelId} granted to ${accountId}` };
     });
   },
-  async 'models pull'(argv) {
-    const { positionals } = flags(argv, {});
-    return withAdminApp(async (app) => {
-      const catalog = app.get(tokens.models);
-      const chosen = positionals.length ? positionals.map((id) => {
-        const m = catalog.get(id);
-        if (!m) throw new SawtError('notFound', `Model '${id}' not found; known: ${catalog.list().map((x) => x.model_id).join(', ')}`);
-        return m;
-      }) : catalog.list();
-      const results: Array<Record<string, unknown>> = [];
-      for (const m of chosen) {
-        if (m.downloads.length === 0) {
-          results.push({ model_id: m.model_id, file: null, status: 'builtin' });
-          continue;
-        }
-        for (const d of m.downloads) results.push({ model_id: m.model_id, ...(await pullFile(d, app.runtime.modelsDir)) });
-      }
-      return { json: results, text: results.map((r) => human`${r.model_id}: ${r.file ?? '(no files needed)'} ${r.status}`).join('\n') };
-    });
-  },
+  'models pull': modelsPull,
+  'models verify': modelsVerify,
 };
 
 export async function main(argv: string[]): Promise<number> {
@@ -233,6 +218,10 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const out = await handler(rest);
     process.stdout.write(json ? `${JSON.stringify(out.json)}\n` : `${out.text}\n`);
+    if (out.failure) {
+      process.stderr.write(`sawt: ${printable(out.failure)}\n`);
+      return 1;
+    }
     return 0;
   } catch (e) {
     process.stderr.write(`sawt: ${printable((e as Error).message)}\n`);

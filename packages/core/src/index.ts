@@ -16,3 +16,4 @@ export * from './delivery.js';
 export * from './api-key.js';
 export * from './process-identity.js';
 export * from './raw-http-error.js';
+export * from './model-files.js';

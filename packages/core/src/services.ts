@@ -13,7 +13,10 @@ export interface RuntimeSettings {
   host: string;
   port: number;
   dataDir: string;
+  /** SAWT_MODELS_DIR: the operator's model files, looked up first; `sawt models pull` writes here. */
   modelsDir: string;
+  /** The installation's bundled `models/`, looked up after modelsDir (null: none; undefined: the default). */
+  bundledModelsDir?: string | null;
   configPath: string;
   /** Directory the config file lives in; relative plugin paths resolve from here. */
   configDir: string;
@@ -255,7 +258,7 @@ export interface ModelInfo {
 }
 
 export interface ModelDownload {
-  /** Path relative to SAWT_MODELS_DIR. */
+  /** Path in the models layout (relative to SAWT_MODELS_DIR). */
   file: string;
   url: string;
   sha256: string;
@@ -265,6 +268,17 @@ export interface ModelDownload {
 export const VOICE_GENDERS = ['male', 'female'] as const;
 export const VOICE_AGES = ['middle', 'elderly'] as const;
 export const VOICE_TYPES = ['neural'] as const;
+/**
+ * A named set of model files: a catalog model or a part of the front end (the
+ * diacritizer). `sawt models pull NAME` fetches its downloads; `sawt models verify`
+ * checks every installed file against their sha256.
+ */
+export interface ModelPart {
+  name: string;
+  /** Files the part needs (models layout). */
+  files: string[];
+  downloads: ModelDownload[];
+}
 
 /** A voice as the API lists it (interface: Voice). */
 export interface VoiceInfo {
@@ -283,6 +297,8 @@ export interface ModelCatalog {
   list(): ModelInfo[];
   get(modelId: string): ModelInfo | undefined;
   defaultModelId(): string;
+  /** Every catalog model and front-end part with its files and downloads. */
+  parts(): ModelPart[];
 }
 
 export interface VoiceCatalog {

@@ -24,10 +24,13 @@ export class EngineTextPipeline implements TextPipeline {
   private readonly lexicons = new Map<string, Lexicon>();
 
   constructor(private readonly parts: PipelineParts) {
-    const { diacritizer, dialects } = parts;
+    const { dialects } = parts;
     this.frontEnd = new TextFrontEnd(parts.segment)
       .addStage('lexicon', (text, ctx) => this.lexicon(ctx.dialect).apply(text))
-      .addStage('diacritize', (text, ctx) => (diacritizer && ctx.diacritize !== false ? diacritizer.diacritize(text) : removeKeepMarks(text)), { perSegment: true })
+      .addStage('diacritize', (text, ctx) => {
+        const diacritizer = this.parts.diacritizer;
+        return diacritizer && ctx.diacritize !== false ? diacritizer.diacritize(text) : removeKeepMarks(text);
+      }, { perSegment: true })
       .addStage(
         'phonemize',
         (text, ctx) => {
@@ -46,6 +49,11 @@ export class EngineTextPipeline implements TextPipeline {
 
   get diacritizerLoaded(): boolean {
     return this.parts.diacritizer !== null;
+  }
+
+  /** Sets the diacritizer once it has loaded (the engine loads it at start, not at registration). */
+  useDiacritizer(diacritizer: Diacritizer): void {
+    this.parts.diacritizer = diacritizer;
   }
 
   release(): void {
