@@ -10,7 +10,7 @@
 //  - whether each clone is closer to its own speaker than to the other one;
 //  - DNSMOS P.835 OVRL of the clone's and the base voice's speech (when the model is in ../shared).
 // BENCH_CLONE_MODEL (default sawt-mini) picks the model of preview, clone and speech:
-// sawt-hts (needs SAWT_MODELS_DIR with hts/ara_norm_ziad) makes the clones from the HTS
+// sawt-hts (its voice is bundled) makes the clones from the HTS
 // voices, moved at the parameter level.
 // Results are printed and written to bench/results/clone-<date>.json.
 import { execFileSync } from 'node:child_process';

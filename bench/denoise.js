@@ -5,14 +5,17 @@
 //  (b) speed: a whole POST /denoise of a 60-second MP3 as a multiple of real time, plus
 //      where the time goes (ffmpeg decode alone, the denoiser alone);
 //  (c) memory: peak RSS growth of the server process during a 15-minute upload.
-// Needs ../shared (test data; the GTCRN model for the gtcrn back end, denoise/dfn3/ for dfn3). Options:
+// The default back end (config/default.json: dfn3, its models bundled) runs with the
+// default config and no SAWT_MODELS_DIR; gtcrn takes its model from ../shared/models.
+// Needs ../shared (test data; the GTCRN model for the gtcrn back end). Options:
 // --backends=rnnoise,gtcrn,dfn3  --runs=N (speed repetitions, default 3)  --no-memory
 // --memory-all (the 15-minute upload for GTCRN too: minutes at its speed)
 import { execFileSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ModelFiles } from '@sawt/core';
 import { machine, pct, round, startBenchServer, writeResults, here } from './harness.js';
 import { siSdr } from '../test/denoise/helpers.js';
 
@@ -20,13 +23,16 @@ const args = Object.fromEntries(process.argv.slice(2).map((a) => { const [k, v] 
 const shared = path.resolve(here, '../../shared');
 const noiseDir = path.join(shared, 'testdata/noise');
 const cmdDir = path.join(shared, 'testdata/arabic-speech-commands');
-const modelsDir = path.join(shared, 'models');
+const sharedModels = path.join(shared, 'models');
 if (!existsSync(path.join(noiseDir, 'noisy_speech_en_snr0.wav'))) {
   console.error(`bench:denoise needs the shared test data at ${noiseDir}`);
   process.exit(1);
 }
-const available = ['rnnoise', ...(existsSync(path.join(modelsDir, 'denoise/gtcrn/gtcrn_simple.onnx')) ? ['gtcrn'] : []),
-  ...(['enc.onnx', 'erb_dec.onnx', 'df_dec.onnx'].every((f) => existsSync(path.join(modelsDir, 'denoise/dfn3', f))) ? ['dfn3'] : [])];
+const defaultBackend = JSON.parse(readFileSync(path.join(here, '../config/default.json'), 'utf8')).plugins.find((p) => p.resolve === '@sawt/plugin-denoise').options.backend;
+const bundled = new ModelFiles(process.env.SAWT_MODELS_DIR ?? path.join(here, '../models'));
+const available = [defaultBackend, 'rnnoise', ...(existsSync(path.join(sharedModels, 'denoise/gtcrn/gtcrn_simple.onnx')) ? ['gtcrn'] : []),
+  ...(bundled.missing(['enc.onnx', 'erb_dec.onnx', 'df_dec.onnx'].map((f) => `denoise/dfn3/${f}`)).length === 0 ? ['dfn3'] : [])]
+  .filter((b, i, all) => all.indexOf(b) === i);
 const backends = args.backends ? String(args.backends).split(',').filter((b) => available.includes(b)) : available;
 const runs = Number(args.runs ?? 3);
 const work = mkdtempSync(path.join(tmpdir(), 'sawt-bench-denoise-'));
@@ -135,7 +141,7 @@ mkMp3(mp3s.mono60, 60, 1);
 mkMp3(mp3s.stereo60, 60, 2);
 if (!args['no-memory']) mkMp3(mp3s.mono900, 899, 1);
 
-const results = { name: 'denoise', date: new Date().toISOString(), machine: machine(), backends: {}, parts: {} };
+const results = { name: 'denoise', date: new Date().toISOString(), machine: machine(), defaultBackend, backends: {}, parts: {} };
 
 // ---- where the time goes, outside the server ----
 {
@@ -164,9 +170,10 @@ const results = { name: 'denoise', date: new Date().toISOString(), machine: mach
 
 for (const backend of backends) {
   console.error(`bench:denoise: ${backend}…`);
+  // The default back end exactly as a fresh clone runs it (only the price set to 0).
   const srv = await startBenchServer({ env: {
-    SAWT_MODELS_DIR: modelsDir,
-    SAWT_BENCH_PLUGIN_OPTIONS: JSON.stringify({ '@sawt/plugin-denoise': { backend, pricePerMinute: 0 } }),
+    ...(backend === 'gtcrn' && { SAWT_MODELS_DIR: sharedModels }),
+    SAWT_BENCH_PLUGIN_OPTIONS: JSON.stringify({ '@sawt/plugin-denoise': { ...(backend !== defaultBackend && { backend }), pricePerMinute: 0 } }),
   } });
   const out = { quality: {}, speed: {}, memory: null };
   try {

@@ -5,7 +5,7 @@
 //        each word's last letter, i.e. ignoring case endings)
 //   WER: words with at least one letter wrong / words (same two variants)
 // Usage: npm run bench:diacritization [-- --models DIR] [--show]
-// DIR defaults to SAWT_MODELS_DIR, else ../shared/models.
+// DIR defaults to SAWT_MODELS_DIR, else the bundled models/.
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({ options: { models: { type: 'string' }, show: { type: 'boolean' }, file: { type: 'string' } } });
-const modelsDir = path.resolve(values.models ?? process.env.SAWT_MODELS_DIR ?? path.join(root, '../shared/models'));
+const modelsDir = path.resolve(values.models ?? process.env.SAWT_MODELS_DIR ?? path.join(root, 'models'));
 const file = values.file ?? path.join(root, 'test/frontend/diacritization-sentences.txt');
 const { Diacritizer, stripDiacritics, shaddaFirst } = await import(path.join(root, 'plugins/engine/dist/index.js'));
 

@@ -1,7 +1,7 @@
 // npm run bench:frontend: latency of the Arabic normalizer per 200 characters
 // of mixed text (numbers, dates, money, phones, URLs…), its exact-match rate
 // on test/frontend/normalization-cases.json and on the held-out cases, and —
-// when the diacritizer is in SAWT_MODELS_DIR (default ../shared/models) — the
+// with the diacritizer (SAWT_MODELS_DIR, else the bundled models/) — the
 // whole front end a synthesis runs (normalize → lexicon → segment → diacritize
 // → Latin words → phonemes, for sawt-mini and for sawt-hts incl. its labels)
 // per 200 characters, on Arabic text and on the same text with Latin words
@@ -62,7 +62,7 @@ for (let i = 0; i < RUNS; i++) {
 }
 
 // The whole front end of a synthesis, when the diacritizer is there.
-const modelsDir = path.resolve(process.env.SAWT_MODELS_DIR ?? path.join(here, '../../shared/models'));
+const modelsDir = path.resolve(process.env.SAWT_MODELS_DIR ?? path.join(here, '../models'));
 const FILES = { model: 'tashkeel/libtashkeel-2024-01-04.onnx', inputMap: 'tashkeel/input_id_map.json', targetMap: 'tashkeel/target_id_map.json' };
 let full = null;
 if (existsSync(path.join(modelsDir, FILES.model))) {

@@ -28,7 +28,7 @@ export async function startBenchServer({ env } = {}) {
     server.send('stop');
     await once(server, 'exit');
   };
-  return { port: ready.port, key: ready.key, ask, stop };
+  return { port: ready.port, key: ready.key, setup: ready.setup, ask, stop };
 }
 
 export const pct = (arr, p) => {

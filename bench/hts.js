@@ -1,28 +1,23 @@
 // npm run bench:hts: the HTS voice (sawt-hts) over loopback HTTP streaming — time to
 // first audio, real-time factor, throughput with 4 concurrent streams — and DNSMOS
 // P.835 (sig_bak_ovr.onnx through the addon's OnnxSession) of sawt-hts vs sawt-mini on
-// diacritized sentences. The server sees the shared voice through a temporary
-// SAWT_MODELS_DIR linking ../shared/models/{hts,tashkeel}. Results go to bench/results/.
+// diacritized sentences. The server runs as a fresh clone does: the bundled voice and
+// diacritizer (the diacritizer on, as by default; the results say so). Results go to bench/results/.
 import { createDnsmos } from './dnsmos.js';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { TEXT, concurrentFigures, concurrentStreams, here, machine, round, sequentialFigures, startBenchServer, streamTts, writeResults } from './harness.js';
-
-const shared = path.resolve(here, '../../shared/models');
-if (!existsSync(path.join(shared, 'hts/ara_norm_ziad/ara_norm_ziad_hts.htsvoice'))) {
-  console.error(`bench:hts: the HTS voice is not under ${shared}/hts; nothing to measure`);
-  process.exit(1);
-}
-const modelsDir = mkdtempSync(path.join(tmpdir(), 'sawt-bench-hts-'));
-for (const d of ['hts', 'tashkeel']) if (existsSync(path.join(shared, d))) symlinkSync(path.join(shared, d), path.join(modelsDir, d));
-process.env.SAWT_MODELS_DIR = modelsDir; // the forked bench server inherits it
 
 const N = Number(process.env.BENCH_REQUESTS ?? 20);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const SENTENCES = Number(process.env.BENCH_DNSMOS_SENTENCES ?? 20);
 
-const { port, key, stop } = await startBenchServer();
+const { port, key, setup, stop } = await startBenchServer();
+if (!setup.models.includes('sawt-hts')) {
+  await stop();
+  console.error('bench:hts: sawt-hts is not offered (its voice file is missing: sawt models verify); nothing to measure');
+  process.exit(1);
+}
 const streamOnce = (model, voice_id, text = TEXT, keep = false) => streamTts({ port, key, model, voice_id, text, keep });
 
 try {
@@ -50,6 +45,7 @@ try {
   writeResults('hts', {
     date: new Date().toISOString(),
     machine: machine(),
+    frontEnd: { diacritizer: setup.diacritizer },
     text: { chars: [...TEXT].length },
     sequential: sequentialFigures(seq),
     concurrent: concurrentFigures(CONCURRENCY, conc),
@@ -58,5 +54,4 @@ try {
   });
 } finally {
   await stop();
-  rmSync(modelsDir, { recursive: true, force: true });
 }

@@ -5,7 +5,7 @@ import { TEXT, VOICES, concurrentFigures, concurrentStreams, machine, pct, round
 const N = Number(process.env.BENCH_REQUESTS ?? 60);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 
-const { port, key, ask, stop } = await startBenchServer();
+const { port, key, setup, ask, stop } = await startBenchServer();
 const streamOnce = (voice_id) => streamTts({ port, key, voice_id });
 
 // Warm-up (espeak voice loading, JIT).
@@ -26,6 +26,8 @@ const concEld = await ask('eld', 'eld');
 const results = {
   date: new Date().toISOString(),
   machine: machine(),
+  model: 'sawt-mini',
+  frontEnd: { diacritizer: setup.diacritizer },
   text: { chars: [...TEXT].length },
   sequential: {
     ...sequentialFigures(seq),

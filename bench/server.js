@@ -50,4 +50,6 @@ process.on('message', async (msg) => {
     process.exit(0);
   }
 });
-process.send({ type: 'ready', port: app.get(tokens.httpServer).server.address().port, key: key.key, rss: process.memoryUsage().rss });
+// What the run measured: the diacritizer (on by default when its bundled model loads) and the models offered.
+const setup = { diacritizer: app.get(tokens.textPipeline).diacritizerLoaded === true, models: app.get(tokens.models).list().filter((m) => m.available).map((m) => m.model_id) };
+process.send({ type: 'ready', port: app.get(tokens.httpServer).server.address().port, key: key.key, rss: process.memoryUsage().rss, setup });

@@ -1,7 +1,7 @@
 // npm run bench:text-batch: lines per second of `sawt text normalize|diacritize|phonemize --file`
 // (one process, the diacritizer batched) over BENCH_LINES lines (default 2000) of MSA news and
-// everyday sentences with numbers, dates and Latin words; process start-up included. Needs the
-// diacritizer in SAWT_MODELS_DIR (default ../shared/models). Results go to bench/results/.
+// everyday sentences with numbers, dates and Latin words; process start-up included. The CLI finds
+// the diacritizer as the server does (SAWT_MODELS_DIR, else the bundled models/). Results go to bench/results/.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,6 @@ import path from 'node:path';
 import { here, machine, round, writeResults } from './harness.js';
 
 const LINES = Number(process.env.BENCH_LINES ?? 2000);
-const modelsDir = path.resolve(process.env.SAWT_MODELS_DIR ?? path.join(here, '../../shared/models'));
 const strip = (s) => s.replace(/[\u064b-\u0652]/gu, '');
 const source = ['diacritization-sentences.txt', 'diacritization-news.txt']
   .flatMap((f) => readFileSync(path.join(here, '../test/frontend', f), 'utf8').split('\n'))
@@ -26,7 +25,7 @@ const results = {};
 for (const stage of ['normalize', 'diacritize', 'phonemize']) {
   const t0 = performance.now();
   const r = spawnSync(process.execPath, [path.join(here, '../packages/cli/bin/sawt.js'), 'text', stage, '--file', file], {
-    env: { ...process.env, SAWT_MODELS_DIR: modelsDir, SAWT_DATA_DIR: dir },
+    env: { ...process.env, SAWT_DATA_DIR: dir },
     maxBuffer: 1 << 28,
     encoding: 'utf8',
   });

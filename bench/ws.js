@@ -15,7 +15,7 @@ const ROUNDS = Number(process.env.BENCH_WS_ROUNDS ?? 20);
 const SESSIONS = Number(process.env.BENCH_WS_SESSIONS ?? 10);
 const DEADLINE = Date.now() + 110_000;
 
-const { port, key, ask, stop } = await startBenchServer();
+const { port, key, setup, ask, stop } = await startBenchServer();
 const url = `ws://127.0.0.1:${port}/api/v1/websocket/text-to-speech?x-api-key=${encodeURIComponent(key)}`;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -116,6 +116,7 @@ const results = {
   date: new Date().toISOString(),
   model: 'sawt-mini',
   machine: machine(),
+  frontEnd: { diacritizer: setup.diacritizer },
   text: { chars: [...TEXT].length },
   flush: {
     sessions1: { flushToFirstAudioMs: summary(flush1.results.map((r) => r.firstAudioMs)), flushToFinalMs: summary(flush1.results.map((r) => r.finalMs)), eventLoopDelayMs: flush1.eventLoopDelayMs },

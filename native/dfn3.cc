@@ -145,7 +145,8 @@ const Tables& T() {
 }
 
 struct Settings {
-  std::string dir;
+  // The three model files; each may come from another folder (SAWT_MODELS_DIR or the bundle).
+  std::string enc, erbDec, dfDec;
   int intraOpThreads = 1;  // one thread per run: measured 3x faster than two on 2 cores
   int blockFrames = 1000;
   int contextFrames = 100;
@@ -166,17 +167,16 @@ std::shared_ptr<Model> LoadDfn3(const Settings& s) {
   options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
   if (s.intraOpThreads > 0) options.SetIntraOpNumThreads(s.intraOpThreads);
   options.SetInterOpNumThreads(1);
-  auto load = [&](const char* name) {
-    const std::string path = s.dir + "/" + name;
+  auto load = [&](const std::string& path) {
     try {
       return std::make_unique<Ort::Session>(env, path.c_str(), options);
     } catch (const Ort::Exception& e) {
       throw EngineFailure(ErrorCode::kOnnx, "Failed to load DeepFilterNet3 model " + path + ": " + e.what());
     }
   };
-  model->enc = load("enc.onnx");
-  model->erbDec = load("erb_dec.onnx");
-  model->dfDec = load("df_dec.onnx");
+  model->enc = load(s.enc);
+  model->erbDec = load(s.erbDec);
+  model->dfDec = load(s.dfDec);
   return model;
 }
 
@@ -457,9 +457,17 @@ int IntOption(Napi::Env env, Napi::Object o, const char* name, int def, int lo, 
 
 Napi::Value Dfn3Load(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (!info[0].IsString()) ThrowInvalidArgument(env, "Expected a string for dir");
+  if (!info[0].IsObject()) ThrowInvalidArgument(env, "Expected an object of model files { enc, erbDec, dfDec }");
+  Napi::Object files = info[0].As<Napi::Object>();
   Settings s;
-  s.dir = info[0].As<Napi::String>().Utf8Value();
+  auto file = [&](const char* name) {
+    Napi::Value v = files.Get(name);
+    if (!v.IsString()) ThrowInvalidArgument(env, std::string("Expected a string for ") + name);
+    return v.As<Napi::String>().Utf8Value();
+  };
+  s.enc = file("enc");
+  s.erbDec = file("erbDec");
+  s.dfDec = file("dfDec");
   if (info.Length() > 1 && info[1].IsObject()) {
     Napi::Object o = info[1].As<Napi::Object>();
     s.intraOpThreads = IntOption(env, o, "intraOpThreads", s.intraOpThreads, 0, 256);

@@ -10,7 +10,7 @@
 // (the STFT's 480-sample delay is hidden) and is exactly as long after flush.
 //
 // JS (see plugins/denoise/src/dfn3.ts):
-//   dfn3Load(dir, { intraOpThreads?, blockFrames?, contextFrames? }) -> Promise<model>
+//   dfn3Load({ enc, erbDec, dfDec } file paths, { intraOpThreads?, blockFrames?, contextFrames? }) -> Promise<model>
 //   dfn3Open(model) -> stream          (one per channel; shares the model's sessions)
 //   dfn3Process(stream, Float32Array, flush) -> Promise<Float32Array>
 //     work on libuv's pool; one call per stream at a time.

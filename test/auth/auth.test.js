@@ -146,28 +146,40 @@ t.test('expired, revoked and deleted keys give 40101', async (t) => {
 });
 
 t.test('character quota: atomic, counted per key, given back on failure', async (t) => {
-  const { accounts, keys, quota } = await setup(t);
+  const { accounts, keys, quota, db } = await setup(t);
   const acc = await accounts.create({ name: 'A', plan: 'free' });
   const k = await keys.create({ accountId: acc.id, quotaChars: 100 });
+  // The wallet calls these inside its reservation's transaction; here each gets its own.
+  const take = (id, n) => db.knex.transaction((trx) => quota.take(trx, id, n));
+  const giveBack = (id, n) => db.knex.transaction((trx) => quota.giveBack(trx, id, n));
 
-  const first = await quota.reserve(k.id, 60);
+  await take(k.id, 60);
   t.equal((await keys.get(k.id)).usedChars, 60);
-  await t.rejects(quota.reserve(k.id, 41), { code: 42903, status: 429, message: 'Character quota of this API key exhausted: 60 of 100 characters used' });
-  const exact = await quota.reserve(k.id, 40);
+  await t.rejects(take(k.id, 41), { code: 42903, status: 429, message: 'Character quota of this API key exhausted: 60 of 100 characters used' });
+  await take(k.id, 40);
   t.equal((await keys.get(k.id)).usedChars, 100, 'the quota can be used up exactly');
-  await exact.release();
-  await exact.release(); // idempotent
-  await first.release();
-  t.equal((await keys.get(k.id)).usedChars, 0, 'released characters are given back, once');
+  await giveBack(k.id, 40);
+  await giveBack(k.id, 60);
+  t.equal((await keys.get(k.id)).usedChars, 0, 'given back');
+  await giveBack(k.id, 10);
+  t.equal((await keys.get(k.id)).usedChars, 0, 'never below zero');
 
-  const results = await Promise.allSettled(Array.from({ length: 25 }, () => quota.reserve(k.id, 10)));
-  t.equal(results.filter((r) => r.status === 'fulfilled').length, 10, '25 concurrent holds of 10 on a quota of 100: exactly 10 pass');
+  const results = await Promise.allSettled(Array.from({ length: 25 }, () => take(k.id, 10)));
+  t.equal(results.filter((r) => r.status === 'fulfilled').length, 10, '25 concurrent takes of 10 on a quota of 100: exactly 10 pass');
   t.ok(results.filter((r) => r.status === 'rejected').every((r) => r.reason.code === 42903));
   t.equal((await keys.get(k.id)).usedChars, 100);
 
+  await t.rejects(db.knex.transaction(async (trx) => {
+    await quota.giveBack(trx, k.id, 50);
+    throw new Error('the enclosing work failed');
+  }), /enclosing work failed/);
+  t.equal((await keys.get(k.id)).usedChars, 100, 'a rolled-back transaction gives nothing back');
+
   const unlimited = await keys.create({ accountId: acc.id });
-  await quota.reserve(unlimited.id, 1_000_000);
+  await take(unlimited.id, 1_000_000);
   t.equal((await keys.get(unlimited.id)).usedChars, 1_000_000, 'usage is counted for unlimited keys too');
   const zero = await keys.create({ accountId: acc.id, quotaChars: 0 });
-  await t.rejects(quota.reserve(zero.id, 1), { code: 42903 });
+  await t.rejects(take(zero.id, 1), { code: 42903 });
+  await keys.delete(zero.id);
+  await t.rejects(take(zero.id, 0), { code: 40101, message: /deleted/ });
 });

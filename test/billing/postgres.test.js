@@ -5,6 +5,7 @@ import t from 'tap';
 import { tokens } from '@sawt/core';
 import { bootDataLayer, freshPgDatabase } from '../storage/fixtures/boot.js';
 import { walletRace } from './fixtures/scenarios.js';
+import { startHolder } from './fixtures/holder-process.js';
 
 if (!process.env.SAWT_TEST_PG_URL) {
   t.plan(0, 'SAWT_TEST_PG_URL is not set: PostgreSQL tests skipped');
@@ -19,7 +20,7 @@ if (!process.env.SAWT_TEST_PG_URL) {
       await first.stop();
       const app = await bootDataLayer(t, { dataDir, storage });
       const db = app.get(tokens.database);
-      t.equal((await db.knex('sawt_migrations').count({ n: '*' }))[0].n, '2', 'migrations applied once across two boots');
+      t.equal((await db.knex('sawt_migrations').count({ n: '*' }))[0].n, '3', 'migrations applied once across two boots');
 
       const accounts = app.get(tokens.accounts);
       const keys = app.get(tokens.apiKeys);
@@ -35,11 +36,12 @@ if (!process.env.SAWT_TEST_PG_URL) {
       t.same(auth.account, acc);
       t.throws(() => authn.authorize(auth, 'models'), { code: 40302 });
 
-      const quota = app.get(tokens.quota);
-      const holds = await Promise.allSettled(Array.from({ length: 25 }, () => quota.reserve(k.id, 10)));
+      const wallet0 = app.get(tokens.wallet);
+      const holds = await Promise.allSettled(Array.from({ length: 25 }, (_, i) => wallet0.reserve(acc.id, 0, { requestId: `q-${i}`, quota: { keyId: k.id, chars: 10 } })));
       t.equal(holds.filter((r) => r.status === 'fulfilled').length, 10, 'quota race: exactly 10 of 25 pass');
-      await Promise.all(holds.filter((r) => r.status === 'fulfilled').map((r) => r.value.release()));
-      t.equal((await keys.get(k.id)).usedChars, 0);
+      t.ok(holds.filter((r) => r.status === 'rejected').every((r) => r.reason.code === 42903));
+      await Promise.all(holds.filter((r) => r.status === 'fulfilled').map((r) => r.value.release('test')));
+      t.equal((await keys.get(k.id)).usedChars, 0, 'released reservations give the characters back');
 
       await walletRace(t, { accounts, wallet, outcome: 'settle' });
       await walletRace(t, { accounts, wallet, outcome: 'release' });
@@ -54,6 +56,43 @@ if (!process.env.SAWT_TEST_PG_URL) {
 
       await keys.revoke(k.id);
       await t.rejects(authn.authenticate(k.key), { code: 40101, message: /revoked/ });
+      await app.stop();
+    } finally {
+      await pg.drop();
+    }
+  });
+
+  t.test('PostgreSQL: reservation leases: a killed holder is released at the next start, a paused one after its lease, and its late settle charges nothing', async (t) => {
+    const pg = await freshPgDatabase(t);
+    const dataDir = t.testdir();
+    const storage = { client: 'pg', connection: pg.url };
+    const leases = { ttlMs: 1500, heartbeatMs: 300, sweepMs: 200 };
+    try {
+      const setup = await bootDataLayer(t, { dataDir, storage });
+      const { account } = await setup.get(tokens.wallet).openAccount({ name: 'PG leases', plan: 'enterprise', balanceMicro: 10_000 });
+      const key = await setup.get(tokens.apiKeys).create({ accountId: account.id, quotaChars: 1000 });
+      await setup.stop();
+
+      const killed = await startHolder(t, { dataDir, storage });
+      await killed.send({ op: 'reserve', account: account.id, amount: 3000, keyId: key.id, chars: 40 });
+      killed.kill('SIGKILL');
+      await killed.exited;
+      const app = await bootDataLayer(t, { dataDir, storage, billing: { leases } });
+      const wallet = app.get(tokens.wallet);
+      t.same(await wallet.balance(account.id), { accountId: account.id, balance: 10_000, reserved: 0, available: 10_000 }, 'released at start');
+      t.equal((await app.get(tokens.apiKeys).get(key.id)).usedChars, 0);
+
+      const paused = await startHolder(t, { dataDir, storage, billing: { leases } });
+      const r = await paused.send({ op: 'reserve', account: account.id, amount: 2000, keyId: key.id, chars: 20 });
+      paused.kill('SIGSTOP');
+      t.teardown(() => paused.kill('SIGCONT'));
+      for (let i = 0; i < 150 && (await wallet.balance(account.id)).reserved !== 0; i++) await new Promise((res) => setTimeout(res, 100));
+      t.equal((await wallet.balance(account.id)).reserved, 0, 'a paused owner loses its lease');
+      paused.kill('SIGCONT');
+      t.same(await paused.send({ op: 'settle', id: r.id }), { ok: true });
+      t.same(await wallet.balance(account.id), { accountId: account.id, balance: 10_000, reserved: 0, available: 10_000 }, 'the late settle charges nothing');
+      t.equal((await app.get(tokens.apiKeys).get(key.id)).usedChars, 0);
+      await paused.send({ op: 'exit' }).catch(() => {});
       await app.stop();
     } finally {
       await pg.drop();

@@ -1,7 +1,8 @@
 import t from 'tap';
 import { tokens } from '@sawt/core';
-import { bootDataLayer, runInChildProcess } from '../storage/fixtures/boot.js';
+import { bootDataLayer } from '../storage/fixtures/boot.js';
 import { walletRace } from './fixtures/scenarios.js';
+import { startHolder } from './fixtures/holder-process.js';
 
 async function setup(t) {
   const app = await bootDataLayer(t);
@@ -99,32 +100,115 @@ t.test('stop() releases what this process reserved; a later boot does not touch 
   t.match((await w.ledger(acc.id))[0], { kind: 'release', amount: 3000, requestId: 'in-flight', description: 'shutdown' });
 });
 
-t.test('reservations orphaned by a crashed process are released at start once stale', async (t) => {
+/** An account with `balance` micro-units and a key with a character quota, made by a short-lived boot. */
+async function fundedAccount(t, dataDir, { balance = 10_000, quotaChars = 1000, storage } = {}) {
+  const app = await bootDataLayer(t, { dataDir, storage });
+  const { account } = await app.get(tokens.wallet).openAccount({ name: 'A', plan: 'enterprise', balanceMicro: balance });
+  const key = await app.get(tokens.apiKeys).create({ accountId: account.id, quotaChars });
+  await app.stop();
+  return { account, key };
+}
+
+const waitFor = async (fn, ms = 15_000) => {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
+t.test('kill -9 of a process holding reservations: the next start on the same node gives money and quota back at once', async (t) => {
   const dataDir = t.testdir();
-  const setupApp = await bootDataLayer(t, { dataDir });
-  const acc = await setupApp.get(tokens.accounts).create({ name: 'A', plan: 'free' });
-  await setupApp.get(tokens.wallet).topUp(acc.id, 9000);
-  await setupApp.stop();
+  const { account, key } = await fundedAccount(t, dataDir);
+  const holder = await startHolder(t, { dataDir });
+  const a = await holder.send({ op: 'reserve', account: account.id, amount: 3000, keyId: key.id, chars: 40, requestId: 'req-a' });
+  const b = await holder.send({ op: 'reserve', account: account.id, amount: 2000, keyId: key.id, chars: 10, requestId: 'req-b' });
+  t.ok(a.id && b.id, 'two reservations held');
 
-  // A server process reserves money and dies before settling (no stop()).
-  const reservationId = (await runInChildProcess(dataDir, `
-    const r = await app.get(tokens.wallet).reserve(${JSON.stringify(acc.id)}, 3000, { requestId: 'orphan' });
-    console.log(r.id);
-    process.exit(1);
-  `).catch((e) => e.stdout)).trim();
+  // A process booting while the holder lives (the admin CLI) leaves its reservations alone.
+  const bystander = await bootDataLayer(t, { dataDir });
+  t.same(await bystander.get(tokens.wallet).balance(account.id), { accountId: account.id, balance: 10_000, reserved: 5000, available: 5000 }, 'a live owner keeps its reservations');
+  t.equal((await bystander.get(tokens.apiKeys).get(key.id)).usedChars, 50, 'and its quota characters');
+  await bystander.stop();
 
-  const fresh = await bootDataLayer(t, { dataDir });
-  t.equal((await fresh.get(tokens.wallet).balance(acc.id)).reserved, 3000, 'a young open reservation is left alone at start (its owner may be alive)');
-  // An hour passes.
-  await fresh.get(tokens.database).knex('reservations').where({ id: reservationId }).update({ created_at: new Date(Date.now() - 3_601_000).toISOString() });
-  await fresh.stop();
-
-  const disabled = await bootDataLayer(t, { dataDir, billing: { staleReservationMs: 0 } });
-  t.equal((await disabled.get(tokens.wallet).balance(acc.id)).reserved, 3000, 'staleReservationMs 0 keeps it');
-  await disabled.stop();
-
+  holder.kill('SIGKILL');
+  t.match(await holder.exited, { signal: 'SIGKILL' });
   const restarted = await bootDataLayer(t, { dataDir });
   const w = restarted.get(tokens.wallet);
-  t.same(await w.balance(acc.id), { accountId: acc.id, balance: 9000, reserved: 0, available: 9000 }, 'released at the next start');
-  t.match((await w.ledger(acc.id))[0], { kind: 'release', amount: 3000, requestId: 'orphan', reservationId, description: /^stale/ });
+  t.same(await w.balance(account.id), { accountId: account.id, balance: 10_000, reserved: 0, available: 10_000 }, 'money back at start, no waiting');
+  t.equal((await restarted.get(tokens.apiKeys).get(key.id)).usedChars, 0, 'quota characters back');
+  const releases = (await w.ledger(account.id)).filter((e) => e.kind === 'release');
+  t.same(releases.map((e) => e.reservationId).sort(), [a.id, b.id].sort(), 'one release row per reservation');
+  t.ok(releases.every((e) => new RegExp(`^owner process ${holder.pid} on node .+ is gone$`).test(e.description)), 'the ledger says why');
+  const db = restarted.get(tokens.database).knex;
+  t.equal((await db('lease_owners').where({ pid: holder.pid })).length, 0, "the dead process's registration is removed");
+});
+
+t.test("a dead process on another node: its reservations wait for the lease to run out, then a live process's periodic sweep releases them", async (t) => {
+  const dataDir = t.testdir();
+  const { account, key } = await fundedAccount(t, dataDir);
+  const leases = { ttlMs: 3000, heartbeatMs: 500, sweepMs: 200 };
+  const holder = await startHolder(t, { dataDir, nodeId: 'elsewhere', billing: { leases } });
+  const r = await holder.send({ op: 'reserve', account: account.id, amount: 3000, keyId: key.id, chars: 40 });
+  holder.kill('SIGKILL');
+  await holder.exited;
+  const killedAt = Date.now();
+  const survivor = await bootDataLayer(t, { dataDir, billing: { leases } });
+  const w = survivor.get(tokens.wallet);
+  t.ok(await waitFor(async () => (await w.balance(account.id)).reserved === 0), 'released by the sweep');
+  const release = (await w.ledger(account.id)).find((e) => e.kind === 'release');
+  t.match(release, { reservationId: r.id, amount: 3000, description: /^lease expired at / });
+  t.ok(Date.parse(release.createdAt) >= killedAt + leases.ttlMs - leases.heartbeatMs - 50, 'not before the lease ran out (the owner might have been alive)');
+  t.equal((await survivor.get(tokens.apiKeys).get(key.id)).usedChars, 0, 'quota characters back');
+});
+
+t.test('a live owner is never swept; paused past its lease (SIGSTOP) it is, and its late settle charges nothing', async (t) => {
+  const dataDir = t.testdir();
+  const { account, key } = await fundedAccount(t, dataDir);
+  const leases = { ttlMs: 1500, heartbeatMs: 300, sweepMs: 200 };
+  const holder = await startHolder(t, { dataDir, billing: { leases } });
+  const sweeper = await bootDataLayer(t, { dataDir, billing: { leases } });
+  const w = sweeper.get(tokens.wallet);
+  const r = await holder.send({ op: 'reserve', account: account.id, amount: 3000, keyId: key.id, chars: 40, requestId: 'paused' });
+  await new Promise((res) => setTimeout(res, 2 * leases.ttlMs));
+  t.equal((await w.balance(account.id)).reserved, 3000, 'held across several lease lengths: its owner renews it');
+
+  holder.kill('SIGSTOP');
+  t.teardown(() => holder.kill('SIGCONT'));
+  t.ok(await waitFor(async () => (await w.balance(account.id)).reserved === 0), 'released once the paused owner stopped renewing');
+  t.equal((await sweeper.get(tokens.apiKeys).get(key.id)).usedChars, 0, 'quota characters back');
+
+  holder.kill('SIGCONT');
+  t.same(await holder.send({ op: 'settle', id: r.id }), { ok: true }, 'the late settle completes without error');
+  t.same(await w.balance(account.id), { accountId: account.id, balance: 10_000, reserved: 0, available: 10_000 }, 'and charges nothing: no double count');
+  const rows = (await w.ledger(account.id)).filter((e) => e.reservationId === r.id).map((e) => `${e.kind}:${e.amount}`);
+  t.same(rows, ['release:3000', 'reserve:3000'], 'released once, never also charged');
+  t.equal((await sweeper.get(tokens.apiKeys).get(key.id)).usedChars, 0);
+
+  const again = await holder.send({ op: 'reserve', account: account.id, amount: 1000, keyId: key.id, chars: 10 });
+  await new Promise((res) => setTimeout(res, 2 * leases.ttlMs));
+  t.equal((await w.balance(account.id)).reserved, 1000, 'the resumed process registers again and its new reservation is renewed');
+  t.same(await holder.send({ op: 'settle', id: again.id }), { ok: true });
+  t.same(await w.balance(account.id), { accountId: account.id, balance: 9000, reserved: 0, available: 9000 });
+  await holder.send({ op: 'exit' }).catch(() => {});
+});
+
+t.test('openAccount: the account and its opening balance in one transaction; 0 is a valid balance', async (t) => {
+  const { app, accounts, wallet } = await setup(t);
+  const zero = await wallet.openAccount({ name: 'Zero', plan: 'free', balanceMicro: 0 });
+  t.same(zero.balance, { accountId: zero.account.id, balance: 0, reserved: 0, available: 0 });
+  t.same(await wallet.ledger(zero.account.id), [], 'no movement, no ledger row');
+  const funded = await wallet.openAccount({ name: 'Funded', plan: 'basic', balanceMicro: 2_500_000 });
+  t.match(await wallet.ledger(funded.account.id), [{ kind: 'topup', amount: 2_500_000, balanceAfter: 2_500_000, description: 'opening balance' }]);
+  const before = (await accounts.list()).length;
+  await t.rejects(wallet.openAccount({ name: 'Bad', plan: 'free', balanceMicro: -1 }), RangeError);
+  await t.rejects(wallet.openAccount({ name: 'Bad', plan: 'free', balanceMicro: Number.MAX_SAFE_INTEGER + 2 }), RangeError);
+  await t.rejects(wallet.openAccount({ name: '', plan: 'free', balanceMicro: 5 }), { code: 40001 });
+  await t.rejects(wallet.openAccount({ name: 'Bad', plan: 'gold', balanceMicro: 5 }), { code: 40001 });
+  t.equal((await accounts.list()).length, before, 'a refused opening creates nothing');
+  // A failure after the account row was written (the wallet row) rolls the account back too.
+  await app.get(tokens.database).knex.raw("CREATE TRIGGER no_wallets BEFORE INSERT ON wallets BEGIN SELECT RAISE(ABORT, 'wallets are read-only'); END");
+  await t.rejects(wallet.openAccount({ name: 'Half', plan: 'free', balanceMicro: 5 }), /read-only/);
+  t.notOk((await accounts.list()).some((a) => a.name === 'Half'), 'no account without its wallet');
 });

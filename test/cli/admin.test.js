@@ -1,11 +1,8 @@
 import { execFile } from 'node:child_process';
-import { createServer } from 'node:http';
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { startServer, tempDir, repoRoot, defaultConfigPath, SENTENCE } from '../helpers/server.js';
+import { startServer, tempDir, repoRoot, SENTENCE } from '../helpers/server.js';
 
 const run = promisify(execFile);
 const bin = path.join(repoRoot, 'packages/cli/bin/sawt.js');
@@ -91,40 +88,56 @@ t.test('failures exit non-zero with one line on stderr and nothing on stdout', a
   }
 });
 
-t.test('models pull downloads, verifies sha256 and never leaves a partial file', async (t) => {
-  const good = Buffer.from('pretend model weights\n'.repeat(1000));
-  const server = createServer((req, res) => {
-    if (req.url === '/good.onnx') return res.end(good);
-    if (req.url === '/tampered.onnx') return res.end(Buffer.concat([good, Buffer.from('x')]));
-    res.statusCode = 404;
-    res.end();
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(() => server.close());
-  const url = `http://127.0.0.1:${server.address().port}`;
-  const sha = createHash('sha256').update(good).digest('hex');
-  const config = JSON.parse(readFileSync(defaultConfigPath, 'utf8'));
-  const engine = config.plugins.find((p) => p.resolve === '@sawt/plugin-engine');
-  engine.options.models.push(
-    { model_id: 'pulled', model_name: 'Pulled', engine: 'espeak', cost_per_char: 0.0001, files: ['pulled/model.onnx'], downloads: [{ file: 'pulled/model.onnx', url: `${url}/good.onnx`, sha256: sha }] },
-    { model_id: 'tampered', model_name: 'Tampered', engine: 'espeak', cost_per_char: 0.0001, files: ['tampered/model.onnx'], downloads: [{ file: 'tampered/model.onnx', url: `${url}/tampered.onnx`, sha256: sha }] },
-  );
-  const dir = tempDir(t);
-  const configPath = path.join(dir, 'config.json');
-  writeFileSync(configPath, JSON.stringify(config));
-  const e2 = { SAWT_DATA_DIR: dir, SAWT_MODELS_DIR: path.join(dir, 'models'), SAWT_CONFIG: configPath };
+t.test('accounts create: --balance 0 is valid, and a refused create leaves nothing a retry could duplicate', async (t) => {
+  const count = async () => json(await cli(env, 'accounts', 'list', '--json')).length;
+  const before = await count();
+  const zero = await cli(env, 'accounts', 'create', '--name', 'Zero', '--plan', 'free', '--balance', '0', '--json');
+  t.equal(zero.code, 0, zero.stderr);
+  t.match(json(zero), { name: 'Zero', plan: 'free', balance: 0 });
+  t.same(json(await cli(env, 'wallet', 'ledger', '--account', json(zero).id, '--json')), [], 'no movement for an empty opening balance');
+  for (const bad of [['--name', 'x'.repeat(201), '--balance', '5'], ['--name', '   ', '--balance', '5'], ['--name', 'Huge', '--balance', '99999999999999']]) {
+    const r = await cli(env, 'accounts', 'create', '--plan', 'free', ...bad, '--json');
+    t.not(r.code, 0, `refused: ${r.stderr.trim()}`);
+  }
+  t.equal(await count(), before + 1, 'only the successful create made an account');
+});
 
-  const ok = await cli(e2, 'models', 'pull', 'pulled', '--json');
-  t.equal(ok.code, 0, ok.stderr);
-  t.match(json(ok), [{ model_id: 'pulled', file: 'pulled/model.onnx', status: 'downloaded', sha256: sha }]);
-  t.same(readFileSync(path.join(dir, 'models/pulled/model.onnx')), good);
-  t.match(json(await cli(e2, 'models', 'pull', 'pulled', '--json')), [{ status: 'present' }], 'second pull is a no-op');
-  const listed = json(await cli(e2, 'models', 'list', '--json'));
-  t.equal(listed.find((m) => m.model_id === 'pulled').available, true, 'model available once its file is there');
+t.test('human-readable output escapes control characters; --json stays exact JSON', async (t) => {
+  const name = 'Evil\u001b[31mRed\u0007\r\n00000000-0000-0000-0000-000000000000  enterprise  999999  forged\u202e';
+  const created = await cli(env, 'accounts', 'create', '--name', name, '--plan', 'free', '--balance', '1');
+  t.equal(created.code, 0, created.stderr);
+  t.equal(created.stdout.split('\n').length, 2, 'one line and its newline');
+  t.match(created.stdout, /Evil\\e\[31mRed\\x07\\r\\n00000000/);
+  const list = await cli(env, 'accounts', 'list');
+  const asJson = json(await cli(env, 'accounts', 'list', '--json'));
+  t.ok(asJson.some((a) => a.name === name), 'JSON keeps the name byte for byte');
+  t.equal(list.stdout.trim().split('\n').length, asJson.length, 'one line per account: no forged lines');
+  t.notOk(/[\u0000-\u0009\u000b-\u001f\u007f\u202e]/.test(list.stdout), 'no raw control characters reach the terminal');
+  t.match(list.stdout, /\\u202e/);
+  const missing = await cli(env, 'wallet', 'show', '--account', '\u001b]0;pwned\u0007');
+  t.equal(missing.stderr, "sawt: Account '\\e]0;pwned\\x07' not found\n", 'error messages are escaped too');
+});
 
-  const bad = await cli(e2, 'models', 'pull', 'tampered', '--json');
-  t.not(bad.code, 0);
-  t.match(bad.stderr, /Checksum mismatch/);
-  t.notOk(existsSync(path.join(dir, 'models/tampered/model.onnx')), 'no file in place');
-  t.same(readdirSync(path.join(dir, 'models/tampered')), [], 'no partial file left');
+t.test('wallet ledger: every movement of a request, in both forms', async (t) => {
+  const a = json(await cli(env, 'accounts', 'create', '--name', 'Ledger', '--plan', 'starter', '--balance', '2', '--json'));
+  const key = json(await cli(env, 'keys', 'create', '--account', a.id, '--json'));
+  const res = await fetch(`${srv.api}/text-to-speech/sawt-mini`, { method: 'POST', headers: { 'x-api-key': key.key, 'content-type': 'application/json' }, body: JSON.stringify({ voice_id: 'fusha-omar', text: SENTENCE, stability: 0.5, streaming: false }) });
+  t.equal(res.status, 200);
+  await res.arrayBuffer();
+  const requestId = res.headers.get('x-request-id');
+  const cost = Number(([...SENTENCE].length * 0.0001).toFixed(6));
+  const entries = json(await cli(env, 'wallet', 'ledger', '--account', a.id, '--json'));
+  t.match(entries, [
+    { kind: 'topup', amount: 2, balance_after: 2, request_id: null },
+    { kind: 'reserve', amount: cost, balance_after: 2, request_id: requestId, reservation_id: /^[0-9a-f-]{36}$/ },
+    { kind: 'settle', amount: cost, balance_after: Number((2 - cost).toFixed(6)), request_id: requestId },
+  ]);
+  t.equal(entries.length, 3);
+  const text = await cli(env, 'wallet', 'ledger', '--account', a.id);
+  t.equal(text.code, 0);
+  t.equal(text.stdout.trim().split('\n').length, 3, 'one line per movement');
+  t.match(text.stdout, new RegExp(`settle .*${requestId}`));
+  t.equal(json(await cli(env, 'wallet', 'ledger', '--account', a.id, '--limit', '1', '--json')).length, 1, '--limit keeps the latest');
+  t.not((await cli(env, 'wallet', 'ledger', '--account', a.id, '--limit', '0')).code, 0);
+  t.not((await cli(env, 'wallet', 'ledger', '--account', 'nobody')).code, 0);
 });

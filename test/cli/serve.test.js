@@ -1,39 +1,17 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { tempDir, repoRoot, LONG_TEXT } from '../helpers/server.js';
+import { tempDir, repoRoot, LONG_TEXT, sawtBin as bin, spawnServe } from '../helpers/server.js';
 
 const run = promisify(execFile);
-const bin = path.join(repoRoot, 'packages/cli/bin/sawt.js');
-
-async function freePort() {
-  const s = createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 t.test('sawt serve: healthz, then SIGTERM lets in-flight synthesis finish, refuses new work and exits 0', async (t) => {
   const dataDir = tempDir(t);
-  const port = await freePort();
-  const env = { ...process.env, SAWT_DATA_DIR: dataDir, SAWT_PORT: String(port), SAWT_HOST: '127.0.0.1' };
+  const env = { ...process.env, SAWT_DATA_DIR: dataDir };
   const cli = async (...args) => JSON.parse((await run(process.execPath, [bin, ...args, '--json'], { env, cwd: repoRoot })).stdout);
-  const server = spawn(process.execPath, [bin, 'serve'], { env, cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  server.stdout.on('data', (d) => (output += d));
-  server.stderr.on('data', (d) => (output += d));
-  t.teardown(() => server.kill('SIGKILL'));
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    const ok = await fetch(`${base}/healthz`).then((r) => r.status === 200, () => false);
-    if (ok) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  t.equal((await fetch(`${base}/healthz`)).status, 200, 'healthz answers once the server can serve');
+  const { child: server, base, healthy, output } = await spawnServe(t, { env });
+  t.ok(healthy, 'healthz answers once the server can serve');
 
   const acc = await cli('accounts', 'create', '--name', 'S', '--plan', 'enterprise', '--balance', '50');
   const key = await cli('keys', 'create', '--account', acc.id);
@@ -56,7 +34,7 @@ t.test('sawt serve: healthz, then SIGTERM lets in-flight synthesis finish, refus
   }
   t.ok(bytes / 2 / 24000 > 60, `in-flight stream completed (${(bytes / 48000).toFixed(1)} s of audio)`);
   const [code] = await once(server, 'exit');
-  t.equal(code, 0, 'exit code 0', { output });
+  t.equal(code, 0, 'exit code 0', { output: output() });
 
   const wallet = await cli('wallet', 'show', '--account', acc.id);
   t.equal(wallet.reserved, 0, 'no reservation left behind');

@@ -7,8 +7,8 @@ import t from 'tap';
 import { tempDir, repoRoot } from '../helpers/server.js';
 
 const bin = path.join(repoRoot, 'packages/cli/bin/sawt.js');
-const sharedModels = path.resolve(repoRoot, '../shared/models');
-const haveTashkeel = existsSync(path.join(sharedModels, 'tashkeel/libtashkeel-2024-01-04.onnx'));
+// The CLI finds the diacritizer as the server does: SAWT_MODELS_DIR (empty here), then the bundled models/.
+const haveTashkeel = existsSync(path.join(repoRoot, 'models/tashkeel/libtashkeel-2024-01-04.onnx'));
 
 function sawt(args, { input, env = {} } = {}) {
   return new Promise((resolve) => {
@@ -53,10 +53,10 @@ t.test('normalize --file: one line out per line in, in order, empty lines kept',
   t.equal(both.code, 2, 'TEXT and --file together is a usage error');
 });
 
-t.test('diacritize and phonemize --file batch through the model', { timeout: 180000, skip: !haveTashkeel && 'libtashkeel model not in ../shared/models' }, async (t) => {
+t.test('diacritize and phonemize --file batch through the model', { timeout: 180000, skip: !haveTashkeel && 'libtashkeel model not bundled in models/' }, async (t) => {
   const dir = tempDir(t);
   const many = Array.from({ length: 70 }, (_, i) => (i % 3 === 0 ? 'ذهب الولد إلى المدرسة' : i % 3 === 1 ? `اشترى ${i} كتاباً` : 'حمّلت تطبيق WhatsApp'));
-  const env = { SAWT_DATA_DIR: dir, SAWT_MODELS_DIR: sharedModels };
+  const env = { SAWT_DATA_DIR: dir, SAWT_MODELS_DIR: path.join(dir, 'models') };
   const d = await sawt(['text', 'diacritize', '--file', '-'], { input: many.join('\n'), env });
   t.equal(d.code, 0, d.stderr);
   const out = d.stdout.split('\n').slice(0, -1);

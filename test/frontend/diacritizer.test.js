@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ENGINE, TASHKEEL, haveTashkeel, noTashkeelReason, sharedModels } from './helpers.js';
+import { ENGINE, TASHKEEL, bundledModels } from './helpers.js';
 
 const { Diacritizer, stripDiacritics, shaddaFirst, TextFrontEnd } = await import(ENGINE);
 
@@ -8,8 +8,8 @@ t.test('shadda goes before the short vowel for espeak-ng', async (t) => {
   t.equal(stripDiacritics('قَالَ مُحَمَّدٌ'), 'قال محمد');
 });
 
-t.test('the libtashkeel model through the native ONNX path', { skip: !haveTashkeel && noTashkeelReason }, async (t) => {
-  const d = await Diacritizer.load(sharedModels, TASHKEEL);
+t.test('the libtashkeel model through the native ONNX path', async (t) => {
+  const d = await Diacritizer.load(bundledModels, TASHKEEL);
   t.teardown(() => d.release());
 
   t.test('bare text gets full diacritics, shadda first', async (t) => {

@@ -4,8 +4,8 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { startServer, tempDir } from '../helpers/server.js';
-import { haveTashkeel, noTashkeelReason, repoRoot, sharedModels } from './helpers.js';
+import { startServer, tempDir, withoutBundledModels } from '../helpers/server.js';
+import { repoRoot } from './helpers.js';
 import { tokens } from '@sawt/core';
 import { ENGINE } from './helpers.js';
 
@@ -32,7 +32,7 @@ async function tts(srv, headers, voice_id, text) {
 
 t.test('without the diacritizer the service works and says so (logs, /models)', async (t) => {
   const { logger, lines } = captureLogger();
-  const srv = await startServer(t, { logger });
+  const srv = await startServer(t, { logger, ...withoutBundledModels() });
   t.ok(lines.some(([lvl, m]) => lvl === 'warn' && /diacritizer files missing/.test(m)), 'logged');
   const { headers } = await srv.client();
   const models = await (await fetch(`${srv.api}/models`, { headers })).json();
@@ -41,9 +41,9 @@ t.test('without the diacritizer the service works and says so (logs, /models)', 
   t.ok((await tts(srv, headers, 'fusha-omar', 'مرحبا بكم في خدمة صوت للنطق العربي.')).length > 1000);
 });
 
-t.test('with the diacritizer, dialect rules change the audio of words with ق only', { skip: !haveTashkeel && noTashkeelReason }, async (t) => {
+t.test('with the (bundled) diacritizer, dialect rules change the audio of words with ق only', async (t) => {
   const { logger, lines } = captureLogger();
-  const srv = await startServer(t, { logger, runtime: { modelsDir: sharedModels } });
+  const srv = await startServer(t, { logger });
   t.ok(lines.some(([, m]) => m === 'diacritizer loaded'));
   const pipeline = srv.app.get(tokens.textPipeline);
   t.match(await pipeline.run('diacritize', 'قال الرجل كلاما جميلا'), /^قَالَ/u);
@@ -77,14 +77,14 @@ t.test('with the diacritizer, dialect rules change the audio of words with ق on
 
 t.test('sawt text normalize|diacritize|phonemize', async (t) => {
   const dataDir = tempDir(t);
-  const env = { SAWT_DATA_DIR: dataDir, SAWT_MODELS_DIR: haveTashkeel ? sharedModels : path.join(dataDir, 'models') };
+  const env = { SAWT_DATA_DIR: dataDir, SAWT_MODELS_DIR: path.join(dataDir, 'models') };
   const text = 'قال  الرجل جميلا';
   const n = await cli(env, 'text', 'normalize', text, '--json');
   t.equal(n.code, 0, n.stderr);
   t.same(JSON.parse(n.stdout), { input: text, output: 'قال الرجل جميلا' });
   const d = JSON.parse((await cli(env, 'text', 'diacritize', text, '--json')).stdout);
   t.equal(d.input, text);
-  if (haveTashkeel) t.match(d.output, /^قَالَ/u);
+  t.match(d.output, /^قَالَ/u, 'the bundled diacritizer, with SAWT_MODELS_DIR empty');
   const p = await cli(env, 'text', 'phonemize', 'قَالَ جَمِيلًا', '--dialect', 'egyptian');
   t.equal(p.code, 0, p.stderr);
   t.match(p.stdout, /^\[\[\?'a:la g'ami:l,an\]\]\n$/u);

@@ -1,10 +1,13 @@
 // Boots a real Sawt server (every configured plugin) on a free loopback port
 // with its own temporary data dir, and offers helpers to create accounts and keys.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSawt, tokens, toMicro } from '@sawt/core';
+import { createOpenApiChecker, recordResponses } from './openapi-check.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const defaultConfigPath = path.join(repoRoot, 'config/default.json');
@@ -21,18 +24,48 @@ export const silentLogger = (() => {
   return l;
 })();
 
-/** Starts a server; `config` replaces the default config object when given. */
-export async function startServer(t, { config, runtime = {}, logger = silentLogger } = {}) {
+/**
+ * What a server without the bundled models is started with (to test what happens
+ * when a model is missing): no bundle, and the denoiser that needs no model file.
+ */
+export function withoutBundledModels() {
+  const config = JSON.parse(readFileSync(defaultConfigPath, 'utf8'));
+  config.plugins.find((p) => p.resolve === '@sawt/plugin-denoise').options.backend = 'rnnoise';
+  return { config, runtime: { bundledModelsDir: null } };
+}
+
+/**
+ * Starts a server; `config` replaces the default config object when given. Every
+ * response it sends is checked against its OpenAPI document (a failed assertion
+ * in `t` per mismatch) unless `openapiCheck` is false.
+ */
+export async function startServer(t, { config, runtime = {}, logger = silentLogger, openapiCheck = true } = {}) {
   const dataDir = runtime.dataDir ?? tempDir(t);
   const app = await createSawt({
     runtime: { host: '127.0.0.1', port: 0, dataDir, modelsDir: path.join(dataDir, 'models'), configPath: defaultConfigPath, configDir: path.dirname(defaultConfigPath), ...runtime },
     ...(config ? { config } : {}),
     logger,
   });
+  let check = null;
+  const pending = [];
+  const report = (problems) => {
+    for (const p of problems) {
+      if (!t.ended && !t.results) t.fail(`response does not match the OpenAPI document: ${p}`);
+      else {
+        console.error(`response does not match the OpenAPI document (after the test ended): ${p}`);
+        process.exitCode = 1;
+      }
+    }
+  };
+  if (openapiCheck) recordResponses(app.get(tokens.httpServer).server, (r) => (check ? report(check(r)) : pending.push(r)));
   await app.start();
   t.teardown(() => app.stop());
   const { port } = app.get(tokens.httpServer).server.address();
   const base = `http://127.0.0.1:${port}`;
+  if (openapiCheck) {
+    check = createOpenApiChecker(await (await fetch(`${base}/api/v1/openapi.json`)).json());
+    for (const r of pending.splice(0)) report(check(r));
+  }
 
   async function createAccount({ plan = 'enterprise', balance = '100', name = 'test account' } = {}) {
     const account = await app.get(tokens.accounts).create({ name, plan });
@@ -86,4 +119,33 @@ export function pcmStats(pcm) {
     peak = Math.max(peak, Math.abs(v));
   }
   return { samples: n, rms: n ? Math.sqrt(sum / n) : 0, peak, seconds: n / 24000 };
+}
+
+/** The `sawt` command of this checkout. */
+export const sawtBin = path.join(repoRoot, 'packages/cli/bin/sawt.js');
+
+/** A free loopback port. */
+export async function freePort() {
+  const s = createNetServer();
+  await new Promise((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address();
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+/**
+ * Runs `sawt serve` as a user does (its own process, `env` as given, in `cwd`) and
+ * waits until /healthz answers 200 (up to 15 s). `output()` is what it logged so far.
+ */
+export async function spawnServe(t, { env, cwd = repoRoot }) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [sawtBin, 'serve'], { env: { ...env, SAWT_PORT: String(port), SAWT_HOST: '127.0.0.1' }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout.on('data', (d) => (log += d));
+  child.stderr.on('data', (d) => (log += d));
+  t.teardown(() => child.kill('SIGKILL'));
+  const base = `http://127.0.0.1:${port}`;
+  const healthy = () => fetch(`${base}/healthz`).then((r) => r.status === 200, () => false);
+  for (let i = 0; i < 150 && !(await healthy()); i++) await new Promise((r) => setTimeout(r, 100));
+  return { child, base, healthy: await healthy(), output: () => log };
 }

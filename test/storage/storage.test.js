@@ -12,7 +12,7 @@ t.test('migrations are applied once across boots on the same file, and data pers
 
   const second = await bootDataLayer(t, { dataDir });
   const rows = await second.get(tokens.database).knex('sawt_migrations').select('name').orderBy('id');
-  t.same(rows.map((r) => r.name), ['auth/001-accounts-keys-grants', 'billing/001-wallets-reservations-ledger'], 'each migration recorded exactly once, in registration order');
+  t.same(rows.map((r) => r.name), ['auth/001-accounts-keys-grants', 'billing/001-wallets-reservations-ledger', 'billing/002-reservation-leases'], 'each migration recorded exactly once, in registration order');
   t.same(await second.get(tokens.accounts).get(account.id), account, 'the account written by the first boot is there');
 });
 

@@ -1,8 +1,12 @@
 import { fromMicro, PLANS, ENDPOINT_SCOPES, tokens, toMicro, SawtError, type ApiKeyRecord, type EndpointScope, type Plan, type SawtApp, type TextStageName } from '@sawt/core';
 import { withAdminApp } from './admin.js';
 import { flags, required, UsageError, type Flags } from './args.js';
-import { pullFile } from './commands/pull.js';
+import { accountOrFail, type Handler } from './command.js';
+import { modelsPull } from './commands/models-pull.js';
+import { modelsVerify } from './commands/models-verify.js';
 import { TEXT_USAGE, textCommand } from './commands/text.js';
+import { walletLedger } from './commands/wallet-ledger.js';
+import { human, printable } from './printable.js';
 import { serve } from './serve.js';
 
 const USAGE = `Usage: sawt <command> [options] [--json]
@@ -16,15 +20,16 @@ const USAGE = `Usage: sawt <command> [options] [--json]
   keys delete --id KEY_ID
   wallet topup --account ID --amount AMOUNT
   wallet show --account ID
+  wallet ledger --account ID [--limit N]  the account's latest money movements (default 100), oldest first
   models list
   models grant --account ID --model MODEL_ID
-  models pull [MODEL_ID...]
+  models pull [NAME...] [--force]         fetch the catalog's model files (NAME: a model_id or 'diacritizer'; none: all)
+                                          into SAWT_MODELS_DIR, with sha256 check, progress and resume
+  models verify                           check every installed model file against the catalog's sha256
 ${TEXT_USAGE}
 
 PLAN: ${PLANS.join(' ')}
 LIST: comma-separated scopes from: ${ENDPOINT_SCOPES.join(', ')}`;
-
-type Handler = (argv: string[]) => Promise<{ json: unknown; text: string }>;
 
 function keyJson(k: ApiKeyRecord & { key?: string }) {
   return {
@@ -52,12 +57,6 @@ function parseAmount(v: string, name: string): number {
   return micro;
 }
 
-async function accountOrFail(app: SawtApp, id: string) {
-  const acc = await app.get(tokens.accounts).get(id);
-  if (!acc) throw new SawtError('notFound', `Account '${id}' not found`);
-  return acc;
-}
-
 async function walletJson(app: SawtApp, accountId: string) {
   const b = await app.get(tokens.wallet).balance(accountId);
   return { account_id: accountId, balance: fromMicro(b.balance), reserved: fromMicro(b.reserved), available: fromMicro(b.available) };
@@ -73,10 +72,10 @@ const commands: Record<string, Handler> = {
     if (!(PLANS as readonly string[]).includes(plan)) throw new UsageError(`--plan must be one of ${PLANS.join(', ')} but received ${JSON.stringify(plan)}`);
     const balance = parseAmount(typeof values.balance === 'string' ? values.balance : '0', 'balance');
     return withAdminApp(async (app) => {
-      const acc = await app.get(tokens.accounts).create({ name, plan: plan as Plan });
-      const b = await app.get(tokens.wallet).topUp(acc.id, balance, { description: 'initial balance' });
+      // One transaction: a failure leaves no account behind, so a retry cannot duplicate it.
+      const { account: acc, balance: b } = await app.get(tokens.wallet).openAccount({ name, plan: plan as Plan, balanceMicro: balance, description: 'opening balance (admin CLI)' });
       const json = { id: acc.id, name: acc.name, plan: acc.plan, balance: fromMicro(b.balance) };
-      return { json, text: `account ${acc.id} (${acc.name}, ${acc.plan}) balance ${json.balance}` };
+      return { json, text: human`account ${acc.id} (${acc.name}, ${acc.plan}) balance ${json.balance}` };
     });
   },
   async 'accounts list'(argv) {
@@ -84,7 +83,7 @@ const commands: Record<string, Handler> = {
     return withAdminApp(async (app) => {
       const list = await app.get(tokens.accounts).list();
       const json = await Promise.all(list.map(async (a) => ({ id: a.id, name: a.name, plan: a.plan, balance: (await walletJson(app, a.id)).balance, created_at: a.createdAt })));
-      return { json, text: json.map((a) => `${a.id}  ${a.plan.padEnd(10)} ${String(a.balance).padStart(12)}  ${a.name}`).join('\n') || '(no accounts)' };
+      return { json, text: json.map((a) => human`${a.id}  ${a.plan.padEnd(10)} ${String(a.balance).padStart(12)}  ${a.name}`).join('\n') || '(no accounts)' };
     });
   },
   async 'keys create'(argv) {
@@ -111,7 +110,7 @@ const commands: Record<string, Handler> = {
     return withAdminApp(async (app) => {
       await accountOrFail(app, accountId);
       const k = await app.get(tokens.apiKeys).create({ accountId, endpoints, expiresAt, quotaChars });
-      return { json: keyJson(k), text: `key ${k.id}\n${k.key}\n(the key is shown only once; store it safely)` };
+      return { json: keyJson(k), text: human`key ${k.id}\n${k.key}\n(the key is shown only once; store it safely)` };
     });
   },
   async 'keys list'(argv) {
@@ -119,7 +118,7 @@ const commands: Record<string, Handler> = {
     return withAdminApp(async (app) => {
       const list = await app.get(tokens.apiKeys).list(typeof values.account === 'string' ? values.account : undefined);
       const json = list.map(keyJson);
-      return { json, text: json.map((k) => `${k.id}  ${k.prefix}…  account ${k.account_id}${k.revoked_at ? '  revoked' : ''}`).join('\n') || '(no keys)' };
+      return { json, text: json.map((k) => human`${k.id}  ${k.prefix}…  account ${k.account_id}${k.revoked_at ? '  revoked' : ''}`).join('\n') || '(no keys)' };
     });
   },
   async 'keys revoke'(argv) {
@@ -127,7 +126,7 @@ const commands: Record<string, Handler> = {
     const id = required(values, 'id');
     return withAdminApp(async (app) => {
       const k = await app.get(tokens.apiKeys).revoke(id);
-      return { json: keyJson(k), text: `key ${id} revoked` };
+      return { json: keyJson(k), text: human`key ${id} revoked` };
     });
   },
   async 'keys delete'(argv) {
@@ -135,7 +134,7 @@ const commands: Record<string, Handler> = {
     const id = required(values, 'id');
     return withAdminApp(async (app) => {
       await app.get(tokens.apiKeys).delete(id);
-      return { json: { id, deleted: true }, text: `key ${id} deleted` };
+      return { json: { id, deleted: true }, text: human`key ${id} deleted` };
     });
   },
   async 'wallet topup'(argv) {
@@ -147,7 +146,7 @@ const commands: Record<string, Handler> = {
       await accountOrFail(app, accountId);
       await app.get(tokens.wallet).topUp(accountId, amount, { description: 'top-up (admin CLI)' });
       const json = await walletJson(app, accountId);
-      return { json, text: `balance ${json.balance} (available ${json.available})` };
+      return { json, text: human`balance ${json.balance} (available ${json.available})` };
     });
   },
   async 'wallet show'(argv) {
@@ -156,9 +155,10 @@ const commands: Record<string, Handler> = {
     return withAdminApp(async (app) => {
       await accountOrFail(app, accountId);
       const json = await walletJson(app, accountId);
-      return { json, text: `balance ${json.balance} (reserved ${json.reserved}, available ${json.available})` };
+      return { json, text: human`balance ${json.balance} (reserved ${json.reserved}, available ${json.available})` };
     });
   },
+  'wallet ledger': walletLedger,
   async 'models list'(argv) {
     flags(argv, {});
     return withAdminApp(async (app) => {
@@ -166,7 +166,7 @@ const commands: Record<string, Handler> = {
         id: m.id, model_id: m.model_id, model_name: m.model_name, description: m.description,
         engine: m.engine, cost_per_char: m.cost_per_char, access: m.access, available: m.available,
       }));
-      return { json, text: json.map((m) => `${m.model_id.padEnd(20)} ${m.engine.padEnd(8)} ${String(m.cost_per_char).padEnd(10)} ${m.access.padEnd(8)} ${m.available ? 'available' : 'files missing'}`).join('\n') };
+      return { json, text: json.map((m) => human`${m.model_id.padEnd(20)} ${m.engine.padEnd(8)} ${String(m.cost_per_char).padEnd(10)} ${m.access.padEnd(8)} ${m.available ? 'available' : 'files missing'}`).join('\n') };
     });
   },
   async 'models grant'(argv) {
@@ -178,29 +178,11 @@ const commands: Record<string, Handler> = {
       if (!app.get(tokens.models).get(modelId)) throw new SawtError('notFound', `Model '${modelId}' not found`);
       await app.get(tokens.accounts).grantModel(accountId, modelId);
       const granted = await app.get(tokens.accounts).modelGrants(accountId);
-      return { json: { account_id: accountId, model_id: modelId, granted: true, models: granted }, text: `model ${modelId} granted to ${accountId}` };
+      return { json: { account_id: accountId, model_id: modelId, granted: true, models: granted }, text: human`model ${modelId} granted to ${accountId}` };
     });
   },
-  async 'models pull'(argv) {
-    const { positionals } = flags(argv, {});
-    return withAdminApp(async (app) => {
-      const catalog = app.get(tokens.models);
-      const chosen = positionals.length ? positionals.map((id) => {
-        const m = catalog.get(id);
-        if (!m) throw new SawtError('notFound', `Model '${id}' not found; known: ${catalog.list().map((x) => x.model_id).join(', ')}`);
-        return m;
-      }) : catalog.list();
-      const results: Array<Record<string, unknown>> = [];
-      for (const m of chosen) {
-        if (m.downloads.length === 0) {
-          results.push({ model_id: m.model_id, file: null, status: 'builtin' });
-          continue;
-        }
-        for (const d of m.downloads) results.push({ model_id: m.model_id, ...(await pullFile(d, app.runtime.modelsDir)) });
-      }
-      return { json: results, text: results.map((r) => `${r.model_id}: ${r.file ?? '(no files needed)'} ${r.status}`).join('\n') };
-    });
-  },
+  'models pull': modelsPull,
+  'models verify': modelsVerify,
 };
 
 export async function main(argv: string[]): Promise<number> {
@@ -213,13 +195,14 @@ export async function main(argv: string[]): Promise<number> {
   if (group === 'text' && (TEXT_STAGES as readonly string[]).includes(action ?? '')) return runReporting(() => textCommand(action as TextStageName, rest));
   const handler = commands[`${group} ${action ?? ''}`.trim()];
   if (!handler) {
-    process.stderr.write(`sawt: unknown command '${[group, action].filter(Boolean).join(' ')}'. Run 'sawt --help'.\n`);
+    process.stderr.write(`sawt: unknown command '${printable([group, action].filter(Boolean).join(' '))}'. Run 'sawt --help'.\n`);
     return 2;
   }
   const json = rest.includes('--json');
   return runReporting(async () => {
     const out = await handler(rest);
     process.stdout.write(json ? `${JSON.stringify(out.json)}\n` : `${out.text}\n`);
+    if (out.failure) throw new Error(out.failure); // the work was done, some of it failed: exit 1
   });
 }
 
@@ -229,7 +212,7 @@ async function runReporting(fn: () => Promise<void>): Promise<number> {
     await fn();
     return 0;
   } catch (e) {
-    process.stderr.write(`sawt: ${(e as Error).message.split('\n')[0]}\n`);
+    process.stderr.write(`sawt: ${printable((e as Error).message)}\n`);
     return e instanceof UsageError ? 2 : 1;
   }
 }

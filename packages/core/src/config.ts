@@ -1,6 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { PluginError } from './plugin-errors.js';
+import { BUNDLED_MODELS_DIR, INSTALL_DIR } from './model-files.js';
 import type { RuntimeSettings } from './services.js';
 
 export interface PluginEntry {
@@ -16,9 +18,16 @@ export interface SawtConfig {
   plugins: PluginEntry[];
 }
 
-/** Reads the runtime settings from the environment (decisions §1). */
+const DEFAULT_CONFIG = 'config/default.json';
+
+/**
+ * Reads the runtime settings from the environment (decisions §1). Without SAWT_CONFIG,
+ * `config/default.json` of the working directory is used when there is one, else the
+ * installation's own (so `sawt serve` works from any directory).
+ */
 export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): RuntimeSettings {
-  const configPath = path.resolve(cwd, env.SAWT_CONFIG || 'config/default.json');
+  let configPath = path.resolve(cwd, env.SAWT_CONFIG || DEFAULT_CONFIG);
+  if (!env.SAWT_CONFIG && !existsSync(configPath)) configPath = path.join(INSTALL_DIR, DEFAULT_CONFIG);
   const port = env.SAWT_PORT === undefined || env.SAWT_PORT === '' ? 8080 : Number(env.SAWT_PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new PluginError('SAWT_ERR_CONFIG', `SAWT_PORT must be an integer between 0 and 65535 but is ${JSON.stringify(env.SAWT_PORT)}`);
@@ -28,8 +37,10 @@ export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env, cwd = proce
     port,
     dataDir: path.resolve(cwd, env.SAWT_DATA_DIR || './data'),
     modelsDir: path.resolve(cwd, env.SAWT_MODELS_DIR || './models'),
+    bundledModelsDir: BUNDLED_MODELS_DIR,
     configPath,
     configDir: path.dirname(configPath),
+    nodeId: env.SAWT_NODE_ID?.trim() || hostname(),
   };
 }
 

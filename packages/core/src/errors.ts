@@ -16,6 +16,9 @@ export const ERRORS = {
   modelAccess: { code: 40301, status: 403, type: 'ModelAccessError', meaning: 'The model is not enabled for the account.' },
   endpointNotAllowed: { code: 40302, status: 403, type: 'EndpointNotAllowedError', meaning: 'The API key is restricted to other endpoints.' },
   notFound: { code: 40401, status: 404, type: 'NotFoundError', meaning: 'Model, voice or endpoint not found.' },
+  requestTimeout: { code: 40801, status: 408, type: 'RequestTimeoutError', meaning: 'The request (its headers or body) did not arrive in time; the connection is closed.' },
+  uriTooLong: { code: 41401, status: 414, type: 'UriTooLongError', meaning: 'The URL or one of its path parameters is too long.' },
+  headersTooLarge: { code: 43101, status: 431, type: 'HeadersTooLargeError', meaning: 'The request headers are too large; the connection is closed.' },
   concurrency: { code: 42901, status: 429, type: 'ConcurrencyLimitError', meaning: "Concurrent request limit of the account's plan exceeded; the message states the maximum and the current count." },
   rateLimit: { code: 42902, status: 429, type: 'RateLimitError', meaning: 'Too many requests for this key in the current time window; Retry-After says when to retry.' },
   quotaExceeded: { code: 42903, status: 429, type: 'QuotaExceededError', meaning: "The key's character quota is exhausted." },
@@ -49,6 +52,12 @@ export class SawtError extends Error {
 
 export const isSawtError = (e: unknown): e is SawtError => e instanceof SawtError;
 
+/** An identifier the client sent, as a message names it: at most 100 characters, so a huge one is not echoed back whole. */
+function clip(value: string): string {
+  const s = String(value);
+  return s.length > 100 ? `${s.slice(0, 100)}…` : s;
+}
+
 /** Builders for the errors whose messages carry figures, so the wording lives once. */
 export const errors = {
   validation: (message: string) => new SawtError('validation', message),
@@ -57,8 +66,8 @@ export const errors = {
     new SawtError('insufficientBalance', `Insufficient wallet balance: required ${required}, available ${available}`),
   modelAccess: (modelId: string) => new SawtError('modelAccess', `Model '${modelId}' is not enabled for this account`),
   endpointNotAllowed: (scope: string) => new SawtError('endpointNotAllowed', `This API key is not allowed to call the '${scope}' endpoint`),
-  modelNotFound: (modelId: string) => new SawtError('notFound', `Model '${modelId}' not found`),
-  voiceNotFound: (voiceId: string) => new SawtError('notFound', `Voice '${voiceId}' not found`),
+  modelNotFound: (modelId: string) => new SawtError('notFound', `Model '${clip(modelId)}' not found`),
+  voiceNotFound: (voiceId: string) => new SawtError('notFound', `Voice '${clip(voiceId)}' not found`),
   concurrency: (max: number, current: number) =>
     new SawtError('concurrency', `Concurrent request limit exceeded: your plan allows ${max} concurrent request${max === 1 ? '' : 's'} and ${current} ${current === 1 ? 'is' : 'are'} in progress`),
   rateLimit: (retryAfterSeconds: number) =>

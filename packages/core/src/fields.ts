@@ -6,7 +6,13 @@ import { errors } from './errors.js';
  * the documentation cannot drift from what the server enforces.
  */
 export type FieldRule =
-  | { type: 'string'; required?: boolean; description?: string; enum?: readonly string[]; minLength?: number; maxLength?: number; message?: string; textRule?: boolean }
+  | {
+      type: 'string'; required?: boolean; description?: string; enum?: readonly string[]; minLength?: number; maxLength?: number; message?: string; textRule?: boolean;
+      /** A regular expression (Unicode) the whole value must match; `message` says what was expected. */
+      pattern?: string;
+      /** 'http-url': an absolute http or https URL. */
+      format?: 'http-url';
+    }
   | { type: 'number'; required?: boolean; description?: string; minimum: number; maximum: number; default?: number; message?: string }
   | { type: 'boolean'; required?: boolean; description?: string; default?: boolean; message?: string }
   | { type: 'object'; required?: boolean; description?: string; fields: FieldRules; message?: string };
@@ -30,7 +36,18 @@ export function fieldMessage(name: string, rule: FieldRule): string {
     case 'object':
       return `${name} must be an object`;
     case 'string':
-      return rule.enum ? `${name} must be one of ${rule.enum.join(', ')}` : `${name} is required`;
+      if (rule.enum) return `${name} must be one of ${rule.enum.join(', ')}`;
+      if (rule.format === 'http-url') return `${name} must be an http or https URL`;
+      return `${name} is required`;
+  }
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const u = new URL(value);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
   }
 }
 
@@ -48,7 +65,8 @@ export function validateFields(input: unknown, rules: FieldRules, opts: { coerce
   for (const [name, rule] of Object.entries(rules)) {
     const label = opts.prefix ? `${opts.prefix}.${name}` : name;
     let value = src[name];
-    if (value === undefined || value === null || (rule.type === 'string' && typeof value === 'string' && value.trim() === '' && rule.required)) {
+    // A blank string counts as absent (an empty form field): required → missing, optional → not given.
+    if (value === undefined || value === null || (rule.type === 'string' && typeof value === 'string' && value.trim() === '')) {
       if (rule.required) {
         throw errors.validation(rule.type === 'string' ? (rule.message ?? `${label} is required`) : fieldMessage(label, rule));
       }
@@ -63,6 +81,8 @@ export function validateFields(input: unknown, rules: FieldRules, opts: { coerce
           throw errors.validation(`${label} is too long: at most ${rule.maxLength} characters are accepted`);
         }
         if (rule.textRule && !meetsTextMinimum(value)) throw errors.validation(TEXT_TOO_SHORT_MESSAGE);
+        if (rule.pattern !== undefined && !new RegExp(rule.pattern, 'u').test(value)) throw errors.validation(rule.message ?? `${label} has an invalid format`);
+        if (rule.format === 'http-url' && !isHttpUrl(value.trim())) throw errors.validation(fieldMessage(label, rule));
         out[name] = value;
         break;
       }
@@ -108,6 +128,8 @@ export function fieldsToJsonSchema(rules: FieldRules): JsonSchema {
           ...(rule.enum ? { enum: [...rule.enum] } : {}),
           ...(rule.textRule ? { minLength: MIN_CHARS } : {}),
           ...(rule.maxLength !== undefined ? { maxLength: rule.maxLength } : {}),
+          ...(rule.pattern !== undefined ? { pattern: rule.pattern } : {}),
+          ...(rule.format === 'http-url' ? { format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' } : {}),
         };
         break;
       case 'number':

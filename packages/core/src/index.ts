@@ -14,3 +14,6 @@ export * from './paid-synthesis.js';
 export * from './audio-probe.js';
 export * from './delivery.js';
 export * from './api-key.js';
+export * from './process-identity.js';
+export * from './raw-http-error.js';
+export * from './model-files.js';

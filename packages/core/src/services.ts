@@ -13,10 +13,15 @@ export interface RuntimeSettings {
   host: string;
   port: number;
   dataDir: string;
+  /** SAWT_MODELS_DIR: the operator's model files, looked up first; `sawt models pull` writes here. */
   modelsDir: string;
+  /** The installation's bundled `models/`, looked up after modelsDir (null: none; undefined: the default). */
+  bundledModelsDir?: string | null;
   configPath: string;
   /** Directory the config file lives in; relative plugin paths resolve from here. */
   configDir: string;
+  /** This machine's name among the nodes sharing a database (SAWT_NODE_ID, default the host name). */
+  nodeId: string;
 }
 
 export interface Logger {
@@ -73,7 +78,8 @@ export interface Account {
 }
 
 export interface AccountStore {
-  create(input: { name: string; plan: Plan }): Promise<Account>;
+  /** Inside `trx` when given (e.g. the wallet opening the account with its balance). */
+  create(input: { name: string; plan: Plan }, trx?: Knex): Promise<Account>;
   get(id: string): Promise<Account | null>;
   list(): Promise<Account[]>;
   grantModel(accountId: string, modelId: string): Promise<void>;
@@ -147,17 +153,39 @@ export interface WalletReservation {
   readonly id: string;
   readonly accountId: string;
   readonly amount: number;
-  /** Charges `amount` (≤ reserved; default all of it) and frees the rest. Idempotent. */
+  /**
+   * Charges `amount` (≤ reserved; default all of it) and frees the rest; the key's
+   * characters stay used. Idempotent. Conditional on the reservation still being
+   * open: a late settle after its lease was swept charges nothing (see Wallet).
+   */
   settle(amount?: number): Promise<void>;
-  /** Frees the reservation without charging. Idempotent; no-op after settle. */
+  /** Frees the reservation and gives the key's characters back. Idempotent; no-op after settle. */
   release(reason: string): Promise<void>;
+}
+
+/** What a reservation also holds of the key's character quota (given back on release). */
+export interface QuotaHold {
+  keyId: string;
+  chars: number;
 }
 
 export interface Wallet {
   balance(accountId: string): Promise<WalletBalance>;
   topUp(accountId: string, amountMicro: number, meta?: { requestId?: string; description?: string }): Promise<WalletBalance>;
-  /** Atomically holds `amountMicro`; throws SawtError 40201 when the available balance is short. */
-  reserve(accountId: string, amountMicro: number, meta: { requestId: string; description?: string }): Promise<WalletReservation>;
+  /**
+   * Creates an account and its wallet with an opening balance (0 allowed) in one
+   * transaction: either both exist afterwards or neither.
+   */
+  openAccount(input: { name: string; plan: Plan; balanceMicro: number; description?: string }): Promise<{ account: Account; balance: WalletBalance }>;
+  /**
+   * Atomically holds `amountMicro` and, with `quota`, the key's characters, in one
+   * transaction: throws SawtError 42903 when the quota would be passed, 40201 when
+   * the available balance is short. The reservation is leased to this process
+   * (owner + expiry, renewed by heartbeat); a dead owner's reservations are
+   * released by the survivors.
+   */
+  reserve(accountId: string, amountMicro: number, meta: { requestId: string; description?: string; quota?: QuotaHold }): Promise<WalletReservation>;
+  /** Newest first. */
   ledger(accountId: string, opts?: { limit?: number }): Promise<LedgerEntry[]>;
 }
 
@@ -176,9 +204,16 @@ export interface RateLimiter {
   hit(keyId: string): Promise<void>;
 }
 
+/**
+ * The per-key character quota (api_keys.used_chars, owned by auth). Both calls run
+ * inside the caller's transaction (`trx`, the wallet's reservation), so characters
+ * are taken and given back together with the money they pay for.
+ */
 export interface CharacterQuota {
-  /** Holds `chars` of the key's quota; throws SawtError 42903 when it would pass the quota. */
-  reserve(keyId: string, chars: number): Promise<{ release(): Promise<void> }>;
+  /** Takes `chars` in one conditional write; throws SawtError 42903 when it would pass the quota, 40101 for a deleted key. */
+  take(trx: Knex, keyId: string, chars: number): Promise<void>;
+  /** Gives `chars` back (never below zero). */
+  giveBack(trx: Knex, keyId: string, chars: number): Promise<void>;
 }
 
 /** One paid unit of synthesis work: quota, concurrency slot and money, taken together and given back together. */
@@ -223,10 +258,26 @@ export interface ModelInfo {
 }
 
 export interface ModelDownload {
-  /** Path relative to SAWT_MODELS_DIR. */
+  /** Path in the models layout (relative to SAWT_MODELS_DIR). */
   file: string;
   url: string;
   sha256: string;
+}
+
+/** The values the interface gives a voice's gender, age and type; null besides means unknown. */
+export const VOICE_GENDERS = ['male', 'female'] as const;
+export const VOICE_AGES = ['middle', 'elderly'] as const;
+export const VOICE_TYPES = ['neural'] as const;
+/**
+ * A named set of model files: a catalog model or a part of the front end (the
+ * diacritizer). `sawt models pull NAME` fetches its downloads; `sawt models verify`
+ * checks every installed file against their sha256.
+ */
+export interface ModelPart {
+  name: string;
+  /** Files the part needs (models layout). */
+  files: string[];
+  downloads: ModelDownload[];
 }
 
 /** A voice as the API lists it (interface: Voice). */
@@ -246,6 +297,8 @@ export interface ModelCatalog {
   list(): ModelInfo[];
   get(modelId: string): ModelInfo | undefined;
   defaultModelId(): string;
+  /** Every catalog model and front-end part with its files and downloads. */
+  parts(): ModelPart[];
 }
 
 export interface VoiceCatalog {

@@ -21,6 +21,6 @@ export default definePlugin({
     ctx.provide(tokens.accounts, accounts);
     ctx.provide(tokens.apiKeys, new SqlApiKeyStore(db, accounts));
     ctx.provide(tokens.authenticator, new SqlAuthenticator(db));
-    ctx.provide(tokens.quota, new SqlCharacterQuota(db));
+    ctx.provide(tokens.quota, new SqlCharacterQuota());
   },
 });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
 import { SawtError, errors, type Account, type AccountStore, type ApiKeyRecord, type ApiKeyStore, type AuthContext, type Authenticator, type CreatedApiKey, type Database, type EndpointScope, type Plan } from '@sawt/core';
 import { DISPLAY_PREFIX_LENGTH, SECRET_PATTERN, generateSecret, hashSecret } from './secrets.js';
 import { validateEndpoints, validateExpiresAt, validateName, validatePlan, validateQuotaChars } from './validation.js';
@@ -45,9 +46,9 @@ const keyNotFound = (id: string) => new SawtError('notFound', `API key '${id}' n
 export class SqlAccountStore implements AccountStore {
   constructor(private readonly db: Database) {}
 
-  async create(input: { name: string; plan: Plan }): Promise<Account> {
+  async create(input: { name: string; plan: Plan }, trx?: Knex): Promise<Account> {
     const row: AccountRow = { id: randomUUID(), name: validateName(input?.name), plan: validatePlan(input?.plan), created_at: new Date().toISOString() };
-    await this.db.knex('accounts').insert(row);
+    await (trx ?? this.db.knex)('accounts').insert(row);
     return toAccount(row);
   }
 

@@ -1,18 +1,15 @@
-import { PLAN_CONCURRENCY, type Admission, type AdmissionControl, type AuthContext, type CharacterQuota, type ConcurrencyLimiter, type ConcurrencySlot, type Logger, type Wallet, type WalletReservation } from '@sawt/core';
-
-type QuotaHold = { release(): Promise<void> };
+import { PLAN_CONCURRENCY, type Admission, type AdmissionControl, type AuthContext, type ConcurrencyLimiter, type ConcurrencySlot, type Logger, type Wallet, type WalletReservation } from '@sawt/core';
 
 /**
  * Takes, in this order, a concurrency slot (in memory, cheapest: a flood of
- * over-limit requests never reaches the database), the key's characters, then the
- * money. So 42901 wins over 42903 and 40201 when several apply. A failing step
- * gives back what the earlier ones took.
+ * over-limit requests never reaches the database), then the key's characters and
+ * the money together in one wallet reservation. So 42901 wins over 42903 and
+ * 40201 when several apply. A failing step gives back what the earlier ones took.
  */
 export class SawtAdmissionControl implements AdmissionControl {
   private readonly open = new Set<OpenAdmission>();
 
   constructor(
-    private readonly quota: CharacterQuota,
     private readonly concurrency: ConcurrencyLimiter,
     private readonly wallet: Wallet,
     private readonly logger: Logger,
@@ -23,15 +20,12 @@ export class SawtAdmissionControl implements AdmissionControl {
     const plan = auth.account.plan;
     const limit = Object.hasOwn(PLAN_CONCURRENCY, plan) ? PLAN_CONCURRENCY[plan] : PLAN_CONCURRENCY.free;
     const slot = input.concurrency === false ? null : await this.concurrency.acquire(auth.account.id, limit);
-    let quotaHold: QuotaHold | null = null;
     try {
-      quotaHold = await this.quota.reserve(auth.key.id, chars);
-      const reservation = await this.wallet.reserve(auth.account.id, costMicro, { requestId, description });
-      const admission = new OpenAdmission(requestId, costMicro, reservation, quotaHold, slot, this.logger, (a) => this.open.delete(a));
+      const reservation = await this.wallet.reserve(auth.account.id, costMicro, { requestId, description, quota: { keyId: auth.key.id, chars } });
+      const admission = new OpenAdmission(requestId, costMicro, reservation, slot, (a) => this.open.delete(a));
       this.open.add(admission);
       return admission;
     } catch (e) {
-      await quotaHold?.release().catch((err) => this.logger.error({ err, requestId }, 'failed to give back quota characters'));
       slot?.release();
       throw e;
     }
@@ -49,9 +43,7 @@ class OpenAdmission implements Admission {
     readonly requestId: string,
     readonly costMicro: number,
     private readonly reservation: WalletReservation,
-    private readonly quotaHold: QuotaHold,
     private readonly slot: ConcurrencySlot | null,
-    private readonly logger: Logger,
     private readonly onClosed: (a: OpenAdmission) => void,
   ) {}
 
@@ -61,14 +53,9 @@ class OpenAdmission implements Admission {
     return this.closing;
   }
 
+  /** Gives back the money and the key's characters (one transaction in the wallet). */
   release(reason: string): Promise<void> {
-    this.closing ??= this.finish(async () => {
-      try {
-        await this.reservation.release(reason);
-      } finally {
-        await this.quotaHold.release().catch((err) => this.logger.error({ err, requestId: this.requestId }, 'failed to give back quota characters'));
-      }
-    });
+    this.closing ??= this.finish(() => this.reservation.release(reason));
     return this.closing;
   }
 

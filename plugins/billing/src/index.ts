@@ -1,21 +1,24 @@
-import { definePlugin, tokens } from '@sawt/core';
+import { currentProcess, definePlugin, tokens } from '@sawt/core';
 import { billingMigrations } from './migrations.js';
 import { SqlWallet } from './wallet.js';
 import { FixedWindowRateLimiter, InMemoryConcurrencyLimiter, type RateLimitSettings } from './limits.js';
 import { SawtAdmissionControl } from './admission.js';
+import { ReservationLeases, type LeaseSettings } from './leases.js';
 
 export { SqlWallet, SqlReservation } from './wallet.js';
 export { FixedWindowRateLimiter, InMemoryConcurrencyLimiter, type RateLimitSettings } from './limits.js';
 export { SawtAdmissionControl } from './admission.js';
+export { ReservationLeases, type LeaseSettings } from './leases.js';
 
 export interface BillingOptions {
   rateLimit: RateLimitSettings;
-  /** At start, release reservations open longer than this (left by a crashed process); 0 = never. */
-  staleReservationMs: number;
+  /** Reservation leases: how a dead process's reservations come back (leases.ts). */
+  leases: LeaseSettings;
 }
 
 interface BillingState {
   wallet: SqlWallet;
+  leases: ReservationLeases;
   rateLimiter: FixedWindowRateLimiter;
   admission: SawtAdmissionControl;
   sweeper?: NodeJS.Timeout;
@@ -23,7 +26,7 @@ interface BillingState {
 
 const state = new WeakMap<object, BillingState>();
 
-/** Wallet with reservations and ledger, concurrency and rate limits, and admission control. */
+/** Wallet with leased reservations and ledger, concurrency and rate limits, and admission control. */
 export default definePlugin<BillingOptions>({
   id: 'billing',
   provides: [tokens.wallet, tokens.concurrency, tokens.rateLimiter, tokens.admission],
@@ -42,18 +45,32 @@ export default definePlugin<BillingOptions>({
           max: { type: 'integer', minimum: 0, default: 600 },
         },
       },
-      staleReservationMs: { type: 'integer', minimum: 0, default: 3_600_000 },
+      leases: {
+        type: 'object',
+        additionalProperties: false,
+        default: {},
+        properties: {
+          ttlMs: { type: 'integer', minimum: 500, default: 60_000 },
+          heartbeatMs: { type: 'integer', minimum: 100, default: 10_000 },
+          sweepMs: { type: 'integer', minimum: 100, default: 30_000 },
+        },
+      },
     },
   },
 
   register(ctx) {
+    const { leases: lease } = ctx.options;
+    if (lease.heartbeatMs >= lease.ttlMs) {
+      throw new Error(`leases.heartbeatMs (${lease.heartbeatMs}) must be shorter than leases.ttlMs (${lease.ttlMs}), or live reservations would expire between heartbeats`);
+    }
     const db = ctx.get(tokens.database);
     db.addMigrations(ctx.pluginId, billingMigrations);
-    const wallet = new SqlWallet(db, ctx.get(tokens.accounts), ctx.logger);
+    const leases = new ReservationLeases(db, currentProcess(ctx.runtime.nodeId), lease, ctx.logger);
+    const wallet = new SqlWallet(db, ctx.get(tokens.accounts), ctx.get(tokens.quota), leases, ctx.logger);
     const concurrency = new InMemoryConcurrencyLimiter();
     const rateLimiter = new FixedWindowRateLimiter(ctx.options.rateLimit);
-    const admission = new SawtAdmissionControl(ctx.get(tokens.quota), concurrency, wallet, ctx.logger);
-    state.set(ctx.container, { wallet, rateLimiter, admission });
+    const admission = new SawtAdmissionControl(concurrency, wallet, ctx.logger);
+    state.set(ctx.container, { wallet, leases, rateLimiter, admission });
     ctx.provide(tokens.wallet, wallet);
     ctx.provide(tokens.concurrency, concurrency);
     ctx.provide(tokens.rateLimiter, rateLimiter);
@@ -62,7 +79,7 @@ export default definePlugin<BillingOptions>({
 
   async start(ctx) {
     const s = state.get(ctx.container)!;
-    if (ctx.options.staleReservationMs > 0) await s.wallet.releaseStale(ctx.options.staleReservationMs);
+    await s.leases.start((row, reason) => s.wallet.releaseOrphan(row, reason));
     s.sweeper = setInterval(() => s.rateLimiter.sweep(), Math.max(ctx.options.rateLimit.windowMs, 1000));
     s.sweeper.unref();
   },
@@ -73,5 +90,6 @@ export default definePlugin<BillingOptions>({
     clearInterval(s.sweeper);
     await s.admission.releaseAll('shutdown');
     await s.wallet.releaseOpen('shutdown');
+    await s.leases.stop();
   },
 });

@@ -53,4 +53,47 @@ export const billingMigrations: Migration[] = [
       await knex.schema.dropTable('wallets');
     },
   },
+  {
+    name: '002-reservation-leases',
+    async up(knex) {
+      await knex.schema.alterTable('reservations', (t) => {
+        /** The process holding the reservation (lease_owners.id) and until when its lease runs (renewed by its heartbeat). */
+        t.string('owner_id', 36).nullable();
+        t.string('lease_expires_at', 30).nullable();
+        /** The key's quota characters the reservation also holds (given back with the money on release). */
+        t.string('key_id', 36).nullable();
+        t.bigInteger('quota_chars').notNullable().defaultTo(0);
+        t.index(['status', 'lease_expires_at']);
+        t.index(['owner_id', 'status']);
+      });
+      // Reservations opened before leases existed keep the old rule: orphaned after an hour.
+      const open = await knex('reservations').where({ status: 'open' }).select('id', 'created_at');
+      for (const r of open as Array<{ id: string; created_at: string }>) {
+        await knex('reservations').where({ id: r.id }).update({ lease_expires_at: new Date(Date.parse(r.created_at) + 3_600_000).toISOString() });
+      }
+      await knex.schema.createTable('lease_owners', (t) => {
+        /** One row per running process that may hold reservations (server, worker, admin CLI). */
+        t.string('id', 36).primary();
+        t.string('node_id', 200).notNullable();
+        t.integer('pid').notNullable();
+        t.string('boot_id', 64).nullable();
+        t.bigInteger('start_ticks').nullable();
+        t.string('started_at', 30).notNullable();
+        t.string('heartbeat_at', 30).notNullable();
+        t.string('expires_at', 30).notNullable();
+        t.index(['node_id']);
+      });
+    },
+    async down(knex) {
+      await knex.schema.dropTable('lease_owners');
+      await knex.schema.alterTable('reservations', (t) => {
+        t.dropIndex(['owner_id', 'status']);
+        t.dropIndex(['status', 'lease_expires_at']);
+        t.dropColumn('owner_id');
+        t.dropColumn('lease_expires_at');
+        t.dropColumn('key_id');
+        t.dropColumn('quota_chars');
+      });
+    },
+  },
 ];

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { SawtError, errors, formatMicro, type AccountStore, type Database, type LedgerEntry, type Logger, type Wallet, type WalletBalance, type WalletReservation } from '@sawt/core';
+import {
+  SawtError, errors, formatMicro,
+  type Account, type AccountStore, type CharacterQuota, type Database, type LedgerEntry, type Logger, type Plan, type QuotaHold, type Wallet, type WalletBalance, type WalletReservation,
+} from '@sawt/core';
+import type { OrphanReservation, ReservationLeases } from './leases.js';
 
 interface WalletRow {
   account_id: string;
@@ -9,13 +13,15 @@ interface WalletRow {
   reserved: number | string;
 }
 
-interface ReservationRow {
+/** What closing a reservation needs to know about it. */
+interface HeldReservation {
   id: string;
-  account_id: string;
-  amount: number | string;
-  status: 'open' | 'settled' | 'released';
-  request_id: string;
-  created_at: string;
+  accountId: string;
+  amount: number;
+  requestId: string;
+  /** The key whose quota characters the reservation holds (null: none). */
+  keyId: string | null;
+  quotaChars: number;
 }
 
 type LedgerKind = LedgerEntry['kind'];
@@ -35,6 +41,14 @@ function requireMicro(name: string, value: unknown, { positive }: { positive: bo
  * write, so on SQLite the write lock is taken first (no lock upgrade that could fail
  * under another process) and on PostgreSQL the row lock serialises concurrent requests.
  *
+ * A reservation also holds the key's quota characters (auth's CharacterQuota, in
+ * the same transaction), and is leased to the process that took it (leases.ts):
+ * settle and release are conditional on it still being open, so whichever of the
+ * owner and a sweeper closes it first wins and the other changes nothing. A late
+ * settle after a sweep released it (the owner was paused past its lease) is
+ * dropped: the client is not charged, rather than the money being both given back
+ * and taken.
+ *
  * Ledger amounts are ≥ 0; per account, balance = Σtopup − Σsettle and
  * reserved = Σreserve − Σsettle(reserved part) − Σrelease, where a partial settle
  * writes a settle row for the charge and a release row for the unused rest.
@@ -43,7 +57,13 @@ export class SqlWallet implements Wallet {
   /** Reservations this process opened and has not closed: released on stop(). */
   private readonly open = new Map<string, SqlReservation>();
 
-  constructor(private readonly db: Database, private readonly accounts: AccountStore, private readonly logger: Logger) {}
+  constructor(
+    private readonly db: Database,
+    private readonly accounts: AccountStore,
+    private readonly quota: CharacterQuota,
+    private readonly leases: ReservationLeases,
+    private readonly logger: Logger,
+  ) {}
 
   private get knex(): Knex {
     return this.db.knex;
@@ -70,26 +90,39 @@ export class SqlWallet implements Wallet {
     });
   }
 
-  async reserve(accountId: string, amountMicro: number, meta: { requestId: string; description?: string }): Promise<WalletReservation> {
+  async openAccount(input: { name: string; plan: Plan; balanceMicro: number; description?: string }): Promise<{ account: Account; balance: WalletBalance }> {
+    const opening = requireMicro('the opening balance', input?.balanceMicro, { positive: false });
+    return this.knex.transaction(async (trx) => {
+      const account = await this.accounts.create({ name: input.name, plan: input.plan }, trx);
+      await trx('wallets').insert({ account_id: account.id, balance: opening, reserved: 0, created_at: now() });
+      if (opening > 0) {
+        await this.writeLedger(trx, { accountId: account.id, kind: 'topup', amount: opening, balanceAfter: opening, requestId: null, description: input.description ?? 'opening balance' });
+      }
+      return { account, balance: { accountId: account.id, balance: opening, reserved: 0, available: opening } };
+    });
+  }
+
+  async reserve(accountId: string, amountMicro: number, meta: { requestId: string; description?: string; quota?: QuotaHold }): Promise<WalletReservation> {
     requireMicro('the reservation', amountMicro, { positive: false });
     if (typeof meta?.requestId !== 'string' || !meta.requestId) throw new RangeError('A reservation needs the request id it pays for');
+    const quota = meta.quota ?? null;
+    if (quota) requireMicro('the quota characters', quota.chars, { positive: false });
     await this.ensureWallet(accountId);
     const id = randomUUID();
-    const held = await this.knex.transaction(async (trx) => {
+    await this.knex.transaction(async (trx) => {
+      // The key's characters first (42903 wins over 40201), then the money; a failure rolls both back.
+      if (quota) await this.quota.take(trx, quota.keyId, quota.chars);
       // The single conditional UPDATE is the whole race protection: two requests can never hold the same money.
       const n = await trx('wallets').where({ account_id: accountId }).whereRaw('balance - reserved >= ?', [amountMicro]).increment('reserved', amountMicro);
-      if (n === 0) return false;
       const row = await trx<WalletRow>('wallets').where({ account_id: accountId }).first();
-      const createdAt = now();
-      await trx('reservations').insert({ id, account_id: accountId, amount: amountMicro, status: 'open', request_id: meta.requestId, description: meta.description ?? null, created_at: createdAt });
+      if (n === 0) throw errors.insufficientBalance(formatMicro(amountMicro), formatMicro(toBalance(row!).available));
+      await trx('reservations').insert({
+        id, account_id: accountId, amount: amountMicro, status: 'open', request_id: meta.requestId, description: meta.description ?? null, created_at: now(),
+        owner_id: this.leases.ownerId, lease_expires_at: this.leases.expiry(), key_id: quota?.keyId ?? null, quota_chars: quota?.chars ?? 0,
+      });
       await this.writeLedger(trx, { accountId, kind: 'reserve', amount: amountMicro, balanceAfter: Number(row!.balance), requestId: meta.requestId, reservationId: id, description: meta.description ?? null });
-      return true;
     });
-    if (!held) {
-      const { available } = await this.balance(accountId);
-      throw errors.insufficientBalance(formatMicro(amountMicro), formatMicro(available));
-    }
-    const reservation = new SqlReservation(this, id, accountId, amountMicro, meta.requestId);
+    const reservation = new SqlReservation(this, { id, accountId, amount: amountMicro, requestId: meta.requestId, keyId: quota?.keyId ?? null, quotaChars: quota?.chars ?? 0 });
     this.open.set(id, reservation);
     return reservation;
   }
@@ -110,8 +143,11 @@ export class SqlWallet implements Wallet {
     }));
   }
 
-  /** Closes an open reservation, charging `charge` (null = release all of it). False when it was already closed. */
-  async close(r: { id: string; accountId: string; amount: number; requestId: string }, charge: number | null, reason: string | null): Promise<boolean> {
+  /**
+   * Closes an open reservation in one transaction, charging `charge` (null = release
+   * all of it and give the key's characters back). False when it was already closed.
+   */
+  async close(r: HeldReservation, charge: number | null, reason: string | null): Promise<boolean> {
     const closedAt = now();
     const closed = await this.knex.transaction(async (trx) => {
       const n = await trx('reservations')
@@ -122,6 +158,7 @@ export class SqlWallet implements Wallet {
       await trx('wallets')
         .where({ account_id: r.accountId })
         .update({ balance: trx.raw('balance - ?', [charge ?? 0]), reserved: trx.raw('reserved - ?', [r.amount]) });
+      if (charge === null && r.keyId) await this.quota.giveBack(trx, r.keyId, r.quotaChars);
       const row = await trx<WalletRow>('wallets').where({ account_id: r.accountId }).first();
       const balanceAfter = Number(row!.balance);
       const base = { accountId: r.accountId, balanceAfter, requestId: r.requestId, reservationId: r.id };
@@ -132,27 +169,22 @@ export class SqlWallet implements Wallet {
       return true;
     });
     this.open.delete(r.id);
+    if (!closed && charge !== null) {
+      const row = await this.knex('reservations').where({ id: r.id }).first('status', 'release_reason');
+      if (row?.status === 'released') {
+        this.logger.warn({ reservationId: r.id, requestId: r.requestId, releasedBecause: row.release_reason }, 'late settle dropped: the reservation was already released (lease swept), so the request is not charged');
+      }
+    }
     return closed;
   }
 
-  /**
-   * Releases reservations left open longer than `olderThanMs` by a process that
-   * died before settling them (crash, kill -9). Reservations live for one request,
-   * seconds to minutes, so an hour-old one is orphaned. Reservations are not
-   * released blindly at start because other processes (the admin CLI, further
-   * server instances on PostgreSQL) share the database and may hold live ones.
-   */
-  async releaseStale(olderThanMs: number): Promise<number> {
-    const cutoff = new Date(Date.now() - olderThanMs).toISOString();
-    const rows = await this.knex<ReservationRow>('reservations').where({ status: 'open' }).where('created_at', '<', cutoff).select('id', 'account_id', 'amount', 'request_id');
-    let released = 0;
-    for (const row of rows) {
-      if (this.open.has(row.id)) continue;
-      const r = { id: row.id, accountId: row.account_id, amount: Number(row.amount), requestId: row.request_id };
-      if (await this.close(r, null, `stale: open for more than ${Math.round(olderThanMs / 1000)} s`)) released++;
-    }
-    if (released) this.logger.warn({ released }, 'released stale wallet reservations left open by a stopped process');
-    return released;
+  /** Releases a reservation whose owner is gone (called by the lease sweep). */
+  releaseOrphan(row: OrphanReservation, reason: string): Promise<boolean> {
+    return this.close(
+      { id: row.id, accountId: row.account_id, amount: Number(row.amount), requestId: row.request_id, keyId: row.key_id, quotaChars: Number(row.quota_chars) },
+      null,
+      reason,
+    );
   }
 
   /** Releases every reservation this process still holds (shutdown). */
@@ -198,14 +230,14 @@ function toBalance(row: WalletRow): WalletBalance {
 
 export class SqlReservation implements WalletReservation {
   private closing: Promise<void> | null = null;
+  readonly id: string;
+  readonly accountId: string;
+  readonly amount: number;
+  readonly requestId: string;
 
-  constructor(
-    private readonly wallet: SqlWallet,
-    readonly id: string,
-    readonly accountId: string,
-    readonly amount: number,
-    readonly requestId: string,
-  ) {}
+  constructor(private readonly wallet: SqlWallet, private readonly held: HeldReservation) {
+    ({ id: this.id, accountId: this.accountId, amount: this.amount, requestId: this.requestId } = held);
+  }
 
   async settle(amount?: number): Promise<void> {
     const charge = amount ?? this.amount;
@@ -220,7 +252,7 @@ export class SqlReservation implements WalletReservation {
 
   /** The first settle or release wins; a failed attempt (database error) may be retried. */
   private closeOnce(charge: number | null, reason: string | null): Promise<void> {
-    this.closing ??= this.wallet.close(this, charge, reason).then(
+    this.closing ??= this.wallet.close(this.held, charge, reason).then(
       () => undefined,
       (e) => {
         this.closing = null;

@@ -5,13 +5,12 @@
 // by every job; one native stream per channel, stateful across calls. The
 // native stream hides the STFT delay: after flush the output is exactly as long
 // as the input and lines up with it.
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { nativeAddon } from '@sawt/plugin-engine';
 import type { Denoiser, DenoiseSession } from './denoisers.js';
 
-/** Files of the model directory (`<SAWT_MODELS_DIR>/denoise/dfn3/`). */
-export const DFN3_FILES = ['enc.onnx', 'erb_dec.onnx', 'df_dec.onnx'] as const;
+/** The three models, by the names of the model directory (`denoise/dfn3/` in the models layout). */
+export const DFN3_FILES = { enc: 'enc.onnx', erbDec: 'erb_dec.onnx', dfDec: 'df_dec.onnx' } as const;
+export type Dfn3Files = Record<keyof typeof DFN3_FILES, string>;
 
 export interface Dfn3Options {
   /** ONNX Runtime threads per model run; default 1 (faster than 2 on a 2-core machine). */
@@ -24,7 +23,7 @@ export interface Dfn3Options {
 
 type Handle = object;
 interface Dfn3Native {
-  dfn3Load(dir: string, options?: Dfn3Options): Promise<Handle>;
+  dfn3Load(files: Dfn3Files, options?: Dfn3Options): Promise<Handle>;
   dfn3Open(model: Handle): Handle;
   dfn3Process(stream: Handle, samples: Float32Array, flush: boolean): Promise<Float32Array>;
 }
@@ -37,13 +36,9 @@ export class Dfn3Denoiser implements Denoiser {
 
   private constructor(readonly model: Handle) {}
 
-  /** Files of `dir` that are missing (empty when the model can load). */
-  static missingFiles(dir: string): string[] {
-    return DFN3_FILES.map((f) => path.join(dir, f)).filter((f) => !existsSync(f));
-  }
-
-  static async load(dir: string, options: Dfn3Options = {}): Promise<Dfn3Denoiser> {
-    return new Dfn3Denoiser(await native().dfn3Load(dir, options));
+  /** Loads the three models (absolute paths). */
+  static async load(files: Dfn3Files, options: Dfn3Options = {}): Promise<Dfn3Denoiser> {
+    return new Dfn3Denoiser(await native().dfn3Load(files, options));
   }
 
   async open(channels: number): Promise<DenoiseSession> {

@@ -6,9 +6,9 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { definePlugin, errors, isDelivered, presentedKey, isSawtError, toMicro, tokens, type Admission, type HttpServerService, type Logger } from '@sawt/core';
+import { definePlugin, errors, isDelivered, presentedKey, isSawtError, ModelFiles, toMicro, tokens, type Admission, type HttpServerService, type Logger } from '@sawt/core';
 import { RnnoiseDenoiser, type Denoiser } from './denoisers.js';
-import { Dfn3Denoiser } from './dfn3.js';
+import { DFN3_FILES, Dfn3Denoiser, type Dfn3Files } from './dfn3.js';
 import { GtcrnDenoiser } from './gtcrn.js';
 import { denoiseFile, NoAudioDecoded } from './pipeline.js';
 import { denoiseConfigSchema, durationLimitText, type DenoiseOptions } from './options.js';
@@ -17,7 +17,7 @@ import { receiveUpload, removeQuietly, UploadAborted } from './upload.js';
 
 export { RnnoiseDenoiser, type Denoiser, type DenoiseSession } from './denoisers.js';
 export { GtcrnDenoiser } from './gtcrn.js';
-export { Dfn3Denoiser, type Dfn3Options } from './dfn3.js';
+export { Dfn3Denoiser, DFN3_FILES, type Dfn3Files, type Dfn3Options } from './dfn3.js';
 export { denoiseFile } from './pipeline.js';
 export { probeAudio } from './probe.js';
 export type { DenoiseOptions } from './options.js';
@@ -27,32 +27,43 @@ export function billedMinutes(seconds: number): number {
   return Math.max(1, Math.ceil(seconds / 60 - 1e-9));
 }
 
-/** Default GTCRN model file under the models dir (the layout `sawt models pull` fills). */
+/** GTCRN model file in the models layout (not bundled: placed by hand from github Xiaobin-Rong/gtcrn). */
 export const GTCRN_MODEL = 'denoise/gtcrn/gtcrn_simple.onnx';
-/** Default DeepFilterNet3 model directory under the models dir. */
+/** DeepFilterNet3 model directory in the models layout (bundled). */
 export const DFN3_DIR = 'denoise/dfn3';
+
+/** The DeepFilterNet3 files to load: from `dfn3Dir` when set, else each one SAWT_MODELS_DIR first, then bundled. */
+function dfn3Files(opts: DenoiseOptions, files: ModelFiles): { found: Partial<Dfn3Files>; missing: string[] } {
+  const found: Partial<Dfn3Files> = {};
+  const missing: string[] = [];
+  for (const [key, name] of Object.entries(DFN3_FILES) as Array<[keyof Dfn3Files, string]>) {
+    const where = opts.dfn3Dir ? path.join(opts.dfn3Dir, name) : files.find(`${DFN3_DIR}/${name}`);
+    if (where && existsSync(where)) found[key] = where;
+    else missing.push(opts.dfn3Dir ? path.join(opts.dfn3Dir, name) : files.searched(`${DFN3_DIR}/${name}`));
+  }
+  return { found, missing };
+}
 
 // A back end that is configured but cannot load stops the start with a clear
 // message, rather than quietly serving another denoiser's quality.
-async function makeDenoiser(opts: DenoiseOptions, modelsDir: string, logger: Logger): Promise<Denoiser> {
+async function makeDenoiser(opts: DenoiseOptions, files: ModelFiles, logger: Logger): Promise<Denoiser> {
   if (opts.backend === 'rnnoise') return new RnnoiseDenoiser();
   if (opts.backend === 'gtcrn') {
-    const file = opts.modelPath ?? path.join(modelsDir, GTCRN_MODEL);
-    if (!existsSync(file)) {
-      throw new Error(`denoise: backend 'gtcrn' needs its model at ${file} (fetch it into SAWT_MODELS_DIR with \`sawt models pull\`, set the plugin option modelPath, or use backend 'rnnoise')`);
+    const file = opts.modelPath ?? files.find(GTCRN_MODEL);
+    if (!file || !existsSync(file)) {
+      throw new Error(`denoise: backend 'gtcrn' needs its model at ${opts.modelPath ?? files.searched(GTCRN_MODEL)} (gtcrn_simple.onnx from github Xiaobin-Rong/gtcrn, stream/onnx_models/; place it there by hand, set the plugin option modelPath, or use backend 'dfn3' or 'rnnoise')`);
     }
     const d = await GtcrnDenoiser.load(file);
     logger.info({ model: file }, 'denoise: GTCRN loaded');
     return d;
   }
   if (opts.backend === 'dfn3') {
-    const dir = opts.dfn3Dir ?? path.join(modelsDir, DFN3_DIR);
-    const missing = Dfn3Denoiser.missingFiles(dir);
+    const { found, missing } = dfn3Files(opts, files);
     if (missing.length) {
-      throw new Error(`denoise: backend 'dfn3' needs its model files in ${dir} (missing ${missing.map((f) => path.basename(f)).join(', ')}; fetch them into SAWT_MODELS_DIR with \`sawt models pull\`, set the plugin option dfn3Dir, or use backend 'rnnoise')`);
+      throw new Error(`denoise: backend 'dfn3' needs its model files (missing ${missing.join(', ')}; they ship in the repository's models/ folder: restore them (\`sawt models verify\` checks them), set the plugin option dfn3Dir, or use backend 'rnnoise')`);
     }
-    const d = await Dfn3Denoiser.load(dir, { intraOpThreads: opts.dfn3Threads ?? 1 });
-    logger.info({ dir }, 'denoise: DeepFilterNet3 loaded');
+    const d = await Dfn3Denoiser.load(found as Dfn3Files, { intraOpThreads: opts.dfn3Threads ?? 1 });
+    logger.info({ files: found }, 'denoise: DeepFilterNet3 loaded');
     return d;
   }
   throw new Error(`denoise: back end '${opts.backend as string}' is not available`);
@@ -82,7 +93,7 @@ export default definePlugin<DenoiseOptions>({
     const priceMicro = toMicro(opts.pricePerMinute);
     const dir = opts.tempDir ?? tmpdir();
     mkdirSync(dir, { recursive: true });
-    const denoiser = await makeDenoiser(opts, ctx.runtime.modelsDir, logger);
+    const denoiser = await makeDenoiser(opts, ModelFiles.of(ctx.runtime), logger);
     state.set(ctx, { denoiser });
     const app = http.app as FastifyInstance;
 

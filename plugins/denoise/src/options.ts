@@ -1,11 +1,11 @@
 export type DenoiseBackendName = 'rnnoise' | 'gtcrn' | 'dfn3';
 
 export interface DenoiseOptions {
-  /** 'rnnoise' (embedded, default), 'gtcrn' (ONNX model file, see modelPath) or 'dfn3' (model dir, see dfn3Dir). */
+  /** 'dfn3' (DeepFilterNet3, bundled, default), 'rnnoise' (embedded WASM) or 'gtcrn' (ONNX model file, see modelPath). */
   backend: DenoiseBackendName;
-  /** GTCRN model file; default <modelsDir>/denoise/gtcrn/gtcrn_simple.onnx. */
+  /** GTCRN model file; default denoise/gtcrn/gtcrn_simple.onnx in the models layout. */
   modelPath?: string;
-  /** DeepFilterNet3 model directory (enc.onnx, erb_dec.onnx, df_dec.onnx); default <modelsDir>/denoise/dfn3. */
+  /** DeepFilterNet3 model directory (enc.onnx, erb_dec.onnx, df_dec.onnx); default denoise/dfn3/ in the models layout (each file SAWT_MODELS_DIR first, then bundled). */
   dfn3Dir?: string;
   /** ONNX Runtime threads per DeepFilterNet3 model run (default 1). */
   dfn3Threads?: number;
@@ -24,9 +24,9 @@ export interface DenoiseOptions {
 export const denoiseConfigSchema = {
   type: 'object',
   properties: {
-    backend: { enum: ['rnnoise', 'gtcrn', 'dfn3'], default: 'rnnoise', description: "Denoiser: 'rnnoise' (embedded WASM in a worker thread, no download, 48 kHz), 'gtcrn' (streaming ONNX model, 16 kHz; needs its model file, else the server refuses to start) or 'dfn3' (DeepFilterNet3, 48 kHz, run by the native engine; needs its model files, else the server refuses to start)" },
-    modelPath: { type: 'string', description: "GTCRN model file (backend 'gtcrn'); default <SAWT_MODELS_DIR>/denoise/gtcrn/gtcrn_simple.onnx" },
-    dfn3Dir: { type: 'string', description: "DeepFilterNet3 model directory (backend 'dfn3'): enc.onnx, erb_dec.onnx, df_dec.onnx; default <SAWT_MODELS_DIR>/denoise/dfn3" },
+    backend: { enum: ['rnnoise', 'gtcrn', 'dfn3'], default: 'dfn3', description: "Denoiser: 'dfn3' (DeepFilterNet3, 48 kHz, run by the native engine; its model files are bundled; if they are missing the server refuses to start), 'rnnoise' (embedded WASM in a worker thread, 48 kHz, lighter and weaker) or 'gtcrn' (streaming ONNX model, 16 kHz; needs its model file, else the server refuses to start)" },
+    modelPath: { type: 'string', description: "GTCRN model file (backend 'gtcrn'); default denoise/gtcrn/gtcrn_simple.onnx in SAWT_MODELS_DIR (or the bundled models/)" },
+    dfn3Dir: { type: 'string', description: "DeepFilterNet3 model directory (backend 'dfn3'): enc.onnx, erb_dec.onnx, df_dec.onnx; default: each file from denoise/dfn3/ in SAWT_MODELS_DIR, else the bundled models/" },
     dfn3Threads: { type: 'integer', minimum: 0, maximum: 256, default: 1, description: 'ONNX Runtime threads per DeepFilterNet3 model run (0: all cores); 1 measured fastest on 2 cores' },
     pricePerMinute: { type: 'number', minimum: 0, default: 0.01, description: 'Price per started minute of audio (decimal units, at most 6 decimals)' },
     maxFileBytes: { type: 'integer', minimum: 1, default: 209715200, description: 'Upload size limit (200 MB); crossing it answers 400 at once' },

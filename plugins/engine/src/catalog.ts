@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { toMicro, type ModelCatalog, type ModelDownload, type ModelInfo, type VoiceCatalog, type VoiceInfo } from '@sawt/core';
+import { toMicro, type ModelFiles, type ModelCatalog, type ModelDownload, type ModelInfo, type ModelPart, type VoiceCatalog, type VoiceInfo } from '@sawt/core';
 
 /** A model as configured (engine plugin options.models). */
 export interface ModelConfig {
@@ -11,7 +9,7 @@ export interface ModelConfig {
   engine: string;
   cost_per_char: number | string;
   access?: 'public' | 'granted';
-  /** Files (relative to SAWT_MODELS_DIR) the model needs; the model is listed only when all exist. */
+  /** Files (models layout: SAWT_MODELS_DIR, then the bundled models/) the model needs; the model is listed only when all exist. */
   files?: string[];
   /** Where `sawt models pull` fetches the files from, with their sha256. */
   downloads?: ModelDownload[];
@@ -62,11 +60,12 @@ export function stableUuid(name: string): string {
 
 export class ConfiguredModelCatalog implements ModelCatalog {
   private readonly models: ModelInfo[];
+  private readonly extraParts: ModelPart[] = [];
 
-  constructor(private readonly configs: ModelConfig[], modelsDir: string, private readonly defaultId: string) {
+  constructor(private readonly configs: ModelConfig[], files: ModelFiles, private readonly defaultId: string) {
     this.models = configs.map((c) => {
       const costPerCharMicro = toMicro(c.cost_per_char);
-      const available = (c.files ?? []).every((f) => existsSync(path.resolve(modelsDir, f)));
+      const available = files.missing(c.files ?? []).length === 0;
       return {
         id: stableUuid(c.model_id),
         model_id: c.model_id,
@@ -95,6 +94,15 @@ export class ConfiguredModelCatalog implements ModelCatalog {
 
   defaultModelId(): string {
     return this.defaultId;
+  }
+
+  parts(): ModelPart[] {
+    return [...this.configs.map((c) => ({ name: c.model_id, files: c.files ?? [], downloads: c.downloads ?? [] })), ...this.extraParts];
+  }
+
+  /** Adds a part that is not a listed model (the diacritizer). */
+  addPart(part: ModelPart): void {
+    this.extraParts.push(part);
   }
 
   /** Whether the model wants diacritized input (its `diacritize` setting, default true). */

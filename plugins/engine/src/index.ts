@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { definePlugin, tokens, type ModelCatalog, type ModelDownload, type SpeechSynthesizer, type TextPipeline, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
+import { VOICE_AGES, VOICE_GENDERS, VOICE_TYPES, definePlugin, ModelFiles, tokens, type ModelCatalog, type ModelDownload, type SpeechSynthesizer, type TextPipeline, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
 import { BuiltinVoiceCatalog, ConfiguredModelCatalog, type ModelConfig, type VoiceConfig } from './catalog.js';
 import { EspeakBackend, HtsBackend } from './backends.js';
 import { htsParameters } from './native/index.js';
@@ -20,7 +19,7 @@ export interface EngineOptions {
   segment: { maxChars: number; firstMaxChars: number };
   models: ModelConfig[];
   voices: VoiceConfig[];
-  /** The libtashkeel diacritizer: files relative to SAWT_MODELS_DIR (optional; text is read as written without it). */
+  /** The libtashkeel diacritizer (bundled): files in the models layout (optional; text is read as written without it). */
   diacritizer: { files: DiacritizerFiles; downloads: ModelDownload[]; maxConcurrent: number };
   /** Pronunciation lexicon: word → replacement text or [[espeak phonemes]]; applied before diacritization. */
   lexicon: Record<string, string>;
@@ -39,6 +38,15 @@ const DIACRITIZER_FILES: DiacritizerFiles = {
   targetMap: 'tashkeel/target_id_map.json',
 };
 
+// The bundled diacritizer's public home: libtashkeel at the commit of 2024-01-04
+// (sha256 of all three checked against that commit's blobs).
+const LIBTASHKEEL = 'https://raw.githubusercontent.com/mush42/libtashkeel/340ea67305ca71bf12ab7d6e3a54ef3be0162972/libtashkeel_base/data';
+const DIACRITIZER_DOWNLOADS: ModelDownload[] = [
+  { file: DIACRITIZER_FILES.model, url: `${LIBTASHKEEL}/ort/model.onnx`, sha256: '5bb276f14bb1a13984f76eb24ccc5b9215a51687fd3f919f31d3720bb6e7e41f' },
+  { file: DIACRITIZER_FILES.inputMap, url: `${LIBTASHKEEL}/input_id_map.json`, sha256: '727a49aa3c7e939dc06f32b27c2e06c4c4bbef596dce4bf51276261ca736c3c3' },
+  { file: DIACRITIZER_FILES.targetMap, url: `${LIBTASHKEEL}/target_id_map.json`, sha256: '6da34024bfd4c0ff54f7598bb74d5a00405144d746afe72c141fceeaba21ed30' },
+];
+
 const voiceSchema = {
   type: 'object',
   required: ['voice_id', 'name', 'languages', 'dialect'],
@@ -46,11 +54,11 @@ const voiceSchema = {
     voice_id: { type: 'string', pattern: '^[A-Za-z0-9_.-]+$' },
     name: { type: 'string' },
     description: { type: ['string', 'null'] },
-    gender: { enum: ['male', 'female', null] },
-    age: { type: ['string', 'null'] },
+    gender: { enum: [...VOICE_GENDERS, null] },
+    age: { enum: [...VOICE_AGES, null] },
     languages: { type: 'array', items: { type: 'string' } },
     dialect: { type: 'array', items: { type: 'string' } },
-    type: { type: ['string', 'null'] },
+    type: { enum: [...VOICE_TYPES, null] },
     models: { type: 'array', items: { type: 'string' } },
     espeak: {
       type: 'object',
@@ -72,6 +80,12 @@ const voiceSchema = {
       },
     },
   },
+};
+
+const downloadSchema = {
+  type: 'object',
+  required: ['file', 'url', 'sha256'],
+  properties: { file: { type: 'string' }, url: { type: 'string' }, sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
 };
 
 let htsWarmup: string | null = null;
@@ -112,14 +126,7 @@ export default definePlugin<EngineOptions>({
             cost_per_char: { type: ['number', 'string'] },
             access: { enum: ['public', 'granted'], default: 'public' },
             files: { type: 'array', items: { type: 'string' } },
-            downloads: {
-              type: 'array',
-              items: {
-                type: 'object',
-                required: ['file', 'url', 'sha256'],
-                properties: { file: { type: 'string' }, url: { type: 'string' }, sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
-              },
-            },
+            downloads: { type: 'array', items: downloadSchema },
           },
         },
       },
@@ -134,9 +141,7 @@ export default definePlugin<EngineOptions>({
             required: ['model', 'inputMap', 'targetMap'],
             properties: { model: { type: 'string' }, inputMap: { type: 'string' }, targetMap: { type: 'string' } },
           },
-          // The libtashkeel model's official download address is not pinned yet (github
-          // mush42/libtashkeel, commit 340ea67, data/): `sawt models pull` cannot fetch it.
-          downloads: { type: 'array', default: [] },
+          downloads: { type: 'array', default: DIACRITIZER_DOWNLOADS, items: downloadSchema },
           maxConcurrent: { type: 'integer', minimum: 1, maximum: 16, default: 2 },
         },
       },
@@ -177,30 +182,29 @@ export default definePlugin<EngineOptions>({
   },
   async register(ctx) {
     const { options, runtime } = ctx;
-    const models = new ConfiguredModelCatalog(options.models, runtime.modelsDir, options.defaultModel);
+    const files = ModelFiles.of(runtime);
+    const models = new ConfiguredModelCatalog(options.models, files, options.defaultModel);
     // Voices whose models are all missing (e.g. the HTS voices without the voice file) are not offered.
     const voices = new BuiltinVoiceCatalog(options.voices.filter((v) => !v.models || v.models.some((id) => models.get(id)?.available)));
     const htsModel = options.models.find((m) => m.engine === 'hts' && m.files?.length);
-    const htsVoice = htsModel ? path.resolve(runtime.modelsDir, htsModel.files![0]!) : null;
-    const hts = new HtsBackend(htsVoice && existsSync(htsVoice) ? htsVoice : null, options.chunkMs, options.hts.labels, options.hts.threads);
+    const htsVoice = htsModel ? files.find(htsModel.files![0]!) : null;
+    const hts = new HtsBackend(htsVoice, options.chunkMs, options.hts.labels, options.hts.threads);
     htsWarmup = hts.voicePathIfAny();
     htsThreads = options.hts.threads;
     const backends = [new EspeakBackend(options.chunkMs), hts];
     for (const m of models.list()) {
       if (!backends.some((b) => b.engine === m.engine)) throw new Error(`model '${m.model_id}' names engine '${m.engine}', which this build does not have (known: ${backends.map((b) => b.engine).join(', ')})`);
-      if (!m.available) ctx.logger.warn({ model: m.model_id }, 'model files missing in SAWT_MODELS_DIR; model not offered');
+      if (!m.available) ctx.logger.warn({ model: m.model_id, missing: files.missing(options.models.find((c) => c.model_id === m.model_id)?.files ?? []).map((f) => files.searched(f)) }, 'model files missing; model not offered');
     }
-    const diacritizer = await loadDiacritizer(ctx, runtime.modelsDir, options);
-    if (!diacritizer) {
-      for (const m of models.list()) {
-        if (models.wantsDiacritics(m.model_id)) models.addNote(m.model_id, `(Diacritizer not installed: text without diacritics is read with missing vowels; add ${options.diacritizer.files.model} to SAWT_MODELS_DIR.)`);
-      }
-    }
+    models.addPart({ name: 'diacritizer', files: Object.values(options.diacritizer.files), downloads: options.diacritizer.downloads });
+    const diacritizerFiles = findDiacritizer(ctx, files, options);
+    if (!diacritizerFiles) noteNoDiacritizer(models, options);
     const dialects = loadDialects([BUILTIN_DIALECTS_DIR, ...options.dialectDirs.map((d) => path.resolve(runtime.configDir ?? '.', d))]);
     for (const v of options.voices) {
       for (const d of v.dialect) if (!dialects.has(d)) ctx.logger.warn({ voice: v.voice_id, dialect: d }, 'voice dialect has no rules file; read as written');
     }
-    const pipeline = new EngineTextPipeline({ segment: options.segment, diacritizer, dialects, lexicon: options.lexicon, latin: options.latin });
+    const pipeline = new EngineTextPipeline({ segment: options.segment, diacritizer: null, dialects, lexicon: options.lexicon, latin: options.latin });
+    pendingDiacritizers.set(pipeline, diacritizerFiles && { files: diacritizerFiles, models });
     ctx.provide<ModelCatalog>(tokens.models, models);
     const database = ctx.get(tokens.database);
     database.addMigrations(ctx.pluginId, cloningMigrations);
@@ -215,26 +219,48 @@ export default definePlugin<EngineOptions>({
     ctx.provide<VoiceCloning>(tokens.voiceCloning, cloning);
     ctx.provide<SpeechSynthesizer>(tokens.synthesizer, synthesizer);
   },
-  async start() {
+  async start(ctx) {
     // espeak-ng loads its Arabic data on first use (~13 ms): pay that at boot, not on the first request.
     await phonemize('مرحبا', 'ar');
-    // The HTS pool loads one engine per worker thread (~0.1 s each): at boot, not on the first request.
-    if (htsWarmup) await htsParameters({ voicePath: htsWarmup, utterances: [textToLabels('نَعَمْ')[0]!], threads: htsThreads });
+    // The diacritizer's ONNX session (~0.3 s) and the HTS pool (one engine per worker thread, ~0.1 s each)
+    // load here, not at registration: commands that only read the catalog (sawt models pull/verify) skip them.
+    const pipeline = ctx.get(tokens.textPipeline) as EngineTextPipeline;
+    const pending = pendingDiacritizers.get(pipeline);
+    await Promise.all([
+      pending && loadDiacritizer(ctx, pending.files, ctx.options).then((d) => (d ? pipeline.useDiacritizer(d) : noteNoDiacritizer(pending.models, ctx.options))),
+      htsWarmup && htsParameters({ voicePath: htsWarmup, utterances: [textToLabels('نَعَمْ')[0]!], threads: htsThreads }),
+    ]);
   },
   stop(ctx) {
     (ctx.get(tokens.textPipeline) as EngineTextPipeline).release();
   },
 });
 
-async function loadDiacritizer(ctx: { logger: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void } }, modelsDir: string, options: EngineOptions): Promise<Diacritizer | null> {
+type EngineLogger = { logger: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void } };
+
+/** The diacritizer loaded at start for each pipeline (null: its files are missing). */
+const pendingDiacritizers = new WeakMap<EngineTextPipeline, { files: DiacritizerFiles; models: ConfiguredModelCatalog } | null>();
+
+/** The diacritizer's files (SAWT_MODELS_DIR first, then bundled), or null with a warning when one is missing. */
+function findDiacritizer(ctx: EngineLogger, modelFiles: ModelFiles, options: EngineOptions): DiacritizerFiles | null {
   const files = options.diacritizer.files;
-  const missing = Object.values(files).filter((f) => !existsSync(path.resolve(modelsDir, f)));
+  const missing = modelFiles.missing(Object.values(files));
   if (missing.length) {
-    ctx.logger.warn({ modelsDir, missing }, 'diacritizer files missing in SAWT_MODELS_DIR; undiacritized text is read as written (fewer vowels)');
+    ctx.logger.warn({ missing: missing.map((f) => modelFiles.searched(f)) }, 'diacritizer files missing; undiacritized text is read as written (fewer vowels)');
     return null;
   }
+  return { model: modelFiles.find(files.model)!, inputMap: modelFiles.find(files.inputMap)!, targetMap: modelFiles.find(files.targetMap)! };
+}
+
+function noteNoDiacritizer(models: ConfiguredModelCatalog, options: EngineOptions): void {
+  for (const m of models.list()) {
+    if (models.wantsDiacritics(m.model_id)) models.addNote(m.model_id, `(Diacritizer not installed: text without diacritics is read with missing vowels; \`sawt models pull diacritizer\` puts ${options.diacritizer.files.model} and its id maps in SAWT_MODELS_DIR.)`);
+  }
+}
+
+async function loadDiacritizer(ctx: EngineLogger, files: DiacritizerFiles, options: EngineOptions): Promise<Diacritizer | null> {
   try {
-    const d = await Diacritizer.load(modelsDir, files, { executionProvider: options.executionProvider, maxConcurrent: options.diacritizer.maxConcurrent });
+    const d = await Diacritizer.load('/', files, { executionProvider: options.executionProvider, maxConcurrent: options.diacritizer.maxConcurrent });
     ctx.logger.info({ model: files.model }, 'diacritizer loaded');
     return d;
   } catch (error) {

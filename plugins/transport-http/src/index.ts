@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { definePlugin, paidSynthesisServices, tokens, type HttpRouteSpec, type HttpServerService } from '@sawt/core';
+import { VOICE_AGES, VOICE_GENDERS, VOICE_TYPES, definePlugin, paidSynthesisServices, tokens, type HttpRouteSpec, type HttpServerService } from '@sawt/core';
 import { buildOpenApi } from './openapi.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
 import { registerTtsRoutes } from './routes/tts.js';
@@ -16,9 +16,9 @@ const voiceSchema = {
   required: ['voice_id', 'name', 'languages', 'dialect', 'sample_url'],
   properties: {
     voice_id: { type: 'string' }, name: { type: 'string' }, description: { type: 'string', nullable: true },
-    gender: { type: 'string', nullable: true, enum: ['male', 'female', null] }, age: { type: 'string', nullable: true },
+    gender: { type: 'string', nullable: true, enum: [...VOICE_GENDERS, null] }, age: { type: 'string', nullable: true, enum: [...VOICE_AGES, null] },
     languages: { type: 'array', items: { type: 'string' } }, dialect: { type: 'array', items: { type: 'string' } },
-    type: { type: 'string', nullable: true }, sample_url: { type: 'string', format: 'uri' },
+    type: { type: 'string', nullable: true, enum: [...VOICE_TYPES, null] }, sample_url: { type: 'string', format: 'uri' },
   },
 };
 
@@ -45,6 +45,10 @@ export default definePlugin<HttpOptions>({
       maxUploadBytes: { type: 'integer', minimum: 1024, default: 104857600 },
       ffmpegPath: { type: 'string', default: 'ffmpeg' },
       ffprobePath: { type: 'string', default: 'ffprobe' },
+      trustProxy: {
+        anyOf: [{ type: 'boolean' }, { type: 'string', minLength: 1 }, { type: 'array', items: { type: 'string', minLength: 1 } }],
+        default: false,
+      },
     },
   },
   register(ctx) {

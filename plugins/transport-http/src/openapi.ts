@@ -31,6 +31,19 @@ export function errorResponses(...kinds: Array<keyof typeof ERRORS>): Record<str
   return out;
 }
 
+/**
+ * What any operation may answer before (or regardless of) its handler: a malformed
+ * request, a path parameter over 100 characters, oversized headers, a request too
+ * slow to arrive, the server shutting down or failing. A route's own entries win.
+ */
+function frameworkResponses(r: HttpRouteSpec): Record<string, unknown> {
+  const hasParams = /:[A-Za-z_]+/.test(r.path);
+  return {
+    ...errorResponses('validation', 'requestTimeout', 'headersTooLarge', 'internal', 'unavailable'),
+    ...(hasParams ? errorResponses('uriTooLong') : {}),
+  };
+}
+
 /** Builds the OpenAPI 3 document from the routes the plugins described. */
 export function buildOpenApi(routes: HttpRouteSpec[], components: Record<string, unknown>): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -42,7 +55,7 @@ export function buildOpenApi(routes: HttpRouteSpec[], components: Record<string,
       ...(r.scope ? { security: [{ ApiKeyAuth: [] }], 'x-sawt-scope': r.scope } : { security: [] }),
       ...(r.parameters ? { parameters: r.parameters } : {}),
       ...(r.requestBody ? { requestBody: r.requestBody } : {}),
-      responses: r.responses,
+      responses: { ...frameworkResponses(r), ...r.responses },
     };
   }
   return {

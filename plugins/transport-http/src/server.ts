@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { SawtError, presentedKey, type AuthContext, type Authenticator, type EndpointScope, type HttpRouteSpec, type Logger, type RateLimiter } from '@sawt/core';
-import { errorBody, toSawtError } from './errors.js';
+import { SawtError, presentedKey, writeRawHttpError, type AuthContext, type Authenticator, type EndpointScope, type HttpRouteSpec, type Logger, type RateLimiter } from '@sawt/core';
+import { clientError, errorBody, frameworkError, toSawtError } from './errors.js';
 import { API_PREFIX } from './openapi.js';
 
 declare module 'fastify' {
@@ -17,16 +17,23 @@ export interface HttpOptions {
   maxUploadBytes: number;
   ffmpegPath: string;
   ffprobePath: string;
+  /**
+   * Which peers may set X-Forwarded-Proto/-Host/-For (fastify's trustProxy): false
+   * (default: none), true (any), or addresses / CIDRs ("127.0.0.1,10.0.0.0/8" or a list).
+   */
+  trustProxy: boolean | string | string[];
 }
 
 export function sendError(reply: FastifyReply, e: SawtError): FastifyReply {
-  return reply.code(e.status).headers(e.headers).type('application/json').send(errorBody(e));
+  return reply.code(e.status).header('x-request-id', reply.request.id).headers(e.headers).type('application/json').send(errorBody(e));
 }
 
 /**
  * The fastify instance with Sawt's conventions: an x-request-id on every
  * response, JSON errors {errorCode, errorMessage} for everything including
- * malformed bodies and unknown paths, and 503 while shutting down.
+ * malformed bodies, unknown paths and what fastify or Node refuse before a route
+ * runs (bad URL encoding, over-long path parameters, malformed requests, oversized
+ * headers), never echoing the request back; and 503 while shutting down.
  */
 export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () => boolean): FastifyInstance {
   const app = Fastify({
@@ -34,9 +41,30 @@ export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () =
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     bodyLimit: opts.bodyLimit,
+    trustProxy: opts.trustProxy,
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
+    // Refusals of the router (FST_ERR_BAD_URL, FST_ERR_MAX_PARAM_LENGTH…), before any hook runs.
+    frameworkErrors: (err, req, reply) => {
+      const e = frameworkError(err);
+      logger.info({ requestId: req.id, errorCode: e.code, status: e.status, fastifyCode: (err as { code?: string }).code }, e.message);
+      return sendError(reply, e);
+    },
+    // Node's HTTP parser refused the bytes (malformed request, headers too large, timeout): no request object exists.
+    clientErrorHandler: (err, socket) => {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ECONNRESET' || socket.destroyed) return;
+      const pending = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+      if (pending?.headersSent) {
+        socket.destroy();
+        return;
+      }
+      const e = clientError(code);
+      const requestId = randomUUID();
+      logger.info({ requestId, errorCode: e.code, status: e.status, parserCode: code }, e.message);
+      writeRawHttpError(socket, e, requestId);
+    },
   });
 
   app.addHook('onRequest', async (req, reply) => {
@@ -51,10 +79,8 @@ export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () =
     return sendError(reply, e);
   });
 
-  app.setNotFoundHandler((req, reply) => {
-    const path = req.url.split('?')[0];
-    return sendError(reply, new SawtError('notFound', `Endpoint not found: ${req.method} ${path}`));
-  });
+  // The path is not echoed back (it may carry anything a client typed); the method is one Node accepted.
+  app.setNotFoundHandler((req, reply) => sendError(reply, new SawtError('notFound', `Endpoint not found: no ${req.method} endpoint at this path (see /api/v1/openapi.json)`)));
 
   return app;
 }
@@ -91,9 +117,29 @@ export function apiRoute(
   });
 }
 
-/** Absolute URL for a path served by this server, as the client reached it. */
+/** host[:port] with a DNS name, IPv4 or bracketed IPv6 host and a valid port; nothing else. */
+const HOST_SYNTAX = /^(?:\[[0-9a-f:.]{2,45}\]|[a-z0-9_](?:[a-z0-9_.-]{0,251}[a-z0-9_])?)(?::(\d{1,5}))?$/i;
+
+function validHost(value: string | undefined): string | null {
+  if (typeof value !== 'string' || value.length > 261) return null;
+  const m = HOST_SYNTAX.exec(value.trim());
+  if (!m || (m[1] !== undefined && Number(m[1]) > 65535)) return null;
+  return value.trim().toLowerCase();
+}
+
+/**
+ * Absolute URL for a path served by this server, as the client reached it. The
+ * forwarded scheme and host count only from a peer trusted by the trustProxy
+ * option (fastify decides that in req.protocol / req.host); whatever the source,
+ * the scheme must be http or https and the host must have host syntax, else the
+ * connection's own scheme and the Host header (or the local address) are used.
+ */
 export function absoluteUrl(req: FastifyRequest, path: string): string {
-  const proto = (req.headers['x-forwarded-proto'] as string | undefined)?.split(',')[0]?.trim() || req.protocol;
-  const host = (req.headers['x-forwarded-host'] as string | undefined) || req.headers.host || `${req.hostname}`;
+  const own = (req.raw.socket as { encrypted?: boolean } | null)?.encrypted ? 'https' : 'http';
+  const claimed = String(req.protocol ?? '').toLowerCase();
+  const proto = claimed === 'http' || claimed === 'https' ? claimed : own;
+  const socket = req.raw.socket;
+  const local = socket?.localAddress ? `${socket.localAddress.includes(':') ? `[${socket.localAddress}]` : socket.localAddress}:${socket.localPort}` : 'localhost';
+  const host = validHost(req.host) ?? validHost(req.headers.host) ?? local;
   return `${proto}://${host}${path}`;
 }

@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { definePlugin, paidSynthesisServices, tokens } from '@sawt/core';
+import { SawtError, definePlugin, errors, paidSynthesisServices, tokens, writeRawHttpError } from '@sawt/core';
 import { WebSocketServer } from 'ws';
 import { WsSession, liveSessions, upgradeKey, DEFAULT_LIMITS, type WsDeps, type WsLimits } from './session.js';
 
@@ -56,6 +57,8 @@ export default definePlugin<WsOptions>({
       track: (p, cancel) => http.trackInFlight(p, cancel),
     };
     const wss = new WebSocketServer({ noServer: true, maxPayload: ctx.options.maxPayload });
+    // A handshake ws refuses (bad method, key or version) answers in the error shape of every other refusal.
+    wss.on('wsClientError', (err: Error, socket: Duplex) => writeRawHttpError(socket, errors.validation(`WebSocket handshake refused: ${err.message}`), randomUUID()));
     const sessions = new Set<WsSession>();
     let closing = false;
 
@@ -67,9 +70,8 @@ export default definePlugin<WsOptions>({
         url = new URL('http://localhost/');
       }
       if (url.pathname !== WS_PATH || closing) {
-        const status = closing ? '503 Service Unavailable' : '404 Not Found';
-        socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-        socket.destroy();
+        const e = closing ? new SawtError('unavailable', 'Server is shutting down; retry shortly') : new SawtError('notFound', 'Endpoint not found: the WebSocket endpoint is /api/v1/websocket/text-to-speech');
+        writeRawHttpError(socket, e, randomUUID());
         return;
       }
       wss.handleUpgrade(req, socket, head, (ws) => {

@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import { tokens, type TextPipeline, type TextStageName } from '@sawt/core';
 import { withAdminApp } from '../admin.js';
 import { flags, UsageError } from '../args.js';
+import { printable } from '../printable.js';
 
 /**
  * `sawt text normalize|diacritize|phonemize`: one TEXT, or with `--file PATH|-` one output line per
@@ -35,7 +36,7 @@ export async function textCommand(stage: TextStageName, argv: string[], out: Nod
     if (dialect !== null && !pipeline.dialects().includes(dialect)) throw new UsageError(`--dialect must be one of ${pipeline.dialects().join(', ')} but received ${JSON.stringify(dialect)}`);
     if (lines === null) {
       const output = await pipeline.run(stage, input, { dialect });
-      await write(out, json ? `${JSON.stringify({ input, output })}\n` : `${output}\n`);
+      await write(out, json ? `${JSON.stringify({ input, output })}\n` : `${printable(output)}\n`);
       return;
     }
     await processLines(pipeline, stage, lines(), dialect, json, out);
@@ -65,7 +66,7 @@ async function processLines(pipeline: TextPipeline, stage: TextStageName, lines:
     const outputs = await pipeline.runMany(stage, texts.map((t) => (t.trim() ? t : '')), { dialect });
     const text = texts.map((t, k) => {
       const output = t.trim() ? outputs[k]!.replace(/\r?\n/gu, ' ') : '';
-      return json ? `${JSON.stringify({ line: lineNo - texts.length + k + 1, input: t, output })}\n` : `${output}\n`;
+      return json ? `${JSON.stringify({ line: lineNo - texts.length + k + 1, input: t, output })}\n` : `${printable(output)}\n`;
     }).join('');
     block = [];
     await write(out, text);

@@ -29,13 +29,21 @@ export class EngineTextPipeline implements TextPipeline {
   readonly latin: LatinReader;
 
   constructor(private readonly parts: PipelineParts) {
-    const { diacritizer, dialects } = parts;
+    const { dialects } = parts;
     this.latin = new LatinReader(parts.latin);
+    // The diacritizer is read at each call: the engine sets it once it has loaded (useDiacritizer).
+    const plain = (text: string) => removeKeepMarks(tanweenBeforeAlif(text));
     this.frontEnd = new TextFrontEnd(parts.segment)
       .addStage('lexicon', (text, ctx) => this.lexicon(ctx.dialect).apply(text))
-      .addStage('diacritize', (text, ctx) => (diacritizer && ctx.diacritize !== false ? diacritizer.diacritize(text) : removeKeepMarks(tanweenBeforeAlif(text))), {
+      .addStage('diacritize', (text, ctx) => {
+        const diacritizer = this.parts.diacritizer;
+        return diacritizer && ctx.diacritize !== false ? diacritizer.diacritize(text) : plain(text);
+      }, {
         perSegment: true,
-        batch: async (texts, ctx) => (diacritizer && ctx.diacritize !== false ? diacritizer.diacritizeMany(texts) : texts.map((t) => removeKeepMarks(tanweenBeforeAlif(t)))),
+        batch: async (texts, ctx) => {
+          const diacritizer = this.parts.diacritizer;
+          return diacritizer && ctx.diacritize !== false ? diacritizer.diacritizeMany(texts) : texts.map(plain);
+        },
       })
       .addStage('latin', (text, ctx) => (ctx.phonemes ? this.latin.read(text, ctx.phonemes) : text), { perSegment: true })
       .addStage(
@@ -57,6 +65,11 @@ export class EngineTextPipeline implements TextPipeline {
 
   get diacritizerLoaded(): boolean {
     return this.parts.diacritizer !== null;
+  }
+
+  /** Sets the diacritizer once it has loaded (the engine loads it at start, not at registration). */
+  useDiacritizer(diacritizer: Diacritizer): void {
+    this.parts.diacritizer = diacritizer;
   }
 
   release(): void {

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
-  decodeAudioFile, errors, fieldsToJsonSchema, isSawtError, plausibleRawPcm16, probeAudioFile, resolveModelFor, startPaidSynthesis, validateFields,
+  VOICE_AGES, VOICE_GENDERS, decodeAudioFile, errors, fieldsToJsonSchema, isSawtError, plausibleRawPcm16, probeAudioFile, resolveModelFor, startPaidSynthesis, validateFields,
   type FieldRules, type HttpRouteSpec, type Logger, type PaidSynthesisServices, type VoiceCloning,
 } from '@sawt/core';
 import { sendSynthesis } from '../audio-response.js';
@@ -25,17 +25,28 @@ export function previewFields(maxTextChars: number): FieldRules {
   };
 }
 
+const LANGUAGE = '[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*';
+const DIALECT = '[\\p{L}\\p{N}_-]+(?: [\\p{L}\\p{N}_-]+)*';
+const commaList = (item: string) => `^\\s*${item}(?:\\s*,\\s*${item})*\\s*$`;
+
+/** The clone form; gender, age, languages and dialects follow what a listed Voice may hold (OpenAPI Voice). */
 export const cloneFields: FieldRules = {
   name: { type: 'string', required: true, maxLength: 200, description: 'Name of the new voice' },
   text: { type: 'string', required: true, description: 'The text used for the preview' },
   stability: { type: 'number', required: true, minimum: 0, maximum: 1, description: 'Higher gives more consistent output' },
   model: { type: 'string', required: true, description: 'Model identifier used for cloning' },
   description: { type: 'string', maxLength: 2000 },
-  gender: { type: 'string', maxLength: 40, description: 'e.g. male, female' },
-  age: { type: 'string', maxLength: 40, description: 'e.g. middle, elderly' },
-  languages: { type: 'string', maxLength: 1000, description: 'Comma-separated language codes' },
-  dialects: { type: 'string', maxLength: 1000, description: 'Comma-separated dialect names' },
-  avatar_url: { type: 'string', maxLength: 2000, description: 'URL of an avatar image' },
+  gender: { type: 'string', enum: VOICE_GENDERS, description: 'male or female (omit or leave empty: unknown)' },
+  age: { type: 'string', enum: VOICE_AGES, description: 'middle or elderly (omit or leave empty: unknown)' },
+  languages: {
+    type: 'string', maxLength: 1000, pattern: commaList(LANGUAGE), description: 'Comma-separated language codes, e.g. ar, en',
+    message: 'languages must be comma-separated language codes, e.g. ar, en',
+  },
+  dialects: {
+    type: 'string', maxLength: 1000, pattern: commaList(DIALECT), description: 'Comma-separated dialect names, e.g. fusha, egyptian',
+    message: 'dialects must be comma-separated dialect names (letters, digits, - and _), e.g. fusha, egyptian',
+  },
+  avatar_url: { type: 'string', maxLength: 2000, format: 'http-url', description: 'http or https URL of an avatar image' },
 };
 
 function multipartBody(rules: FieldRules, files: Record<string, string>): Record<string, unknown> {

@@ -1,0 +1,42 @@
+// A one-line progress bar for downloads, redrawn in place on a terminal
+// (percent, megabytes, speed). Off the terminal it draws nothing.
+import type { DownloadProgress } from './download.js';
+import { mb } from './download.js';
+
+const WIDTH = 24;
+
+export class ProgressBar {
+  private started = 0;
+  private lastDraw = 0;
+  private drawn = false;
+
+  constructor(private readonly label: string, private readonly out: NodeJS.WriteStream | null) {}
+
+  update(p: DownloadProgress): void {
+    if (!this.out) return;
+    const now = performance.now();
+    if (!this.started) this.started = now;
+    if (now - this.lastDraw < 100 && (p.total === null || p.received < p.total)) return;
+    this.lastDraw = now;
+    const seconds = (now - this.started) / 1000;
+    const speed = `${((p.received - p.resumedFrom) / 1048576 / Math.max(seconds, 0.001)).toFixed(1)} MB/s`;
+    let line: string;
+    if (p.total) {
+      const f = Math.min(1, p.received / p.total);
+      const bar = '#'.repeat(Math.round(f * WIDTH)).padEnd(WIDTH, '-');
+      line = `${this.label} [${bar}] ${(f * 100).toFixed(0).padStart(3)}% ${mb(p.received)}/${mb(p.total)} ${speed}`;
+    } else {
+      line = `${this.label} ${mb(p.received)} ${speed}`;
+    }
+    if (p.resumedFrom > 0) line += ` (resumed at ${mb(p.resumedFrom)})`;
+    const cols = this.out.columns || 100;
+    this.out.write(`\r${line.slice(0, cols - 1).padEnd(Math.min(cols - 1, line.length + 8))}`);
+    this.drawn = true;
+  }
+
+  /** Ends the bar's line (so what follows starts on a fresh line). */
+  done(): void {
+    if (this.out && this.drawn) this.out.write('\n');
+    this.drawn = false;
+  }
+}
