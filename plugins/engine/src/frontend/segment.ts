@@ -58,14 +58,17 @@ function fit(piece: string, maxChars: number): string[] {
   return out;
 }
 
+/** A piece with something to say (word splitting can leave one of symbols only). */
+const SPEAKABLE = /[\p{L}\p{N}]/u;
+
 export function segmentText(text: string, opts: SegmentOptions = {}): string[] {
   const maxChars = opts.maxChars ?? 240;
   const firstMax = opts.firstMaxChars ?? 120;
-  const segments = splitKeep(text, SENTENCE_END).flatMap((s) => fit(s, maxChars));
+  const segments = splitKeep(text, SENTENCE_END).flatMap((s) => fit(s, maxChars)).filter((s) => SPEAKABLE.test(s));
   if (segments.length && segments[0]!.length > firstMax) {
-    const [head, ...rest] = fit(segments[0]!, firstMax);
+    const [head, ...rest] = fit(segments[0]!, firstMax).filter((s) => SPEAKABLE.test(s));
     const tail = rest.join(' ');
-    segments.splice(0, 1, head!, ...(tail ? [tail] : []));
+    segments.splice(0, 1, ...(head ? [head] : []), ...(tail ? [tail] : []));
   }
   return segments;
 }
