@@ -2,6 +2,10 @@
 // in plugins/engine/src/native/addon.ts.
 #include "addon.h"
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "dfn3.h"
 #include "errors.h"
 #include "espeak_engine.h"

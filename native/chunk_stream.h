@@ -34,12 +34,20 @@ class ChunkStream {
   virtual ~ChunkStream() = default;
 
   // Any thread.
-  void Pause() { Update([&] { paused_ = true; }); }
-  void Resume() { Update([&] { paused_ = false; }); }
-  void Cancel() { Update([&] { cancelled_ = true; }); }
+  void Pause() {
+    Update([&] { paused_ = true; });
+  }
+  void Resume() {
+    Update([&] { paused_ = false; });
+  }
+  void Cancel() {
+    Update([&] { cancelled_ = true; });
+  }
 
   // Main thread: a queued chunk reached JS, which frees one unit of credit.
-  void OnDelivered() { Update([&] { --queued_; }); }
+  void OnDelivered() {
+    Update([&] { --queued_; });
+  }
 
  protected:
   explicit ChunkStream(int maxQueuedChunks) : maxQueuedChunks_(maxQueuedChunks) {}
@@ -129,7 +137,7 @@ class ChunkStream {
   bool paused_ = false;
   bool cancelled_ = false;
   bool parked_ = false;  // waiting for credit, not queued for a turn
-  int queued_ = 0;       // chunks in the channel not yet handed to JS
+  int queued_ = 0;  // chunks in the channel not yet handed to JS
   std::deque<std::unique_ptr<ChunkMessage>> backlog_;  // ready, waiting for credit
 };
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "errors.h"
@@ -309,8 +310,8 @@ class Stream {
     } catch (const Ort::Exception& ex) {
       throw EngineFailure(ErrorCode::kOnnx, std::string("DeepFilterNet3: ") + ex.what());
     }
-    const float* gains = m[0].GetTensorData<float>();   // [1,1,W,32]
-    const float* coefs = c[0].GetTensorData<float>();   // [1,W,96,10]
+    const float* gains = m[0].GetTensorData<float>();  // [1,1,W,32]
+    const float* coefs = c[0].GetTensorData<float>();  // [1,W,96,10]
     const Tables& t = T();
     cf Y[kFft], y[kFft];
     for (int64_t fr = nextOut_; fr < end; ++fr) {

@@ -11,11 +11,11 @@
 namespace sawt {
 
 enum class ErrorCode {
-  kInvalidArgument,   // SAWT_ENGINE_INVALID_ARGUMENT
-  kEspeak,            // SAWT_ENGINE_ESPEAK
-  kOnnx,              // SAWT_ENGINE_ONNX
-  kCudaUnavailable,   // SAWT_ENGINE_CUDA_UNAVAILABLE
-  kCancelled,         // SAWT_ENGINE_CANCELLED
+  kInvalidArgument,  // SAWT_ENGINE_INVALID_ARGUMENT
+  kEspeak,  // SAWT_ENGINE_ESPEAK
+  kOnnx,  // SAWT_ENGINE_ONNX
+  kCudaUnavailable,  // SAWT_ENGINE_CUDA_UNAVAILABLE
+  kCancelled,  // SAWT_ENGINE_CANCELLED
 };
 
 const char* ErrorCodeName(ErrorCode code);

@@ -40,8 +40,8 @@ class FifoLock {
 FifoLock gLock;
 // Guarded by gLock.
 bool gInitialized = false;
-std::string gCurrentVoice;      // last voice spec set successfully
-SynthSink* gSink = nullptr;     // sink of the espeak_Synth call in progress
+std::string gCurrentVoice;  // NOLINT(runtime/string): last voice spec set successfully; guarded by gLock
+SynthSink* gSink = nullptr;  // sink of the espeak_Synth call in progress
 bool gSinkStopped = false;
 std::exception_ptr gSinkError;  // thrown by the sink; must not unwind through C
 

@@ -24,6 +24,7 @@ size_t HTS_ModelSet_get_vector_length(HTS_ModelSet* ms, size_t stream_index);
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "chunk_stream.h"
@@ -111,9 +112,9 @@ class HtsPool {
 
 struct HtsControls {
   double speed = 1.0;
-  double halfTone = 0.0;   // additive, on the generated log F0
-  double f0Spread = 1.0;   // scale of log F0 around its utterance mean
-  double alpha = -1.0;     // all-pass constant; < 0: the voice's own
+  double halfTone = 0.0;  // additive, on the generated log F0
+  double f0Spread = 1.0;  // scale of log F0 around its utterance mean
+  double alpha = -1.0;  // all-pass constant; < 0: the voice's own
   double gvLf0 = 1.0, gvMgc = 1.0;
   double gainDb = -6.0;
   std::vector<double> mgcOffset;  // added to every generated mel-cepstrum frame (a smooth EQ); empty: none
@@ -122,9 +123,9 @@ struct HtsControls {
 // The generated (or caller-given) streams of one utterance, owned outside the engine.
 struct HtsParams {
   size_t frames = 0;
-  std::vector<size_t> dims;                    // per stream (MCP, LF0, LPF)
-  std::vector<std::vector<double>> data;       // per stream: frames × dim (LF0: kNoData when unvoiced)
-  std::vector<size_t> labelFrames;             // from labels: the frame each label (phone) starts at; empty for given streams
+  std::vector<size_t> dims;  // per stream (MCP, LF0, LPF)
+  std::vector<std::vector<double>> data;  // per stream: frames × dim (LF0: kNoData when unvoiced)
+  std::vector<size_t> labelFrames;  // from labels: the frame each label (phone) starts at; empty for given streams
 };
 
 void ApplyConditions(HTS_Engine* engine, const HtsControls& c) {
@@ -182,10 +183,15 @@ HtsParams Generate(HTS_Engine* engine, const std::vector<std::string>& labels, c
     auto& lf0 = p.data[1];
     double sum = 0;
     size_t n = 0;
-    for (size_t f = 0; f < p.frames; ++f) if (lf0[f] > kNoData / 2) { sum += lf0[f]; ++n; }
+    for (size_t f = 0; f < p.frames; ++f)
+      if (lf0[f] > kNoData / 2) {
+        sum += lf0[f];
+        ++n;
+      }
     if (n) {
       const double mean = sum / n;
-      for (size_t f = 0; f < p.frames; ++f) if (lf0[f] > kNoData / 2) lf0[f] = mean + (lf0[f] - mean) * c.f0Spread;
+      for (size_t f = 0; f < p.frames; ++f)
+        if (lf0[f] > kNoData / 2) lf0[f] = mean + (lf0[f] - mean) * c.f0Spread;
     }
   }
   return p;
@@ -271,12 +277,12 @@ struct JobOptions {
   int maxQueuedChunks = 4;
   int chunkMs = 200;
   int threads = 2;
-  int firstWindowFrames = 80;   // 0.4 s at 5 ms frames
-  int windowFrames = 600;       // 3 s
+  int firstWindowFrames = 80;  // 0.4 s at 5 ms frames
+  int windowFrames = 600;  // 3 s
 };
 
 constexpr size_t kWarmupFrames = 8;  // vocoded before a window and dropped (MLSA filter settles)
-constexpr size_t kFadeFrames = 2;    // vocoded past a window's end and cross-faded into the next
+constexpr size_t kFadeFrames = 2;  // vocoded past a window's end and cross-faded into the next
 
 class HtsJob final : public ChunkStream, public std::enable_shared_from_this<HtsJob> {
  public:
@@ -452,7 +458,7 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
     double textOffset, length;
   };
   std::deque<PlacedWord> words_;  // of the current sentence, not yet sent
-  size_t segmentOutput_ = 0;      // output samples of the current sentence cut into chunks so far
+  size_t segmentOutput_ = 0;  // output samples of the current sentence cut into chunks so far
 };
 
 // --- argument parsing (main thread) ---
@@ -557,7 +563,8 @@ std::vector<double> ParseStream(Napi::Env env, const Napi::Value& v, const std::
       data[i] = kNoData;
     } else if (!std::isfinite(x)) {
       ThrowInvalidArgument(env, std::string("Expected finite values") + (lf0 ? " (or NaN: unvoiced)" : "") + " for " + name +
-                                    " but received " + (std::isnan(x) ? "NaN" : x > 0 ? "Infinity" : "-Infinity") +
+                                    " but received " + (std::isnan(x) ? "NaN" : x > 0 ? "Infinity"
+                                                                                      : "-Infinity") +
                                     " at index " + std::to_string(i));
     } else {
       data[i] = x;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "addon.h"
@@ -75,8 +76,8 @@ const ElementType* FindType(const std::string& name) {
 
 struct TensorDescription {
   std::string name;
-  std::string type;             // one of kElementTypes' names, or e.g. "float16", "sequence"
-  std::vector<int64_t> dims;    // -1 where dynamic
+  std::string type;  // one of kElementTypes' names, or e.g. "float16", "sequence"
+  std::vector<int64_t> dims;  // -1 where dynamic
 };
 
 // Immutable after creation; shared by the JS object and the runs in flight.

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "chunk_stream.h"
@@ -38,7 +39,9 @@ std::vector<uint32_t> Utf16Offsets(const std::string& text) {
   uint32_t units = 0;
   for (size_t i = 0; i < text.size();) {
     const unsigned char lead = static_cast<unsigned char>(text[i]);
-    const size_t bytes = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    const size_t bytes = lead < 0x80 ? 1 : lead < 0xE0 ? 2
+                                       : lead < 0xF0   ? 3
+                                                       : 4;
     offsets.push_back(units);
     units += bytes == 4 ? 2 : 1;
     i += bytes;
@@ -68,7 +71,9 @@ class SynthesisScheduler {
   }
 
  private:
-  SynthesisScheduler() { std::thread([this] { Loop(); }).detach(); }
+  SynthesisScheduler() {
+    std::thread([this] { Loop(); }).detach();
+  }
   void Loop();
 
   std::mutex mutex_;

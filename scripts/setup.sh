@@ -8,7 +8,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 SYSTEM_PACKAGES=(
   ca-certificates debian-archive-keyring pkg-config g++ make cmake ninja-build ccache python3
-  libespeak-ng-dev espeak-ng-data libhtsengine-dev libsqlite3-dev ffmpeg
+  libespeak-ng-dev espeak-ng-data libhtsengine-dev libsqlite3-dev ffmpeg clang-format cpplint
 )
 
 as_root() {

@@ -21,7 +21,7 @@ export interface SawtConfig {
 const DEFAULT_CONFIG = 'config/default.json';
 
 /**
- * Reads the runtime settings from the environment (decisions §1). Without SAWT_CONFIG,
+ * Reads the runtime settings from the environment (README, "Operating it"). Without SAWT_CONFIG,
  * `config/default.json` of the working directory is used when there is one, else the
  * installation's own (so `sawt serve` works from any directory).
  */
