@@ -22,7 +22,8 @@ import path from 'node:path';
 import { here, round, writeResults } from './harness.js';
 import { createDnsmos, DNSMOS_PATH } from './dnsmos.js';
 
-const { synthesizeHtsStream, htsParameters, textToLabels, normalizeText, FESTIVAL_LABEL_OPTIONS, DEFAULT_LABEL_OPTIONS } = await import('../plugins/engine/dist/index.js');
+const { textToLabels, normalizeText, FESTIVAL_LABEL_OPTIONS, DEFAULT_LABEL_OPTIONS } = await import('../plugins/engine/dist/index.js');
+const { synthesizeHtsStream, htsParameters } = await import('@sawt/native');
 const shared = path.resolve(here, '../../shared/models');
 const voicePath = path.join(shared, 'hts/ara_norm_ziad/ara_norm_ziad_hts.htsvoice');
 if (!existsSync(voicePath) || !existsSync(DNSMOS_PATH)) {

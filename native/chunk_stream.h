@@ -50,7 +50,8 @@ class ChunkStream {
   }
 
  protected:
-  explicit ChunkStream(int maxQueuedChunks) : maxQueuedChunks_(maxQueuedChunks) {}
+  // `failureCode`: the code of a failure that is not an EngineFailure (the engine's own).
+  ChunkStream(int maxQueuedChunks, ErrorCode failureCode) : failureCode_(failureCode), maxQueuedChunks_(maxQueuedChunks) {}
 
   // Main thread. The channel's finalize data holds a reference to the job until
   // the channel is finalized.
@@ -65,7 +66,8 @@ class ChunkStream {
   // The producing thread: one turn — send what waits, then `produce` one piece
   // of audio (it returns false when there is nothing left: the stream ends),
   // then queue the next turn. A failure ends the stream with an error event;
-  // an exception other than EngineFailure is reported as `failure` + what().
+  // an exception other than EngineFailure is reported as `failure` + what(),
+  // under failureCode_.
   template <typename Produce>
   void RunTurn(const char* failure, Produce produce) {
     try {
@@ -77,7 +79,7 @@ class ChunkStream {
     } catch (const EngineFailure& e) {
       Finish(e.code(), e.what());
     } catch (const std::exception& e) {
-      Finish(ErrorCode::kEspeak, std::string(failure) + e.what());
+      Finish(failureCode_, std::string(failure) + e.what());
     }
   }
 
@@ -127,6 +129,7 @@ class ChunkStream {
   // teardown (then the job is cancelled and must not touch the channel again).
   static void OnChannelFinalized(Napi::Env, std::shared_ptr<ChunkStream>* holder, ChunkStream* stream);
 
+  const ErrorCode failureCode_;
   const int maxQueuedChunks_;
 
   std::mutex channelMutex_;  // held around every use of channel_ off the main thread

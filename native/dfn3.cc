@@ -13,12 +13,10 @@
 #include <vector>
 
 #include "errors.h"
+#include "ort_env.h"
 #include "promise_worker.h"
 
 namespace sawt {
-
-// The process-wide ONNX Runtime environment (onnx_session.cc).
-Ort::Env& SharedOrtEnv();
 
 namespace {
 

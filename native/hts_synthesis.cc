@@ -256,7 +256,7 @@ void Vocode(HTS_Engine* engine, const HtsParams& p, size_t begin, size_t end, do
     for (size_t i = 0; i < samples; ++i) out.push_back(HTS_Engine_get_generated_speech(engine, i));
   }
   HTS_GStreamSet_clear(&engine->gss);
-  if (!ok) throw EngineFailure(ErrorCode::kEspeak, "HTS vocoder failed");
+  if (!ok) throw EngineFailure(ErrorCode::kHts, "HTS vocoder failed");
 }
 
 // --- the streaming job (same event contract as synthesis.cc) ---
@@ -287,7 +287,7 @@ constexpr size_t kFadeFrames = 2;  // vocoded past a window's end and cross-fade
 class HtsJob final : public ChunkStream, public std::enable_shared_from_this<HtsJob> {
  public:
   explicit HtsJob(JobOptions o)
-      : ChunkStream(o.maxQueuedChunks),
+      : ChunkStream(o.maxQueuedChunks, ErrorCode::kHts),
         options_(std::move(o)),
         pool_(HtsPool::For(options_.voicePath, options_.threads)),
         gain_(std::pow(10.0, options_.controls.gainDb / 20.0)),
@@ -783,7 +783,7 @@ class ParametersWorker : public Napi::AsyncWorker {
   JobOptions o_;
   std::vector<HtsParams> results_;
   size_t sampleRate_ = 48000, fperiod_ = 240;
-  ErrorCode code_ = ErrorCode::kEspeak;
+  ErrorCode code_ = ErrorCode::kHts;
 };
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include "addon.h"
 #include "errors.h"
+#include "ort_env.h"
 
 namespace sawt {
 namespace {
@@ -244,7 +245,6 @@ class CreateSessionWorker : public Napi::AsyncWorker {
 
 }  // namespace
 
-// The process-wide environment, for other native users of ONNX Runtime (dfn3.cc).
 Ort::Env& SharedOrtEnv() { return ProcessEnv(); }
 
 class OnnxRunWorker : public Napi::AsyncWorker {

@@ -86,7 +86,7 @@ class SynthesisJob final : public espeak::SynthSink,
                            public std::enable_shared_from_this<SynthesisJob> {
  public:
   explicit SynthesisJob(SynthesisOptions options)
-      : ChunkStream(options.maxQueuedChunks),
+      : ChunkStream(options.maxQueuedChunks, ErrorCode::kEspeak),
         options_(std::move(options)),
         resampler_(espeak::kSampleRate, options_.sampleRate),
         chunkSamples_(static_cast<size_t>(options_.chunkMs) * options_.sampleRate / 1000) {}

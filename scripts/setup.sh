@@ -39,7 +39,7 @@ export CMAKE_CXX_COMPILER_LAUNCHER=ccache
 if [ ! -f node_modules/.package-lock.json ] || ! cmp -s package-lock.json node_modules/.sawt-lock 2>/dev/null; then
   npm ci --no-audit --no-fund --loglevel=error
   cp package-lock.json node_modules/.sawt-lock
-elif [ ! -f build/Release/sawt_native.node ]; then
+elif [ ! -f native/build/Release/sawt_native.node ]; then
   npm run --silent build:native
 fi
 npm run --silent build

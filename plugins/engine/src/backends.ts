@@ -2,7 +2,7 @@ import type { SpeechStream } from '@sawt/core';
 import type { VoiceConfig } from './catalog.js';
 import { errors } from '@sawt/core';
 import { DEFAULT_LABEL_OPTIONS, textToLabels, textToUtterances, type HtsUtterance, type LabelOptions } from './hts/labels.js';
-import { synthesizeHtsStream, synthesizeStream } from './native/index.js';
+import { synthesizeHtsStream, synthesizeStream } from '@sawt/native';
 
 /** Settings an engine back end receives after validation and the text front end. */
 export interface BackendRequest {

@@ -2,14 +2,13 @@ import path from 'node:path';
 import { VOICE_AGES, VOICE_GENDERS, VOICE_TYPES, definePlugin, ModelFiles, tokens, type ModelCatalog, type ModelDownload, type SpeechSynthesizer, type TextPipeline, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
 import { BuiltinVoiceCatalog, ConfiguredModelCatalog, type ModelConfig, type VoiceConfig } from './catalog.js';
 import { EspeakBackend, HtsBackend } from './backends.js';
-import { htsParameters } from './native/index.js';
+import { htsParameters, phonemize } from '@sawt/native';
 import { Diacritizer, type DiacritizerFiles } from './frontend/diacritize.js';
 import { BUILTIN_DIALECTS_DIR, loadDialects } from './frontend/dialects.js';
 import { EngineTextPipeline } from './frontend/pipeline.js';
 import type { LatinOptions } from './frontend/latin/index.js';
 import { EngineSynthesizer } from './synthesizer.js';
 import { cloningMigrations, VoiceCatalogWithClones, VoiceCloningService } from './cloning.js';
-import { phonemize } from './native/index.js';
 import { textToLabels, type LabelOptions } from './hts/labels.js';
 
 export interface EngineOptions {
@@ -280,4 +279,3 @@ export { normalizeText } from './frontend/normalize.js';
 export { stableUuid } from './catalog.js';
 export { textToLabels, textToUtterances, splitUtterances, splitUtterancesAt, wordStartLabels, parseUtterance, utteranceLabels, wordPhones, syllabify, DEFAULT_LABEL_OPTIONS, FESTIVAL_LABEL_OPTIONS, type LabelOptions, type HtsUtterance, type HtsWord } from './hts/labels.js';
 export { alphaForWarp, eqToMelCepstrum, htsVoiceToward, keepLoudness, melCepstrumGainDb, warpFrequency, TRAINED_ALPHA, HTS_RATE, MCEP_LENGTH, type SpeakerMapping } from './hts/voice-mapping.js';
-export * from './native/index.js';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { OnnxSession } from '../native/index.js';
+import { OnnxSession } from '@sawt/native';
 import { mapTextParts, RAW_SPAN } from './raw.js';
 
 /** Rows (windows) per batched model run: larger batches pad more and hold more memory. */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { phonemize } from '../../native/index.js';
+import { phonemize } from '@sawt/native';
 import { mapTextParts } from '../raw.js';
 import { mapIpaWord, type PhoneSet } from './ipa.js';
 import { ARABIC_LETTER_NAMES, ENGLISH_LETTER_NAMES, baseLetter, type LetterNames } from './letters.js';

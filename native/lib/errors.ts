@@ -11,7 +11,9 @@ export const ENGINE_ERROR_CODES = [
   'SAWT_ENGINE_CUDA_UNAVAILABLE',
   /** The synthesis was cancelled (stream destroyed or cancel()). */
   'SAWT_ENGINE_CANCELLED',
-  /** build/Release/sawt_native.node was not found (not built). */
+  /** The HTS engine failed (parameter generation or vocoding). */
+  'SAWT_ENGINE_HTS',
+  /** native/build/Release/sawt_native.node was not found (not built). */
   'SAWT_ENGINE_ADDON_MISSING',
 ] as const;
 
