@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { loadConfig, runtimeFromEnv, type SawtConfig } from './config.js';
 import { importPlugin, orderPlugins, validateOptions, type LoadedPlugin } from './loader.js';
 import { PluginError } from './plugin-errors.js';
-import type { PluginContext } from './plugin.js';
+import type { PluginContext, PluginLifecycle } from './plugin.js';
 import type { Logger, RuntimeSettings } from './services.js';
 import { tokens, type ServiceRef } from './tokens.js';
 
@@ -24,11 +24,11 @@ export class SawtApp {
   private stopping: Promise<void> | null = null;
 
   constructor(
-    readonly container: DependencyContainer,
+    private readonly container: DependencyContainer,
     readonly runtime: RuntimeSettings,
     readonly logger: Logger,
     readonly plugins: LoadedPlugin[],
-    private readonly contexts: Map<LoadedPlugin, PluginContext<any>>,
+    private readonly lifecycles: Map<LoadedPlugin, PluginLifecycle>,
   ) {}
 
   get<T>(ref: ServiceRef<T>): T {
@@ -44,7 +44,7 @@ export class SawtApp {
   async start(): Promise<void> {
     for (const lp of this.plugins) {
       try {
-        await lp.plugin.start?.(this.contexts.get(lp)!);
+        await this.lifecycles.get(lp)?.start?.();
         this.started.push(lp);
       } catch (e) {
         await this.stop();
@@ -58,7 +58,7 @@ export class SawtApp {
     this.stopping ??= (async () => {
       for (const lp of [...this.started].reverse()) {
         try {
-          await lp.plugin.stop?.(this.contexts.get(lp)!);
+          await this.lifecycles.get(lp)?.stop?.();
         } catch (e) {
           this.logger.error({ err: e, plugin: lp.plugin.id }, 'plugin failed to stop cleanly');
         }
@@ -98,17 +98,18 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
   }
   const ordered = orderPlugins(loaded, [tokens.runtime, tokens.logger]);
 
-  const contexts = new Map<LoadedPlugin, PluginContext<any>>();
+  const lifecycles = new Map<LoadedPlugin, PluginLifecycle>();
   for (const lp of ordered) {
     const { plugin } = lp;
     const provides = new Set(plugin.provides.map((r) => r.id));
+    const declared = new Set([tokens.runtime, tokens.logger, ...plugin.provides, ...plugin.consumes, ...(plugin.optionalConsumes ?? [])].map((r) => r.id));
     const ctx: PluginContext<any> = {
       pluginId: plugin.id,
       options: lp.options,
-      container,
       runtime,
       logger: logger.child({ plugin: plugin.id }),
       get: <T>(ref: ServiceRef<T>) => {
+        if (!declared.has(ref.id)) throw new PluginError('SAWT_ERR_PLUGIN_REGISTER', `Plugin '${plugin.id}' asked for service '${ref.id}' without declaring it in consumes or optionalConsumes`, plugin.id);
         if (!container.isRegistered(ref.symbol, true)) throw new PluginError('SAWT_ERR_PLUGIN_REGISTER', `Plugin '${plugin.id}' asked for service '${ref.id}', which is not registered (declare it in consumes)`, plugin.id);
         return container.resolve<T>(ref.symbol);
       },
@@ -118,9 +119,12 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
       },
       has: (ref) => container.isRegistered(ref.symbol, true),
     };
-    contexts.set(lp, ctx);
     try {
-      await plugin.register(ctx);
+      const returned = await plugin.register(ctx);
+      lifecycles.set(lp, {
+        start: returned?.start ?? (plugin.start && (() => plugin.start!(ctx))),
+        stop: returned?.stop ?? (plugin.stop && (() => plugin.stop!(ctx))),
+      });
     } catch (e) {
       if (e instanceof PluginError) throw e;
       throw new PluginError('SAWT_ERR_PLUGIN_REGISTER', `Plugin '${plugin.id}' failed to register: ${(e as Error).message}`, plugin.id, { cause: e });
@@ -131,5 +135,5 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
       }
     }
   }
-  return new SawtApp(container, runtime, logger, ordered, contexts);
+  return new SawtApp(container, runtime, logger, ordered, lifecycles);
 }

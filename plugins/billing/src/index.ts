@@ -16,16 +16,6 @@ export interface BillingOptions {
   leases: LeaseSettings;
 }
 
-interface BillingState {
-  wallet: SqlWallet;
-  leases: ReservationLeases;
-  rateLimiter: FixedWindowRateLimiter;
-  admission: SawtAdmissionControl;
-  sweeper?: NodeJS.Timeout;
-}
-
-const state = new WeakMap<object, BillingState>();
-
 /** Wallet with leased reservations and ledger, concurrency and rate limits, and admission control. */
 export default definePlugin<BillingOptions>({
   id: 'billing',
@@ -70,26 +60,23 @@ export default definePlugin<BillingOptions>({
     const concurrency = new InMemoryConcurrencyLimiter();
     const rateLimiter = new FixedWindowRateLimiter(ctx.options.rateLimit);
     const admission = new SawtAdmissionControl(concurrency, wallet, ctx.logger);
-    state.set(ctx.container, { wallet, leases, rateLimiter, admission });
     ctx.provide(tokens.wallet, wallet);
     ctx.provide(tokens.concurrency, concurrency);
     ctx.provide(tokens.rateLimiter, rateLimiter);
     ctx.provide(tokens.admission, admission);
-  },
-
-  async start(ctx) {
-    const s = state.get(ctx.container)!;
-    await s.leases.start((row, reason) => s.wallet.releaseOrphan(row, reason));
-    s.sweeper = setInterval(() => s.rateLimiter.sweep(), Math.max(ctx.options.rateLimit.windowMs, 1000));
-    s.sweeper.unref();
-  },
-
-  async stop(ctx) {
-    const s = state.get(ctx.container);
-    if (!s) return;
-    clearInterval(s.sweeper);
-    await s.admission.releaseAll('shutdown');
-    await s.wallet.releaseOpen('shutdown');
-    await s.leases.stop();
+    let sweeper: NodeJS.Timeout | undefined;
+    return {
+      async start() {
+        await leases.start((row, reason) => wallet.releaseOrphan(row, reason));
+        sweeper = setInterval(() => rateLimiter.sweep(), Math.max(ctx.options.rateLimit.windowMs, 1000));
+        sweeper.unref();
+      },
+      async stop() {
+        clearInterval(sweeper);
+        await admission.releaseAll('shutdown');
+        await wallet.releaseOpen('shutdown');
+        await leases.stop();
+      },
+    };
   },
 });

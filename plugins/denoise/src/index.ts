@@ -75,8 +75,6 @@ declare module 'fastify' {
   }
 }
 
-const state = new WeakMap<object, { denoiser: Denoiser }>();
-
 export default definePlugin<DenoiseOptions>({
   id: 'denoise',
   tags: ['transport'],
@@ -94,7 +92,6 @@ export default definePlugin<DenoiseOptions>({
     const dir = opts.tempDir ?? tmpdir();
     mkdirSync(dir, { recursive: true });
     const denoiser = await makeDenoiser(opts, ModelFiles.of(ctx.runtime), logger);
-    state.set(ctx, { denoiser });
     const app = http.app as FastifyInstance;
 
     http.describe({
@@ -202,9 +199,12 @@ export default definePlugin<DenoiseOptions>({
       })();
       await http.trackInFlight(work, () => ac.abort(new Error('server shutting down')));
     }
-  },
-  async stop(ctx) {
-    await state.get(ctx)?.denoiser.dispose?.();
+
+    return {
+      async stop() {
+        await denoiser.dispose?.();
+      },
+    };
   },
 });
 

@@ -87,9 +87,6 @@ const downloadSchema = {
   properties: { file: { type: 'string' }, url: { type: 'string' }, sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
 };
 
-let htsWarmup: string | null = null;
-let htsThreads = 2;
-
 export default definePlugin<EngineOptions>({
   id: 'engine',
   provides: [tokens.models, tokens.voices, tokens.synthesizer, tokens.textPipeline, tokens.voiceCloning],
@@ -188,8 +185,7 @@ export default definePlugin<EngineOptions>({
     const htsModel = options.models.find((m) => m.engine === 'hts' && m.files?.length);
     const htsVoice = htsModel ? files.find(htsModel.files![0]!) : null;
     const hts = new HtsBackend(htsVoice, options.chunkMs, options.hts.labels, options.hts.threads);
-    htsWarmup = hts.voicePathIfAny();
-    htsThreads = options.hts.threads;
+    const htsWarmup = hts.voicePathIfAny();
     const backends = [new EspeakBackend(options.chunkMs), hts];
     for (const m of models.list()) {
       if (!backends.some((b) => b.engine === m.engine)) throw new Error(`model '${m.model_id}' names engine '${m.engine}', which this build does not have (known: ${backends.map((b) => b.engine).join(', ')})`);
@@ -203,7 +199,6 @@ export default definePlugin<EngineOptions>({
       for (const d of v.dialect) if (!dialects.has(d)) ctx.logger.warn({ voice: v.voice_id, dialect: d }, 'voice dialect has no rules file; read as written');
     }
     const pipeline = new EngineTextPipeline({ segment: options.segment, diacritizer: null, dialects, lexicon: options.lexicon, latin: options.latin });
-    pendingDiacritizers.set(pipeline, diacritizerFiles && { files: diacritizerFiles, models });
     ctx.provide<ModelCatalog>(tokens.models, models);
     const database = ctx.get(tokens.database);
     database.addMigrations(ctx.pluginId, cloningMigrations);
@@ -217,28 +212,25 @@ export default definePlugin<EngineOptions>({
     ctx.provide<TextPipeline>(tokens.textPipeline, pipeline);
     ctx.provide<VoiceCloning>(tokens.voiceCloning, cloning);
     ctx.provide<SpeechSynthesizer>(tokens.synthesizer, synthesizer);
-  },
-  async start(ctx) {
-    // espeak-ng loads its Arabic data on first use (~13 ms): pay that at boot, not on the first request.
-    await phonemize('مرحبا', 'ar');
-    // The diacritizer's ONNX session (~0.3 s) and the HTS pool (one engine per worker thread, ~0.1 s each)
-    // load here, not at registration: commands that only read the catalog (sawt models pull/verify) skip them.
-    const pipeline = ctx.get(tokens.textPipeline) as EngineTextPipeline;
-    const pending = pendingDiacritizers.get(pipeline);
-    await Promise.all([
-      pending && loadDiacritizer(ctx, pending.files, ctx.options).then((d) => (d ? pipeline.useDiacritizer(d) : noteNoDiacritizer(pending.models, ctx.options))),
-      htsWarmup && htsParameters({ voicePath: htsWarmup, utterances: [textToLabels('نَعَمْ')[0]!], threads: htsThreads }),
-    ]);
-  },
-  stop(ctx) {
-    (ctx.get(tokens.textPipeline) as EngineTextPipeline).release();
+    return {
+      async start() {
+        // espeak-ng loads its Arabic data on first use (~13 ms): pay that at boot, not on the first request.
+        await phonemize('مرحبا', 'ar');
+        // The diacritizer's ONNX session (~0.3 s) and the HTS pool (one engine per worker thread, ~0.1 s each)
+        // load here, not at registration: commands that only read the catalog (sawt models pull/verify) skip them.
+        await Promise.all([
+          diacritizerFiles && loadDiacritizer(ctx, diacritizerFiles, options).then((d) => (d ? pipeline.useDiacritizer(d) : noteNoDiacritizer(models, options))),
+          htsWarmup && htsParameters({ voicePath: htsWarmup, utterances: [textToLabels('نَعَمْ')[0]!], threads: options.hts.threads }),
+        ]);
+      },
+      stop() {
+        pipeline.release();
+      },
+    };
   },
 });
 
 type EngineLogger = { logger: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void } };
-
-/** The diacritizer loaded at start for each pipeline (null: its files are missing). */
-const pendingDiacritizers = new WeakMap<EngineTextPipeline, { files: DiacritizerFiles; models: ConfiguredModelCatalog } | null>();
 
 /** The diacritizer's files (SAWT_MODELS_DIR first, then bundled), or null with a warning when one is missing. */
 function findDiacritizer(ctx: EngineLogger, modelFiles: ModelFiles, options: EngineOptions): DiacritizerFiles | null {

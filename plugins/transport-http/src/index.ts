@@ -28,9 +28,6 @@ const clonedVoiceSchema = {
   properties: { id: { type: 'string', format: 'uuid' }, ...voiceSchema.properties, avatar_url: { type: 'string', nullable: true }, stability: { type: 'number' } },
 };
 
-/** Per-instance shutdown routine, keyed by the plugin context (one per booted app). */
-const shutdowns = new WeakMap<object, () => Promise<void>>();
-
 export default definePlugin<HttpOptions>({
   id: 'transport-http',
   tags: ['transport'],
@@ -89,25 +86,22 @@ export default definePlugin<HttpOptions>({
     };
     ctx.provide(tokens.httpServer, service);
 
-    shutdowns.set(ctx, async () => {
-      closing = true;
-      const pending = [...inFlight.keys()];
-      if (pending.length) {
-        ctx.logger.info({ inFlight: pending.length }, 'waiting for in-flight requests');
-        await Promise.race([Promise.allSettled(pending), sleep(ctx.options.shutdownGraceMs)]);
-        for (const cancel of inFlight.values()) cancel();
-        await Promise.allSettled([...inFlight.keys()]);
-      }
-      await app.close();
-    });
-  },
-  async start(ctx) {
-    const service = ctx.get(tokens.httpServer);
-    const app = service.app as import('fastify').FastifyInstance;
-    const address = await app.listen({ host: ctx.runtime.host, port: ctx.runtime.port });
-    ctx.logger.info({ address }, 'Sawt HTTP API listening');
-  },
-  async stop(ctx) {
-    await shutdowns.get(ctx)?.();
+    return {
+      async start() {
+        const address = await app.listen({ host: ctx.runtime.host, port: ctx.runtime.port });
+        ctx.logger.info({ address }, 'Sawt HTTP API listening');
+      },
+      async stop() {
+        closing = true;
+        const pending = [...inFlight.keys()];
+        if (pending.length) {
+          ctx.logger.info({ inFlight: pending.length }, 'waiting for in-flight requests');
+          await Promise.race([Promise.allSettled(pending), sleep(ctx.options.shutdownGraceMs)]);
+          for (const cancel of inFlight.values()) cancel();
+          await Promise.allSettled([...inFlight.keys()]);
+        }
+        await app.close();
+      },
+    };
   },
 });

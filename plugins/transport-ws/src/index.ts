@@ -16,9 +16,6 @@ interface WsOptions extends WsLimits {
   shutdownGraceMs: number;
 }
 
-/** Per-instance shutdown routine, keyed by the plugin context. */
-const shutdowns = new WeakMap<object, () => Promise<void>>();
-
 /** WSS /websocket/text-to-speech on the HTTP server of transport-http. */
 export default definePlugin<WsOptions>({
   id: 'transport-ws',
@@ -82,17 +79,16 @@ export default definePlugin<WsOptions>({
     };
     http.server.on('upgrade', onUpgrade);
 
-    shutdowns.set(ctx, async () => {
-      closing = true;
-      http.server.off('upgrade', onUpgrade);
-      for (const s of sessions) s.shutdown();
-      if (sessions.size) await Promise.race([Promise.allSettled([...sessions].map((s) => s.done)), sleep(ctx.options.shutdownGraceMs)]);
-      for (const s of sessions) s.terminate();
-      await Promise.allSettled([...sessions].map((s) => s.done));
-      wss.close();
-    });
-  },
-  async stop(ctx) {
-    await shutdowns.get(ctx)?.();
+    return {
+      async stop() {
+        closing = true;
+        http.server.off('upgrade', onUpgrade);
+        for (const s of sessions) s.shutdown();
+        if (sessions.size) await Promise.race([Promise.allSettled([...sessions].map((s) => s.done)), sleep(ctx.options.shutdownGraceMs)]);
+        for (const s of sessions) s.terminate();
+        await Promise.allSettled([...sessions].map((s) => s.done));
+        wss.close();
+      },
+    };
   },
 });
