@@ -5,6 +5,10 @@ import { flags } from './args.js';
 export async function serve(argv: string[]): Promise<number> {
   flags(argv, {});
   const app = await createSawt();
+  // Every promise is handled where it arises; should one slip through, it is logged as the bug it is and the
+  // requests of everyone else go on (Node would otherwise end the process).
+  const onUnhandled = (reason: unknown) => app.logger.error({ err: reason }, 'unhandled promise rejection (a bug); the server keeps running');
+  process.on('unhandledRejection', onUnhandled);
   await app.start();
   const exitCode = await new Promise<number>((resolve) => {
     const shutdown = (signal: string) => {
@@ -21,6 +25,7 @@ export async function serve(argv: string[]): Promise<number> {
     process.on('SIGTERM', onTerm);
     process.on('SIGINT', onInt);
   });
+  process.off('unhandledRejection', onUnhandled);
   app.logger.info('stopped');
   return exitCode;
 }

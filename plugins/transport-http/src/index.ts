@@ -35,7 +35,7 @@ export default definePlugin<HttpOptions>({
   id: 'transport-http',
   tags: ['transport'],
   provides: [tokens.httpServer],
-  consumes: [tokens.logger, tokens.runtime, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.voiceCloning],
+  consumes: [tokens.logger, tokens.runtime, tokens.workDir, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.voiceCloning],
   configSchema: {
     type: 'object',
     properties: {
@@ -76,7 +76,7 @@ export default definePlugin<HttpOptions>({
     registerCatalogRoutes(app, describe, { ...deps, cloning: ctx.get(tokens.voiceCloning) });
     registerTtsRoutes(app, describe, deps);
     registerVoiceRoutes(app, describe, {
-      ...deps, cloning: ctx.get(tokens.voiceCloning), maxUploadBytes: ctx.options.maxUploadBytes, ffmpegPath: ctx.options.ffmpegPath, ffprobePath: ctx.options.ffprobePath,
+      ...deps, cloning: ctx.get(tokens.voiceCloning), workDir: ctx.get(tokens.workDir), maxUploadBytes: ctx.options.maxUploadBytes, ffmpegPath: ctx.options.ffmpegPath, ffprobePath: ctx.options.ffprobePath,
     });
 
     const service: HttpServerService = {
