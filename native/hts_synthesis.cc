@@ -765,6 +765,9 @@ class ParametersWorker : public Napi::AsyncWorker {
         dims.Set(kStreamNames[s], static_cast<double>(p.dims[s]));
       }
       o.Set("dims", dims);
+      auto starts = Napi::Int32Array::New(env, p.labelFrames.size());
+      for (size_t i = 0; i < p.labelFrames.size(); ++i) starts[i] = static_cast<int32_t>(p.labelFrames[i]);
+      o.Set("labelFrames", starts);
       out.Set(static_cast<uint32_t>(u), o);
     }
     deferred_.Resolve(out);

@@ -220,6 +220,8 @@ export interface HtsParameterStreams {
   /** Low-pass filter stream, frames × dims.lpf. */
   lpf: Float32Array;
   dims: { mgc: number; lf0: number; lpf: number };
+  /** The frame each label (phone) starts at, from the generated state durations (speed included). */
+  labelFrames: Int32Array;
 }
 
 export interface NativeAddon {
