@@ -106,6 +106,8 @@ export class HtsBackend implements SpeechBackend {
       // utterances (sentences), which may be more than req.segments; textOffset is into the segment text.
       utterances: parsed.map((u) => u.labels),
       words: parsed.map((u) => u.words),
+      // Sounds the voice never learned (a dialect's /g/): said with a voiced closure.
+      ...(parsed.some((u) => u.voicedClosures.length) && { voicedClosures: parsed.map((u) => u.voicedClosures) }),
       speed: clamp(req.speed * (p.speed ?? 1) * prosody.speed, 0.25, 4),
       halfTone: clamp((p.halfTone ?? 0) + prosody.halfTone, -24, 24),
       f0Spread: clamp((p.f0Spread ?? 1) * prosody.f0Spread * (1 + lively * 0.4), 0, 4),

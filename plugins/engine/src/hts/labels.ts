@@ -44,7 +44,19 @@ const EMPHATIC = new Set(['S', 'D', 'T', 'Z', 'q', 'SS', 'DD', 'TT', 'ZZ', 'qq']
 const EMPH_VOWEL: Record<string, string> = { a: 'A', i: 'I', u: 'U', aa: 'AA', ii: 'II', uu: 'UU' };
 export const VOWELS = new Set(['a', 'i', 'u', 'A', 'I', 'U', 'aa', 'AA', 'ii', 'II', 'uu', 'UU', 'ia', 'ua', 'uua']);
 const NASALS = new Set(['m', 'n', 'mm', 'nn']);
-const VOICED = new Set(['b', 'bb', 'd', 'dd', 'th', 'thh', 'z', 'zz', 'j', 'jj', 'g', 'gg', 'E', 'EE', 'l', 'll', 'w', 'ww', 'y', 'yy', 'D', 'DD', 'Z', 'ZZ', 'v']);
+/**
+ * Phones a dialect rule may write that the voice never learned, and how it says them: `G` / `GG` is
+ * the voiced velar stop /g/ (Egyptian ج, Gulf and Najdi ق), said as the voice's k / kk with a voiced
+ * closure made at the parameter level (the synthesis's voicedClosures). Measured with
+ * bench/hts-dialect-g.js against k, q, غ and ج: see bench/README.md.
+ */
+export const RENDERED_PHONES: Record<string, { phone: string; voicedClosure: boolean }> = {
+  G: { phone: 'k', voicedClosure: true },
+  GG: { phone: 'kk', voicedClosure: true },
+};
+/** The voice's own phone name for a phone of the label front end. */
+export const voicePhone = (p: string) => RENDERED_PHONES[p]?.phone ?? p;
+const VOICED = new Set(['G', 'GG', 'b', 'bb', 'd', 'dd', 'th', 'thh', 'z', 'zz', 'j', 'jj', 'g', 'gg', 'E', 'EE', 'l', 'll', 'w', 'ww', 'y', 'yy', 'D', 'DD', 'Z', 'ZZ', 'v']);
 
 /** Festival's lexicon addenda that matter here (own syllables). Keyed by the bare letters. */
 const ADDENDA: Record<string, string[][]> = {
@@ -361,7 +373,7 @@ export function utteranceLabels(u: Utterance): string[] {
   const name = (k: number) => {
     const s = segs[k];
     if (!s) return 'x';
-    return s.pau ? 'pau' : syls[s.syl]!.phones[s.pos]!;
+    return s.pau ? 'pau' : voicePhone(syls[s.syl]!.phones[s.pos]!);
   };
   const totalSyls = syls.length, totalWords = words.length, totalPhrases = phrases.length;
   const J = `/J:${totalSyls}+${totalWords}-${totalPhrases}`;
@@ -429,6 +441,22 @@ export interface HtsWord {
 export interface HtsUtterance {
   labels: string[];
   words: HtsWord[];
+  /** Labels whose phone is said with a voiced closure (RENDERED_PHONES), in order. */
+  voicedClosures: number[];
+}
+
+/** Indices of the labels of `u` (utteranceLabels) whose phone wants a voiced closure. */
+export function voicedClosureLabels(u: Utterance): number[] {
+  const out: number[] = [];
+  let k = 1; // after the utterance-initial pau
+  u.phrases.forEach((p, pi) => {
+    if (pi > 0) k++;
+    for (const w of p.words) for (const s of w.syllables) for (const ph of s) {
+      if (RENDERED_PHONES[ph]?.voicedClosure) out.push(k);
+      k++;
+    }
+  });
+  return out;
 }
 
 /**
@@ -444,7 +472,7 @@ export function textToUtterances(text: string, opts: LabelOptions = DEFAULT_LABE
       const labels = utteranceLabels(u);
       const starts = wordStartLabels(u);
       const words = u.phrases.flatMap((p) => p.words).map((w, i) => ({ label: starts[i]!, textOffset: piece.offset + w.textOffset!, length: w.length! }));
-      return { labels, words };
+      return { labels, words, voicedClosures: voicedClosureLabels(u) };
     });
 }
 
@@ -460,6 +488,6 @@ export function textToLabels(text: string, opts: LabelOptions = DEFAULT_LABEL_OP
 export function textToPhones(text: string, opts: LabelOptions = DEFAULT_LABEL_OPTIONS, rewrite?: PhoneRewrite): string {
   return splitUtterances(text, opts)
     .flatMap((u) => parseUtterance(u, opts, rewrite).phrases)
-    .map((p) => p.words.flatMap((w) => w.syllables.flat()).join(' '))
+    .map((p) => p.words.flatMap((w) => w.syllables.flat().map(voicePhone)).join(' '))
     .join(' pau ');
 }

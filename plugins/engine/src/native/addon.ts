@@ -157,6 +157,8 @@ export interface NativeHtsControls {
 export interface NativeHtsOptions extends NativeHtsControls {
   /** Full-context labels, one array per utterance (sentence). */
   utterances: string[][];
+  /** Per utterance, labels whose phone gets a voiced closure (see NativeHtsSource). */
+  voicedClosures?: number[][];
 }
 
 /**
@@ -191,10 +193,13 @@ export interface HtsWordInput {
  * With labels, `words` (one list per utterance, textToUtterances gives them) makes each chunk-info
  * carry the words that start inside that chunk, audioMs from the chunk's start: the label's start is
  * the sum of the generated state durations before it (speed included), at the output rate.
+ * `voicedClosures` (one list per utterance, label indices): those phones (a stop the voice only has
+ * voiceless, e.g. /g/ said as k) get a voiced closure: log F0 over the first 60 % of their frames is
+ * bridged from the voiced frames around them.
  */
 export type NativeHtsSource =
-  | { utterances: string[][]; words?: HtsWordInput[][]; parameters?: undefined }
-  | { parameters: HtsParameterInput[]; utterances?: undefined; words?: undefined };
+  | { utterances: string[][]; words?: HtsWordInput[][]; voicedClosures?: number[][]; parameters?: undefined }
+  | { parameters: HtsParameterInput[]; utterances?: undefined; words?: undefined; voicedClosures?: undefined };
 
 export type NativeHtsSynthesisOptions = NativeHtsControls & NativeHtsSource & NativeHtsSynthesisSettings;
 
