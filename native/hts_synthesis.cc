@@ -116,6 +116,7 @@ struct HtsControls {
   double alpha = -1.0;     // all-pass constant; < 0: the voice's own
   double gvLf0 = 1.0, gvMgc = 1.0;
   double gainDb = -6.0;
+  double postfilter = 0.0;  // mel-cepstral postfilter coefficient (HTS beta): sharper formants; 0: none
   std::vector<double> mgcOffset;  // added to every generated mel-cepstrum frame (a smooth EQ); empty: none
 };
 
@@ -237,7 +238,7 @@ void CheckFitsVoice(HTS_Engine* engine, const HtsParams& p, size_t index) {
 }
 
 // Vocodes frames [begin, end) of `p` on `engine`; appends 48 kHz samples (as doubles).
-void Vocode(HTS_Engine* engine, const HtsParams& p, size_t begin, size_t end, double alpha, std::vector<double>& out) {
+void Vocode(HTS_Engine* engine, const HtsParams& p, size_t begin, size_t end, double alpha, double beta, std::vector<double>& out) {
   const size_t n = end - begin, streams = p.dims.size();
   std::vector<HTS_PStream> ps(streams);
   std::vector<std::vector<double*>> rows(streams);
@@ -266,6 +267,7 @@ void Vocode(HTS_Engine* engine, const HtsParams& p, size_t begin, size_t end, do
   const double savedVolume = HTS_Engine_get_volume(engine);
   engine->pss = mine;
   if (alpha >= 0) HTS_Engine_set_alpha(engine, alpha);
+  HTS_Engine_set_beta(engine, beta);
   HTS_Engine_set_volume(engine, 0.0);
   const bool ok = HTS_Engine_generate_sample_sequence(engine) == TRUE;
   engine->pss = saved;
@@ -386,7 +388,7 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
     const size_t from = begin >= kWarmupFrames ? begin - kWarmupFrames : 0;
     const size_t to = std::min(p.frames, end + kFadeFrames);
     std::vector<double> raw;
-    Vocode(engine, p, from, to, options_.controls.alpha, raw);
+    Vocode(engine, p, from, to, options_.controls.alpha, options_.controls.postfilter, raw);
     const size_t skip = (begin - from) * fperiod_;
     const size_t keep = (end - begin) * fperiod_;
     std::vector<double> body(raw.begin() + std::min(skip, raw.size()), raw.begin() + std::min(skip + keep, raw.size()));
@@ -743,6 +745,7 @@ void ParseCommon(Napi::Env env, const Napi::Value& value, JobOptions& o) {
   c.gvLf0 = NumberField(env, opts, "gvWeightLf0", 0, 4, 1);
   c.gvMgc = NumberField(env, opts, "gvWeightMgc", 0, 4, 1);
   c.gainDb = NumberField(env, opts, "gainDb", -40, 12, -6);
+  c.postfilter = NumberField(env, opts, "postfilter", 0, 0.8, 0);
   c.mgcOffset = MgcOffsetField(env, opts);
   o.threads = static_cast<int>(NumberField(env, opts, "threads", 1, 64, 2));
 }

@@ -28,6 +28,12 @@ export interface SpeechBackend {
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
 /**
+ * Vocoding settings of every HTS voice, chosen by DNSMOS on the front end's own output
+ * (bench/hts-quality.js; figures in bench/README.md).
+ */
+export const HTS_QUALITY_DEFAULTS = { postfilter: 0 } as const;
+
+/**
  * espeak-ng formant synthesis. speed scales the speaking rate (espeak's duration
  * is inversely proportional to words per minute); stability narrows the pitch
  * range, so lower stability gives livelier, more varied prosody.
@@ -114,6 +120,7 @@ export class HtsBackend implements SpeechBackend {
       ...(p.alpha !== undefined && { alpha: p.alpha }),
       ...(p.mgcOffset !== undefined && { mgcOffset: p.mgcOffset }),
       gvWeightLf0: clamp(1 + lively * 0.6, 0, 4),
+      ...HTS_QUALITY_DEFAULTS,
       sampleRate: req.sampleRate,
       chunkMs: this.chunkMs,
       threads: this.threads,

@@ -144,6 +144,11 @@ export interface NativeHtsControls {
    * smooth filter in the log-spectral domain, e.g. a cloned voice's EQ. Acts during generation.
    */
   mgcOffset?: number[];
+  /**
+   * Mel-cepstral postfilter coefficient (HTS beta, 0..0.8; 0 = none): deepens the valleys between
+   * formants, countering the over-smoothing of HMM spectra. Acts when vocoding (labels and given streams).
+   */
+  postfilter?: number;
   /** Global-variance weights (1 = trained). */
   gvWeightLf0?: number;
   gvWeightMgc?: number;
