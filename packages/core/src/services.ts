@@ -205,6 +205,17 @@ export interface RateLimiter {
 }
 
 /**
+ * Limits shared by every node of a cluster (the Redis plugin): billing uses these
+ * instead of its in-process limiter and counter when a plugin provides them.
+ */
+export interface SharedLimits {
+  /** The plan concurrency limiter: slots are leases that a dead node's heartbeat stops renewing. */
+  readonly concurrency: ConcurrencyLimiter;
+  /** A per-key limiter of `max` requests in any sliding window of `windowMs` (0 = unlimited). */
+  rateLimiter(settings: { windowMs: number; max: number }): RateLimiter;
+}
+
+/**
  * The per-key character quota (api_keys.used_chars, owned by auth). Both calls run
  * inside the caller's transaction (`trx`, the wallet's reservation), so characters
  * are taken and given back together with the money they pay for.
