@@ -12,7 +12,12 @@ import { runPrimary } from './serve-primary.js';
  */
 export async function serve(argv: string[]): Promise<number> {
   const { values } = flags(argv, { workers: 'string' });
-  if (cluster.isWorker) return serveOne();
+  if (cluster.isWorker) {
+    const code = await serveOne();
+    // The IPC channel to the primary would keep this process alive.
+    cluster.worker?.disconnect();
+    return code;
+  }
   const workers = workerCount(typeof values.workers === 'string' ? values.workers : process.env.SAWT_WORKERS, typeof values.workers === 'string' ? '--workers' : 'SAWT_WORKERS');
   if (workers === 1) return serveOne();
   const stopLimits = serveWorkerLimits();

@@ -6,6 +6,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
+import type { SawtError } from './errors.js';
 
 // ---------- Runtime ----------
 
@@ -125,6 +126,12 @@ export interface Authenticator {
   authenticate(secret: string | undefined): Promise<AuthContext>;
   /** Throws SawtError 40302 when the key may not call `scope`. */
   authorize(ctx: AuthContext, scope: EndpointScope): void;
+  /**
+   * Of the given key ids, those no longer valid (revoked, deleted or expired, in the
+   * shared database: whichever node or CLI changed them), each with the 40101 error
+   * a new request with it would get. Long-lived connections check their key with it.
+   */
+  invalidKeys?(keyIds: string[]): Promise<Map<string, SawtError>>;
 }
 
 // ---------- Billing & limits ----------
