@@ -30,7 +30,7 @@ const chunks = [];
 let first = null;
 for await (const e of session.untilFinal()) {
   if (first === null && e.pcm.length) console.error(`first audio after ${(first = performance.now() - started).toFixed(0)} ms`);
-  if (e.alignment) process.stderr.write(e.alignment.chars.join(''));
+  if (e.alignment) process.stderr.write(`${e.alignment.chars.join('')} `);
   chunks.push(e.pcm);
 }
 await sending;
