@@ -25,6 +25,8 @@ export interface HttpOptions {
   trustProxy: boolean | string | string[];
   /** Browser pages allowed to call the API (off unless origins are listed). */
   cors: CorsOptions;
+  /** Serve the web playground at /playground. */
+  playground: boolean;
 }
 
 export function sendError(reply: FastifyReply, e: SawtError): FastifyReply {
