@@ -43,6 +43,14 @@ t.test('listed origins: preflight, answers and errors carry the allow headers; o
   t.match(ok.headers.get('access-control-expose-headers'), /x-request-id/);
   t.match(ok.headers.get('access-control-expose-headers'), /retry-after/);
 
+  const wav = await fetch(`${srv.api}/text-to-speech/sawt-mini`, {
+    method: 'POST', headers: { ...headers, origin: 'http://app.example' },
+    body: JSON.stringify({ voice_id: 'fusha-omar', text: 'مرحبا بكم في خدمة صوت للنطق العربي.', stability: 0.5, streaming: false }),
+  });
+  t.equal(wav.status, 200);
+  t.equal(wav.headers.get('access-control-allow-origin'), 'http://app.example', 'audio answers (written past fastify) carry it too');
+  await wav.arrayBuffer();
+
   const denied = await fetch(`${srv.api}/models`, { headers: { 'x-api-key': 'sawt_wrong', origin: 'http://app.example' } });
   t.equal(denied.status, 401);
   t.equal(denied.headers.get('access-control-allow-origin'), 'http://app.example', 'a refusal is readable by the page');

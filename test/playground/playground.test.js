@@ -106,6 +106,42 @@ t.test('denoise: before and after players with waveforms', async (t) => {
   t.same(pageErrors, []);
 });
 
+t.test('examples/browser.html on another origin calls the API through CORS', async (t) => {
+  const { createServer } = await import('node:http');
+  const { readFile } = await import('node:fs/promises');
+  const statics = createServer(async (req, res) => {
+    const rel = decodeURIComponent(new URL(req.url, 'http://x').pathname).replace(/^\/+/, '');
+    if (!/^(examples\/browser\.html|packages\/client\/dist\/[\w/.-]+\.js)$/.test(rel) || rel.includes('..')) return res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': rel.endsWith('.html') ? 'text/html' : 'text/javascript' }).end(await readFile(path.join(repoRoot, rel)));
+  });
+  await new Promise((r) => statics.listen(0, '127.0.0.1', r));
+  t.teardown(() => statics.close());
+  const origin = `http://127.0.0.1:${statics.address().port}`;
+  const config = wsConfig();
+  const http = config.plugins.find((p) => p.resolve === '@sawt/plugin-transport-http');
+  http.options = { ...http.options, cors: { origins: [origin] } };
+  const api = await startServer(t, { config });
+  const other = await api.client();
+  const p = await browser.newPage();
+  const logs = [];
+  p.on('console', (m) => logs.push(m.text()));
+  p.on('pageerror', (e) => logs.push(String(e)));
+  t.teardown(() => logs.length && console.error(`browser.html console: ${logs.join(' | ')}`));
+  await p.goto(`${origin}/examples/browser.html`);
+  await p.fill('#base', api.api);
+  await p.fill('#key', other.key.key);
+  await p.click('#load');
+  await p.waitForFunction(() => document.querySelectorAll('#voice option').length > 0, null, { timeout: 20000 });
+  await p.click('#wav');
+  await p.waitForFunction(() => document.getElementById('player').duration > 1, null, { timeout: 30000 });
+  t.equal(await p.textContent('#out'), '', 'no error shown');
+  await p.fill('#key', 'sawt_wrong');
+  await p.click('#load');
+  await p.waitForFunction(() => document.getElementById('out').textContent, null, { timeout: 20000 });
+  t.match(await p.textContent('#out'), /AuthenticationError 40101 \(HTTP 401\)/, 'the typed error reaches the page');
+  await p.close();
+});
+
 t.test('static files: size', async (t) => {
   const dir = path.join(repoRoot, 'plugins/transport-http/playground');
   const own = (await import('node:fs')).readdirSync(dir).reduce((n, f) => n + statSync(path.join(dir, f)).size, 0);

@@ -36,17 +36,19 @@ export function registerCors(app: FastifyInstance, opts: CorsOptions | undefined
     const origin = req.headers.origin;
     if (typeof origin !== 'string') return;
     const allowed = any || origins.has(origin.toLowerCase());
-    reply.header('vary', 'Origin');
+    // On the Node response itself: audio answers are written there directly (hijacked), past fastify's headers.
+    const set = (name: string, value: string) => reply.raw.setHeader(name, value);
+    set('vary', 'Origin');
     const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
     if (allowed) {
-      reply.header('access-control-allow-origin', any ? '*' : origin);
-      reply.header('access-control-expose-headers', EXPOSED_HEADERS);
+      set('access-control-allow-origin', any ? '*' : origin);
+      set('access-control-expose-headers', EXPOSED_HEADERS);
     }
     if (!preflight) return;
     if (allowed) {
-      reply.header('access-control-allow-methods', 'GET, POST, DELETE, OPTIONS');
-      reply.header('access-control-allow-headers', ALLOWED_HEADERS);
-      reply.header('access-control-max-age', maxAge);
+      set('access-control-allow-methods', 'GET, POST, DELETE, OPTIONS');
+      set('access-control-allow-headers', ALLOWED_HEADERS);
+      set('access-control-max-age', maxAge);
     }
     return reply.code(204).send();
   });
