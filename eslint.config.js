@@ -29,7 +29,7 @@ const formatting = {
 };
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'build/**', '.cache/**', 'models/**', '**/*.d.ts'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/build/**', '.cache/**', 'models/**', '**/*.d.ts', '**/generated/**'] },
   {
     files: ['**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.recommended],

@@ -7,6 +7,8 @@ import { PluginError } from './plugin-errors.js';
 import type { PluginContext, PluginLifecycle } from './plugin.js';
 import type { Logger, RuntimeSettings } from './services.js';
 import { tokens, type ServiceRef } from './tokens.js';
+import { currentProcess } from './process-identity.js';
+import { ProcessWorkDir, workDirBase } from './work-dir.js';
 
 export interface CreateSawtOptions {
   runtime?: Partial<RuntimeSettings>;
@@ -29,6 +31,7 @@ export class SawtApp {
     readonly logger: Logger,
     readonly plugins: LoadedPlugin[],
     private readonly lifecycles: Map<LoadedPlugin, PluginLifecycle>,
+    private readonly workDir: ProcessWorkDir,
   ) {}
 
   get<T>(ref: ServiceRef<T>): T {
@@ -42,6 +45,8 @@ export class SawtApp {
 
   /** Starts plugins in dependency order; on failure stops those already started and throws naming the plugin. */
   async start(): Promise<void> {
+    const swept = this.workDir.sweep();
+    if (swept.length) this.logger.info({ folders: swept }, 'removed the temp folders of processes that are gone');
     for (const lp of this.plugins) {
       try {
         await this.lifecycles.get(lp)?.start?.();
@@ -64,6 +69,7 @@ export class SawtApp {
         }
       }
       this.started = [];
+      await this.workDir.remove();
     })();
     return this.stopping;
   }
@@ -85,6 +91,8 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
   const container = rootContainer.createChildContainer();
   container.registerInstance(tokens.runtime.symbol, runtime);
   container.registerInstance(tokens.logger.symbol, logger);
+  const workDir = new ProcessWorkDir(workDirBase(runtime.dataDir), currentProcess(runtime.nodeId));
+  container.registerInstance(tokens.workDir.symbol, workDir);
 
   const loaded: LoadedPlugin[] = [];
   const seen = new Set<string>();
@@ -96,13 +104,13 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
     seen.add(plugin.id);
     loaded.push({ plugin, source, options: validateOptions(plugin, entry.options ?? {}) });
   }
-  const ordered = orderPlugins(loaded, [tokens.runtime, tokens.logger]);
+  const ordered = orderPlugins(loaded, [tokens.runtime, tokens.logger, tokens.workDir]);
 
   const lifecycles = new Map<LoadedPlugin, PluginLifecycle>();
   for (const lp of ordered) {
     const { plugin } = lp;
     const provides = new Set(plugin.provides.map((r) => r.id));
-    const declared = new Set([tokens.runtime, tokens.logger, ...plugin.provides, ...plugin.consumes, ...(plugin.optionalConsumes ?? [])].map((r) => r.id));
+    const declared = new Set([tokens.runtime, tokens.logger, tokens.workDir, ...plugin.provides, ...plugin.consumes, ...(plugin.optionalConsumes ?? [])].map((r) => r.id));
     const ctx: PluginContext<any> = {
       pluginId: plugin.id,
       options: lp.options,
@@ -135,5 +143,5 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
       }
     }
   }
-  return new SawtApp(container, runtime, logger, ordered, lifecycles);
+  return new SawtApp(container, runtime, logger, ordered, lifecycles, workDir);
 }

@@ -1,14 +1,16 @@
-import { currentProcess, definePlugin, tokens } from '@sawt/core';
+import { currentProcess, definePlugin, tokens, type ConcurrencyLimiter, type RateLimiter, type SharedLimits } from '@sawt/core';
 import { billingMigrations } from './migrations.js';
 import { SqlWallet } from './wallet.js';
 import { FixedWindowRateLimiter, InMemoryConcurrencyLimiter, type RateLimitSettings } from './limits.js';
 import { SawtAdmissionControl } from './admission.js';
 import { ReservationLeases, type LeaseSettings } from './leases.js';
+import { PrimaryConcurrencyLimiter, PrimaryRateLimiter, usesPrimaryLimits } from './worker-limits.js';
 
 export { SqlWallet, SqlReservation } from './wallet.js';
 export { FixedWindowRateLimiter, InMemoryConcurrencyLimiter, type RateLimitSettings } from './limits.js';
 export { SawtAdmissionControl } from './admission.js';
 export { ReservationLeases, type LeaseSettings } from './leases.js';
+export { serveWorkerLimits, WORKER_LIMITS_ENV } from './worker-limits.js';
 
 export interface BillingOptions {
   rateLimit: RateLimitSettings;
@@ -22,6 +24,8 @@ export default definePlugin<BillingOptions>({
   provides: [tokens.wallet, tokens.concurrency, tokens.rateLimiter, tokens.admission],
   // accounts: wallets belong to accounts; quota: the per-key character quota lives in auth (it owns api_keys).
   consumes: [tokens.database, tokens.logger, tokens.accounts, tokens.quota],
+  // Present in a cluster (Redis plugin): limits every node shares, used instead of this process's own.
+  optionalConsumes: [tokens.sharedLimits],
   configSchema: {
     type: 'object',
     additionalProperties: false,
@@ -57,8 +61,7 @@ export default definePlugin<BillingOptions>({
     db.addMigrations(ctx.pluginId, billingMigrations);
     const leases = new ReservationLeases(db, currentProcess(ctx.runtime.nodeId), lease, ctx.logger);
     const wallet = new SqlWallet(db, ctx.get(tokens.accounts), ctx.get(tokens.quota), leases, ctx.logger);
-    const concurrency = new InMemoryConcurrencyLimiter();
-    const rateLimiter = new FixedWindowRateLimiter(ctx.options.rateLimit);
+    const { concurrency, rateLimiter, localRate } = chooseLimits(ctx.has(tokens.sharedLimits) ? ctx.get(tokens.sharedLimits) : null, ctx.options.rateLimit);
     const admission = new SawtAdmissionControl(concurrency, wallet, ctx.logger);
     ctx.provide(tokens.wallet, wallet);
     ctx.provide(tokens.concurrency, concurrency);
@@ -68,8 +71,10 @@ export default definePlugin<BillingOptions>({
     return {
       async start() {
         await leases.start((row, reason) => wallet.releaseOrphan(row, reason));
-        sweeper = setInterval(() => rateLimiter.sweep(), Math.max(ctx.options.rateLimit.windowMs, 1000));
-        sweeper.unref();
+        if (localRate) {
+          sweeper = setInterval(() => localRate.sweep(), Math.max(ctx.options.rateLimit.windowMs, 1000));
+          sweeper.unref();
+        }
       },
       async stop() {
         clearInterval(sweeper);
@@ -80,3 +85,14 @@ export default definePlugin<BillingOptions>({
     };
   },
 });
+
+/**
+ * Shared limits (Redis) when a plugin provides them; else, in a worker of
+ * `sawt serve --workers`, the primary's; else this process's own.
+ */
+function chooseLimits(shared: SharedLimits | null, rate: RateLimitSettings): { concurrency: ConcurrencyLimiter; rateLimiter: RateLimiter; localRate: FixedWindowRateLimiter | null } {
+  if (shared) return { concurrency: shared.concurrency, rateLimiter: shared.rateLimiter(rate), localRate: null };
+  if (usesPrimaryLimits()) return { concurrency: new PrimaryConcurrencyLimiter(), rateLimiter: new PrimaryRateLimiter(rate), localRate: null };
+  const localRate = new FixedWindowRateLimiter(rate);
+  return { concurrency: new InMemoryConcurrencyLimiter(), rateLimiter: localRate, localRate };
+}

@@ -2,9 +2,11 @@ import path from 'node:path';
 import { definePlugin, tokens } from '@sawt/core';
 import { KnexDatabase, type Dialect } from './database.js';
 import { FileBlobStore } from './blob-store.js';
+import { DatabaseBlobStore, blobMigrations } from './db-blob-store.js';
 
 export { KnexDatabase } from './database.js';
 export { FileBlobStore, validateBlobKey } from './blob-store.js';
+export { DatabaseBlobStore } from './db-blob-store.js';
 
 export interface StorageOptions {
   client: Dialect;
@@ -12,7 +14,9 @@ export interface StorageOptions {
   connection?: string;
   /** SQLite file; `<dataDir>/sawt.db` when absent. */
   filename?: string;
-  /** Blob directory; `<dataDir>/blobs` when absent. */
+  /** Where blobs live: 'files' (a directory of this node) or 'database' (shared by every node of a cluster). */
+  blobs: 'files' | 'database';
+  /** Blob directory ('files'); `<dataDir>/blobs` when absent. */
   blobsDir?: string;
 }
 
@@ -27,6 +31,7 @@ export default definePlugin<StorageOptions>({
       client: { enum: ['sqlite3', 'pg'], default: 'sqlite3' },
       connection: { type: 'string', minLength: 1 },
       filename: { type: 'string', minLength: 1 },
+      blobs: { enum: ['files', 'database'], default: 'files' },
       blobsDir: { type: 'string', minLength: 1 },
     },
   },
@@ -45,12 +50,18 @@ export default definePlugin<StorageOptions>({
       },
       ctx.logger,
     );
-    const blobs = new FileBlobStore(path.resolve(runtime.dataDir, options.blobsDir ?? 'blobs'));
+    let blobs: FileBlobStore | DatabaseBlobStore;
+    if (options.blobs === 'database') {
+      db.addMigrations('storage', blobMigrations);
+      blobs = new DatabaseBlobStore(db);
+    } else {
+      blobs = new FileBlobStore(path.resolve(runtime.dataDir, options.blobsDir ?? 'blobs'));
+    }
     ctx.provide(tokens.database, db);
     ctx.provide(tokens.blobStore, blobs);
     return {
       async start() {
-        await blobs.init();
+        if (blobs instanceof FileBlobStore) await blobs.init();
         await db.open();
       },
       stop: () => db.close(),
