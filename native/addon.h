@@ -9,8 +9,6 @@
 
 namespace sawt {
 
-class OnnxRunWorker;
-
 class SawtAddon : public Napi::Addon<SawtAddon> {
  public:
   SawtAddon(Napi::Env env, Napi::Object exports);
@@ -19,15 +17,17 @@ class SawtAddon : public Napi::Addon<SawtAddon> {
 
   Napi::FunctionReference onnxSessionClass;
 
-  // ONNX runs execute on libuv's pool, which fs, dns and crypto share: at most
-  // kMaxConcurrentOnnxRuns of them are queued there, the rest wait here.
+  // ONNX runs (OnnxSession.run, a DFN3 window) execute on libuv's pool, which fs,
+  // dns and crypto share: at most kMaxConcurrentOnnxRuns of them are queued
+  // there, the rest wait here. A worker queued this way calls OnnxRunFinished
+  // once it completes (OnOK or OnError).
   static constexpr int kMaxConcurrentOnnxRuns = 2;
-  void QueueOnnxRun(OnnxRunWorker* worker);
+  void QueueOnnxRun(Napi::AsyncWorker* worker);
   void OnnxRunFinished();
 
  private:
   int activeOnnxRuns_ = 0;
-  std::deque<OnnxRunWorker*> waitingOnnxRuns_;
+  std::deque<Napi::AsyncWorker*> waitingOnnxRuns_;
 };
 
 }  // namespace sawt

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "addon.h"
 #include "errors.h"
 #include "ort_env.h"
 #include "promise_worker.h"
@@ -423,12 +424,14 @@ class ProcessWorker : public CodedPromiseWorker {
   }
   void OnOK() override {
     stream_->busy = false;
+    SawtAddon::Of(Env()).OnnxRunFinished();
     Napi::Float32Array y = Napi::Float32Array::New(Env(), out_.size());
     if (!out_.empty()) std::memcpy(y.Data(), out_.data(), out_.size() * sizeof(float));
     deferred_.Resolve(y);
   }
   void OnError(const Napi::Error& error) override {
     stream_->busy = false;
+    SawtAddon::Of(Env()).OnnxRunFinished();
     CodedPromiseWorker::OnError(error);
   }
 
@@ -493,7 +496,11 @@ Napi::Value Dfn3Process(const Napi::CallbackInfo& info) {
   auto handle = info[0].As<Napi::External<StreamHandle>>();
   if (handle.Data()->busy) ThrowInvalidArgument(env, "DeepFilterNet3 stream is busy (one call at a time)");
   handle.Data()->busy = true;
-  return (new ProcessWorker(env, handle, info[1].As<Napi::Float32Array>(), info[2].ToBoolean().Value()))->Start();
+  // Through the addon's bounded queue of ONNX runs, as OnnxSession.run is.
+  auto* worker = new ProcessWorker(env, handle, info[1].As<Napi::Float32Array>(), info[2].ToBoolean().Value());
+  Napi::Promise promise = worker->Promise();
+  SawtAddon::Of(env).QueueOnnxRun(worker);
+  return promise;
 }
 
 }  // namespace

@@ -342,7 +342,7 @@ class OnnxRunWorker : public Napi::AsyncWorker {
   std::vector<Ort::Value> outputs_;
 };
 
-void SawtAddon::QueueOnnxRun(OnnxRunWorker* worker) {
+void SawtAddon::QueueOnnxRun(Napi::AsyncWorker* worker) {
   if (activeOnnxRuns_ < kMaxConcurrentOnnxRuns) {
     ++activeOnnxRuns_;
     worker->Queue();
@@ -354,7 +354,7 @@ void SawtAddon::QueueOnnxRun(OnnxRunWorker* worker) {
 void SawtAddon::OnnxRunFinished() {
   --activeOnnxRuns_;
   if (!waitingOnnxRuns_.empty()) {
-    OnnxRunWorker* next = waitingOnnxRuns_.front();
+    Napi::AsyncWorker* next = waitingOnnxRuns_.front();
     waitingOnnxRuns_.pop_front();
     ++activeOnnxRuns_;
     next->Queue();
