@@ -93,3 +93,17 @@ t.test('a client that disconnects mid-stream stops the ONNX work', async (t) => 
   t.equal(piper.session.stats().started, after.started, 'no run started after the disconnect');
   t.ok(after.started - before.started < 12, `${after.started - before.started} of about 20 sentences were run`);
 });
+
+t.test('a cloned voice on sawt-neural: the Piper voice is its base, its audio converted as sawt-mini clones are', async (t) => {
+  const { cloneFields, postForm, previewFields, referenceWav } = await import('../clone/helpers.js');
+  const ref = await referenceWav(srv, headers);
+  const preview = await postForm(srv, '/voices/preview', key.key, previewFields({ model_id: 'sawt-neural' }), { file: ref });
+  t.equal(preview.status, 200, preview.json ? JSON.stringify(preview.json) : 'audio');
+  t.ok(preview.body.length > 24000, `${preview.body.length} bytes of preview audio`);
+  const made = await postForm(srv, '/voices/clone', key.key, cloneFields({ model: 'sawt-neural' }), { voice_file: preview.body, reference_audio_file: ref });
+  t.equal(made.status, 200, JSON.stringify(made.json));
+  const res = await tts({ voice_id: made.json.voice_id, text: SENTENCE, streaming: false });
+  t.equal(res.status, 200, res.status === 200 ? 'ok' : await res.clone().text());
+  const audio = pcmStats(parseWav(Buffer.from(await res.arrayBuffer())).data);
+  t.ok(audio.seconds > 0.5 && audio.rms > 100, `${audio.seconds.toFixed(2)} s, rms ${audio.rms.toFixed(0)}`);
+});
