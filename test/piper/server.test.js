@@ -1,20 +1,10 @@
 // sawt-neural from the tiny stand-in voice (random weights: noise, with Piper's real I/O) placed in a
 // temporary SAWT_MODELS_DIR under kareem's file names: catalog, HTTP (WAV and streaming), WebSocket
 // (every output format, isFinal, alignment), client disconnect.
-import { symlinkSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import t from 'tap';
-import { LONG_TEXT, SENTENCE, parseWav, pcmStats, startServer, tempDir } from '../helpers/server.js';
+import { LONG_TEXT, SENTENCE, parseWav, pcmStats, startServer } from '../helpers/server.js';
 import { connect, wsConfig } from '../helpers/ws.js';
-import { STANDIN } from './helpers.js';
-
-export function standinModelsDir(t, size = 'tiny') {
-  const dir = tempDir(t, 'sawt-piper-models-');
-  mkdirSync(join(dir, 'piper'));
-  symlinkSync(join(STANDIN, `ar_JO-standin-${size}.onnx`), join(dir, 'piper/ar_JO-kareem-medium.onnx'));
-  symlinkSync(join(STANDIN, `ar_JO-standin-${size}.onnx.json`), join(dir, 'piper/ar_JO-kareem-medium.onnx.json'));
-  return dir;
-}
+import { standinModelsDir } from './models-dir.js';
 
 const srv = await startServer(t, { config: wsConfig(), runtime: { modelsDir: standinModelsDir(t) } });
 const { headers, key } = await srv.client();

@@ -298,6 +298,8 @@ async function loadDiacritizer(ctx: EngineLogger, files: DiacritizerFiles, optio
     ctx.logger.info({ model: files.model }, 'diacritizer loaded');
     return d;
   } catch (error) {
+    // CUDA asked for and not usable: the server refuses to start (the message names what is missing).
+    if ((error as { code?: string }).code === 'SAWT_ENGINE_CUDA_UNAVAILABLE') throw new Error(`diacritizer: ${(error as Error).message}`, { cause: error });
     ctx.logger.error({ err: error, model: files.model }, 'diacritizer failed to load; undiacritized text is read as written');
     return null;
   }
