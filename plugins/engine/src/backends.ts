@@ -7,6 +7,8 @@ import { synthesizeHtsStream, synthesizeStream } from './native/index.js';
 
 /** Settings an engine back end receives after validation and the text front end. */
 export interface BackendRequest {
+  /** The model being spoken (a back end may hold several, e.g. Piper voice files). */
+  modelId: string;
   segments: string[];
   phonemeInput: boolean;
   voice: VoiceConfig;

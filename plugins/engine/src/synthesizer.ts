@@ -58,7 +58,7 @@ export class EngineSynthesizer implements SpeechSynthesizer {
     if (segments.length === 0) throw errors.validation('text contains nothing that can be spoken');
 
     const started = performance.now();
-    const stream = backend.synthesize({ segments, phonemeInput, voice, speed: req.speed, stability: req.stability, sampleRate });
+    const stream = backend.synthesize({ modelId: model.model_id, segments, phonemeInput, voice, speed: req.speed, stability: req.stability, sampleRate });
     // Counted from chunk-info events: a 'data' listener would switch the stream
     // to flowing mode and defeat the consumer's backpressure.
     let samples = 0;

@@ -234,7 +234,49 @@ export interface HtsParameterStreams {
   labelFrames: Int32Array;
 }
 
+export interface NativePiperRunOptions {
+  noiseScale: number;
+  lengthScale: number;
+  noiseW: number;
+  /** Speaker id (multi-speaker voices only; ignored otherwise). */
+  sid?: number;
+  /** The voice's rate (config audio.sample_rate) and the rate wanted; resampled band-limited when they differ. */
+  inRate: number;
+  outRate: number;
+  /** Scale after Piper's peak normalization, 0..1 (default 1). */
+  volume?: number;
+  /** Silence appended after the sentence, ms. */
+  silenceMs?: number;
+  /** Runs started with the same tag are terminated together by cancel(tag). */
+  tag?: number;
+}
+
+export interface NativePiperStats {
+  started: number;
+  finished: number;
+  terminated: number;
+  /** Runs cancelled before they started. */
+  skipped: number;
+  /** Runs queued or running now. */
+  pending: number;
+}
+
+export interface NativePiperSession {
+  readonly inputNames: string[];
+  readonly hasSid: boolean;
+  /** One sentence's ids (used in place until the promise settles) → PCM16 at outRate (external buffer, no copy). */
+  synthesize(ids: BigInt64Array, options: NativePiperRunOptions): Promise<{ pcm: Int16Array; samples: number }>;
+  cancel(tag: number): void;
+  stats(): NativePiperStats;
+  release(): void;
+}
+
 export interface NativeAddon {
+  PiperSession: { create(path: string, options?: { executionProvider?: 'cpu' | 'cuda'; intraOpThreads?: number }): Promise<NativePiperSession> };
+  /** espeak_TextToPhonemes clause by clause (IPA, phonememode 0x02): [phonemes, text consumed (trimmed)]. */
+  piperClauses(text: string, voice: string): Promise<Array<[string, string]>>;
+  /** IPA of text holding [[mnemonics]] (espeak's phoneme trace of a synthesis with phoneme input). */
+  phonemeInputIpa(text: string, voice: string): Promise<string>;
   createHtsSynthesis(options: NativeHtsSynthesisOptions, onEvent: SynthesisEventHandler): SynthesisHandle;
   htsParameters(options: NativeHtsOptions): Promise<HtsParameterStreams[]>;
   phonemize(text: string, voice: string, mode?: 'ipa' | 'espeak'): Promise<string>;
