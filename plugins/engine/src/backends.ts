@@ -12,6 +12,8 @@ export interface BackendRequest {
   speed: number;
   stability: number;
   sampleRate: number;
+  /** The first segment goes ahead of other syntheses' later segments (the first audio of a request). */
+  urgent?: boolean;
 }
 
 /** One synthesis technology (espeak-ng today; HTS and VITS voices plug in here). */
@@ -53,6 +55,7 @@ export class EspeakBackend implements SpeechBackend {
       sampleRate: req.sampleRate,
       phonemeInput: req.phonemeInput,
       chunkMs: this.chunkMs,
+      urgent: req.urgent ?? true,
     });
   }
 }

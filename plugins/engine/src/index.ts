@@ -9,7 +9,7 @@ import { EngineTextPipeline } from './frontend/pipeline.js';
 import type { LatinOptions } from './frontend/latin/index.js';
 import { EngineSynthesizer } from './synthesizer.js';
 import { cloningMigrations, VoiceCatalogWithClones, VoiceCloningService } from './cloning.js';
-import { phonemize } from './native/index.js';
+import { espeakInstances, phonemize } from './native/index.js';
 import { textToLabels, type LabelOptions } from './hts/labels.js';
 
 export interface EngineOptions {
@@ -20,7 +20,7 @@ export interface EngineOptions {
   models: ModelConfig[];
   voices: VoiceConfig[];
   /** The libtashkeel diacritizer (bundled): files in the models layout (optional; text is read as written without it). */
-  diacritizer: { files: DiacritizerFiles; downloads: ModelDownload[]; maxConcurrent: number };
+  diacritizer: { files: DiacritizerFiles; downloads: ModelDownload[]; maxConcurrent: number; cacheEntries: number };
   /** Pronunciation lexicon: word → replacement text or [[espeak phonemes]]; applied before diacritization. */
   lexicon: Record<string, string>;
   /** Latin-script words in Arabic text: acronym letter names and operator entries (word → Arabic text or English respelling). */
@@ -28,6 +28,8 @@ export interface EngineOptions {
   /** Extra folders of dialect rule files (relative to the config file); same-named dialects replace the built-in ones. */
   dialectDirs: string[];
   hts: { threads: number; labels: LabelOptions };
+  /** espeak-ng instances synthesizing in parallel (sawt-mini), each its own copy of the library and thread. */
+  espeak: { instances: number };
   /** Voice cloning: built-in voices a clone is made from (per model, the closest in log-F0 is chosen). */
   cloning: { baseVoices: string[] };
 }
@@ -143,6 +145,8 @@ export default definePlugin<EngineOptions>({
           },
           downloads: { type: 'array', default: DIACRITIZER_DOWNLOADS, items: downloadSchema },
           maxConcurrent: { type: 'integer', minimum: 1, maximum: 16, default: 2 },
+          // Diacritized segments kept for reuse (repeated phrases skip the model); 0: no cache.
+          cacheEntries: { type: 'integer', minimum: 0, maximum: 1000000, default: 1000 },
         },
       },
       lexicon: { type: 'object', default: {}, additionalProperties: { type: 'string' } },
@@ -159,6 +163,15 @@ export default definePlugin<EngineOptions>({
         type: 'object',
         default: {},
         properties: { baseVoices: { type: 'array', minItems: 1, items: { type: 'string' }, default: ['fusha-omar', 'fusha-layla', 'fusha-ziad', 'fusha-sami'] } },
+      },
+      espeak: {
+        type: 'object',
+        default: {},
+        properties: {
+          // espeak-ng is not thread-safe: each instance is a private copy of the library with its own
+          // thread, so sawt-mini uses this many cores. Measured (bench:latency): 2 on 2 cores.
+          instances: { type: 'integer', minimum: 1, maximum: 8, default: 2 },
+        },
       },
       hts: {
         type: 'object',
@@ -220,6 +233,8 @@ export default definePlugin<EngineOptions>({
     ctx.provide<SpeechSynthesizer>(tokens.synthesizer, synthesizer);
   },
   async start(ctx) {
+    // Before espeak's first use (it takes effect once per process).
+    espeakInstances(ctx.options.espeak.instances);
     // espeak-ng loads its Arabic data on first use (~13 ms): pay that at boot, not on the first request.
     await phonemize('مرحبا', 'ar');
     // The diacritizer's ONNX session (~0.3 s) and the HTS pool (one engine per worker thread, ~0.1 s each)
@@ -260,7 +275,7 @@ function noteNoDiacritizer(models: ConfiguredModelCatalog, options: EngineOption
 
 async function loadDiacritizer(ctx: EngineLogger, files: DiacritizerFiles, options: EngineOptions): Promise<Diacritizer | null> {
   try {
-    const d = await Diacritizer.load('/', files, { executionProvider: options.executionProvider, maxConcurrent: options.diacritizer.maxConcurrent });
+    const d = await Diacritizer.load('/', files, { executionProvider: options.executionProvider, maxConcurrent: options.diacritizer.maxConcurrent, cacheEntries: options.diacritizer.cacheEntries });
     ctx.logger.info({ model: files.model }, 'diacritizer loaded');
     return d;
   } catch (error) {

@@ -65,6 +65,8 @@ export interface DiacritizerOptions {
   maxConcurrent?: number;
   /** Longest model input in characters; longer texts are cut at spaces. Default 400. */
   maxInputChars?: number;
+  /** Diacritized texts (segments) kept for reuse, least recently used dropped first; 0: none. Default 1000. */
+  cacheEntries?: number;
 }
 
 interface Letter {
@@ -165,7 +167,9 @@ function windows(letters: Letter[], max: number): Letter[][] {
 
 export class Diacritizer {
   private active = 0;
-  private readonly waiting: Array<() => void> = [];
+  /** Runs waiting for a slot: urgent ones (a request's first segment) first, each kind in arrival order. */
+  private readonly waiting: { urgent: Array<() => void>; later: Array<() => void> } = { urgent: [], later: [] };
+  private readonly cache: SegmentCache;
   /** Inference count and time, for logs and benchmarks. */
   readonly stats = { runs: 0, ms: 0 };
 
@@ -174,7 +178,9 @@ export class Diacritizer {
     private readonly inputIds: Map<string, number>,
     private readonly targets: string[],
     private readonly options: Required<Omit<DiacritizerOptions, 'executionProvider'>>,
-  ) {}
+  ) {
+    this.cache = new SegmentCache(options.cacheEntries);
+  }
 
   /** Loads the model and its maps; paths are absolute or relative to `dir`. */
   static async load(dir: string, files: DiacritizerFiles, options: DiacritizerOptions = {}): Promise<Diacritizer> {
@@ -194,6 +200,7 @@ export class Diacritizer {
     return new Diacritizer(session, new Map(Object.entries(inputMap)), targets, {
       maxConcurrent: options.maxConcurrent ?? 2,
       maxInputChars: options.maxInputChars ?? 400,
+      cacheEntries: options.cacheEntries ?? 1000,
     });
   }
 
@@ -201,9 +208,16 @@ export class Diacritizer {
     this.session.release();
   }
 
-  /** Adds the missing diacritics to `text`; [[raw phoneme]] spans are left alone. */
-  async diacritize(text: string): Promise<string> {
-    return mapTextParts(text, (part) => this.diacritizePlain(tanweenBeforeAlif(part)));
+  /**
+   * Adds the missing diacritics to `text`; [[raw phoneme]] spans are left alone. `urgent`: the model
+   * run goes ahead of waiting ones that are not (the first segment of a request).
+   */
+  async diacritize(text: string, opts: { urgent?: boolean } = {}): Promise<string> {
+    const cached = this.cache.get(text);
+    if (cached !== undefined) return cached;
+    const out = await mapTextParts(text, (part) => this.diacritizePlain(tanweenBeforeAlif(part), opts.urgent === true));
+    this.cache.set(text, out);
+    return out;
   }
 
   /** Several texts in one batched model run (padded); for benchmarks and bulk work. */
@@ -229,10 +243,10 @@ export class Diacritizer {
     });
   }
 
-  private async diacritizePlain(text: string): Promise<string> {
+  private async diacritizePlain(text: string, urgent = false): Promise<string> {
     const letters = splitLetters(text);
     if (!letters.some((l, i) => needsMarks(letters, i))) return this.render(letters);
-    await this.predict(windows(letters, this.options.maxInputChars));
+    await this.predict(windows(letters, this.options.maxInputChars), urgent);
     return this.render(letters);
   }
 
@@ -243,7 +257,7 @@ export class Diacritizer {
   }
 
   /** Runs the model over rows (one batch, padded with id 0) and merges its marks into the letters. */
-  private async predict(rows: Letter[][]): Promise<void> {
+  private async predict(rows: Letter[][], urgent = false): Promise<void> {
     const fed = rows.map((row) => row.filter((l) => this.inputIds.has(l.ch)));
     const width = Math.max(1, ...fed.map((r) => r.length));
     if (fed.every((r) => !r.some((l) => ARABIC_LETTER.test(l.ch)))) return;
@@ -255,6 +269,7 @@ export class Diacritizer {
         { char_inputs: { type: 'int64', dims: [fed.length, width], data: ids }, input_lengths: { type: 'int64', dims: [fed.length], data: lengths } },
         ['output'],
       ),
+      urgent,
     );
     const classes = out.output!.data as Uint8Array;
     fed.forEach((r, i) =>
@@ -265,8 +280,8 @@ export class Diacritizer {
     );
   }
 
-  private async limited<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.active >= this.options.maxConcurrent) await new Promise<void>((resolve) => this.waiting.push(resolve));
+  private async limited<T>(fn: () => Promise<T>, urgent = false): Promise<T> {
+    if (this.active >= this.options.maxConcurrent) await new Promise<void>((resolve) => this.waiting[urgent ? 'urgent' : 'later'].push(resolve));
     this.active++;
     const started = performance.now();
     try {
@@ -275,7 +290,29 @@ export class Diacritizer {
       this.stats.runs++;
       this.stats.ms += performance.now() - started;
       this.active--;
-      this.waiting.shift()?.();
+      (this.waiting.urgent.shift() ?? this.waiting.later.shift())?.();
     }
+  }
+}
+
+/** A bounded map of texts to their diacritized form; the least recently used entry goes first. */
+class SegmentCache {
+  private readonly entries = new Map<string, string>();
+
+  constructor(private readonly max: number) {}
+
+  get(text: string): string | undefined {
+    const out = this.entries.get(text);
+    if (out === undefined) return undefined;
+    this.entries.delete(text);
+    this.entries.set(text, out);
+    return out;
+  }
+
+  set(text: string, out: string): void {
+    if (this.max <= 0) return;
+    this.entries.delete(text);
+    this.entries.set(text, out);
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
   }
 }
