@@ -15,7 +15,9 @@ export const VOICES = ['fusha-omar', 'fusha-layla', 'egyptian-karim', 'egyptian-
 
 /** Starts bench/server.js (extra environment variables in `env`); returns its port and key, an IPC ask(), and stop(). */
 export async function startBenchServer({ env } = {}) {
-  const server = fork(path.join(here, 'server.js'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...(env && { env: { ...process.env, ...env } }) });
+  // BENCH_SERVER_NODE_ARGS: node options of the server process alone (e.g. --cpu-prof --cpu-prof-dir=DIR).
+  const execArgv = process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean);
+  const server = fork(path.join(here, 'server.js'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...(execArgv && { execArgv }), ...(env && { env: { ...process.env, ...env } }) });
   const [ready] = await once(server, 'message');
   const ask = async (msg, type) => {
     server.send(msg);
