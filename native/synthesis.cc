@@ -48,7 +48,7 @@ std::vector<uint32_t> Utf16Offsets(const std::string& text) {
   return offsets;
 }
 
-// The threads that synthesize for every job of the process: one per espeak-ng
+// The threads that synthesize for every job of the process: two per espeak-ng
 // instance (espeak runs one call at a time per instance, so more threads would
 // add no throughput; a thread per job also made RSS creep up, each new thread
 // drawing on another glibc arena). Jobs take turns one segment at a time, in FIFO
@@ -67,17 +67,22 @@ class SynthesisScheduler {
       std::lock_guard<std::mutex> guard(mutex_);
       (first ? first_ : ready_).push_back(std::move(job));
     }
-    wake_.notify_one();
+    (first ? firstWake_ : readyWake_).notify_one();
   }
 
  private:
+  // Per instance, a thread for first segments and one for later ones; they take turns on the
+  // instance's lock, so a first segment waits for at most the segment in progress there.
   SynthesisScheduler() {
-    for (int i = 0; i < espeak::Instances(); ++i) std::thread([this, i] { Loop(i); }).detach();
+    for (int i = 0; i < espeak::Instances(); ++i) {
+      std::thread([this, i] { Loop(i, true); }).detach();
+      std::thread([this, i] { Loop(i, false); }).detach();
+    }
   }
-  void Loop(int instance);
+  void Loop(int instance, bool first);
 
   std::mutex mutex_;
-  std::condition_variable wake_;
+  std::condition_variable firstWake_, readyWake_;
   std::deque<std::shared_ptr<SynthesisJob>> first_;  // jobs whose urgent first segment is next
   std::deque<std::shared_ptr<SynthesisJob>> ready_;
 };
@@ -170,17 +175,20 @@ class SynthesisJob final : public espeak::SynthSink,
   std::vector<uint32_t> utf16Offsets_;
 };
 
-void SynthesisScheduler::Loop(int instance) {
-  // Synthesis yields to the JavaScript thread when cores are busy: a nice value
-  // on this thread alone (Linux applies PRIO_PROCESS with a thread id per thread)
-  // keeps event-loop delay low while audio is still produced far above real time.
-  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5);
+void SynthesisScheduler::Loop(int instance, bool first) {
+  // Synthesis yields to the JavaScript thread when cores are busy: a nice value on this thread
+  // alone (Linux applies PRIO_PROCESS with a thread id per thread) keeps event-loop delay low while
+  // audio is still produced far above real time. Later segments (audio already far ahead of
+  // playback) run lower still: on busy cores they leave the JavaScript thread and the first audio
+  // of other requests their share; on idle cores the nice value changes nothing.
+  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), first ? 5 : 12);
+  auto& queue = first ? first_ : ready_;
+  auto& wake = first ? firstWake_ : readyWake_;
   for (;;) {
     std::shared_ptr<SynthesisJob> job;
     {
       std::unique_lock<std::mutex> guard(mutex_);
-      wake_.wait(guard, [&] { return !first_.empty() || !ready_.empty(); });
-      auto& queue = first_.empty() ? ready_ : first_;
+      wake.wait(guard, [&] { return !queue.empty(); });
       job = std::move(queue.front());
       queue.pop_front();
     }

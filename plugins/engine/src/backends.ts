@@ -117,6 +117,7 @@ export class HtsBackend implements SpeechBackend {
       sampleRate: req.sampleRate,
       chunkMs: this.chunkMs,
       threads: this.threads,
+      urgent: req.urgent ?? true,
     });
   }
 }

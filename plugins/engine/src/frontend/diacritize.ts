@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { OnnxSession } from '../native/index.js';
 import { mapTextParts, RAW_SPAN } from './raw.js';
+import { RunQueue } from './run-queue.js';
 
 /** Rows (windows) per batched model run: larger batches pad more and hold more memory. */
 const BATCH_ROWS = 32;
@@ -166,9 +167,8 @@ function windows(letters: Letter[], max: number): Letter[][] {
 }
 
 export class Diacritizer {
-  private active = 0;
-  /** Runs waiting for a slot: urgent ones (a request's first segment) first, each kind in arrival order. */
-  private readonly waiting: { urgent: Array<() => void>; later: Array<() => void> } = { urgent: [], later: [] };
+  /** Model runs (maxConcurrent at once); waiting rows share a run, a request's first segment first. */
+  private readonly runs: RunQueue<Letter[]>;
   private readonly cache: SegmentCache;
   /** Inference count and time, for logs and benchmarks. */
   readonly stats = { runs: 0, ms: 0 };
@@ -180,6 +180,7 @@ export class Diacritizer {
     private readonly options: Required<Omit<DiacritizerOptions, 'executionProvider'>>,
   ) {
     this.cache = new SegmentCache(options.cacheEntries);
+    this.runs = new RunQueue(options.maxConcurrent, BATCH_ROWS, (rows) => this.runModel(rows));
   }
 
   /** Loads the model and its maps; paths are absolute or relative to `dir`. */
@@ -256,41 +257,35 @@ export class Diacritizer {
     return letters.map((l) => l.ch + shaddaFirst(l.marks)).join('');
   }
 
-  /** Runs the model over rows (one batch, padded with id 0) and merges its marks into the letters. */
+  /** Runs the model over rows (alone or in a run shared with other waiting rows) and merges its marks into the letters. */
   private async predict(rows: Letter[][], urgent = false): Promise<void> {
+    if (rows.every((r) => !r.some((l) => ARABIC_LETTER.test(l.ch) && this.inputIds.has(l.ch)))) return;
+    await this.runs.submit(rows, urgent);
+  }
+
+  /** One model run over rows (one batch, padded with id 0). */
+  private async runModel(rows: Letter[][]): Promise<void> {
     const fed = rows.map((row) => row.filter((l) => this.inputIds.has(l.ch)));
     const width = Math.max(1, ...fed.map((r) => r.length));
-    if (fed.every((r) => !r.some((l) => ARABIC_LETTER.test(l.ch)))) return;
     const ids = new BigInt64Array(fed.length * width);
     fed.forEach((r, i) => r.forEach((l, k) => (ids[i * width + k] = BigInt(this.inputIds.get(l.ch)!))));
     const lengths = BigInt64Array.from(fed.map((r) => BigInt(Math.max(1, r.length))));
-    const out = await this.limited(() =>
-      this.session.run(
-        { char_inputs: { type: 'int64', dims: [fed.length, width], data: ids }, input_lengths: { type: 'int64', dims: [fed.length], data: lengths } },
-        ['output'],
-      ),
-      urgent,
-    );
-    const classes = out.output!.data as Uint8Array;
-    fed.forEach((r, i) =>
-      r.forEach((l, k) => {
-        if (l.keep || !ARABIC_LETTER.test(l.ch)) return;
-        l.marks = merge(l.marks, this.targets[classes[i * width + k]!] ?? '');
-      }),
-    );
-  }
-
-  private async limited<T>(fn: () => Promise<T>, urgent = false): Promise<T> {
-    if (this.active >= this.options.maxConcurrent) await new Promise<void>((resolve) => this.waiting[urgent ? 'urgent' : 'later'].push(resolve));
-    this.active++;
     const started = performance.now();
     try {
-      return await fn();
+      const out = await this.session.run(
+        { char_inputs: { type: 'int64', dims: [fed.length, width], data: ids }, input_lengths: { type: 'int64', dims: [fed.length], data: lengths } },
+        ['output'],
+      );
+      const classes = out.output!.data as Uint8Array;
+      fed.forEach((r, i) =>
+        r.forEach((l, k) => {
+          if (l.keep || !ARABIC_LETTER.test(l.ch)) return;
+          l.marks = merge(l.marks, this.targets[classes[i * width + k]!] ?? '');
+        }),
+      );
     } finally {
       this.stats.runs++;
       this.stats.ms += performance.now() - started;
-      this.active--;
-      (this.waiting.urgent.shift() ?? this.waiting.later.shift())?.();
     }
   }
 }

@@ -211,6 +211,8 @@ export interface NativeHtsSynthesisSettings {
   /** Frames (5 ms) of the first vocoded window of a sentence (default 80) and of the later ones (600; they grow to it, at most 5× the frames already made). Window ends move to a quiet unvoiced frame nearby. */
   firstWindowFrames?: number;
   windowFrames?: number;
+  /** The turns up to the first vocoded window go ahead of other jobs' later turns on the pool (default true). */
+  urgent?: boolean;
 }
 
 /** The generated streams of one utterance, between parameter generation and vocoding. */
