@@ -10,10 +10,8 @@
 // requests, 20), BENCH_LATENCY_ROUNDS (ws10 rounds, 10), BENCH_LATENCY_SECONDS (ws30, 30),
 // BENCH_LATENCY_PER_STREAM (requests per concurrent stream, 3), BENCH_LATENCY_TAG (name suffix
 // of the result file, e.g. "before"). Each figure carries the machine's load average when taken.
-import { once } from 'node:events';
 import os from 'node:os';
-import WebSocket from 'ws';
-import { TEXT, VOICES, concurrentFigures, concurrentStreams, machine, round, startBenchServer, streamTts, summary, writeResults } from './harness.js';
+import { TEXT, VOICES, concurrentFigures, concurrentStreams, machine, openWsSession, round, startBenchServer, streamTts, summary, writeResults } from './harness.js';
 
 const env = (name, dflt) => Number(process.env[name] ?? dflt);
 const RUNS = new Set((process.env.BENCH_LATENCY_RUNS ?? 'http,ws10,ws30').split(','));
@@ -37,29 +35,7 @@ async function measured(fn) {
   return { ...figure, eventLoopDelayMs: { max: round(eld.maxMs), p99: round(eld.p99Ms) }, loadAverage: { before: loadBefore, after: load() } };
 }
 
-/** An initialized sawt-mini session; next(pred) resolves with the time of the next message matching pred. */
-async function openSession(voice_id) {
-  const ws = new WebSocket(url);
-  const waiters = [];
-  ws.on('message', (d) => {
-    const at = performance.now();
-    const m = JSON.parse(d.toString());
-    if (m.type === 'error') throw new Error(`server error: ${m.errorMessage}`);
-    for (const w of [...waiters]) {
-      if (w.pred(m)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(at);
-      }
-    }
-  });
-  const next = (pred) => new Promise((resolve) => waiters.push({ pred, resolve }));
-  await once(ws, 'open');
-  const init = next((m) => m.type === 'connectionInitialized');
-  ws.send(JSON.stringify({ type: 'initConnection', voice_id, model_id: 'sawt-mini' }));
-  await init;
-  return { ws, next, send: (o) => ws.send(JSON.stringify(o)) };
-}
-const openSessions = (n) => Promise.all(Array.from({ length: n }, (_, i) => openSession(VOICES[i % VOICES.length])));
+const openSessions = (n) => Promise.all(Array.from({ length: n }, (_, i) => openWsSession(url, VOICES[i % VOICES.length])));
 
 /** One flush of WS_TEXT: flush → first audio and → isFinal (ms). */
 async function flush(s) {
