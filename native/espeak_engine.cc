@@ -187,14 +187,19 @@ int gCount = 1;
 std::vector<std::unique_ptr<Instance>> gInstances;  // filled once, then read without the mutex
 std::atomic<bool> gLoaded{false};
 
-// Loads the instances on first use (all of them: a copy that fails to load is an error at once).
+// Loads the instances on first use.
 Instance& At(int index) {
   if (!gLoaded.load(std::memory_order_acquire)) {
     std::lock_guard<std::mutex> guard(gInstancesMutex);
     if (!gLoaded.load(std::memory_order_relaxed)) {
       std::vector<std::unique_ptr<Instance>> made;
       made.push_back(std::make_unique<Instance>(LinkedApi()));
-      for (int i = 1; i < gCount; ++i) made.push_back(std::make_unique<Instance>(LoadCopy()));
+      // A copy that cannot be loaded (e.g. no writable TMPDIR) leaves fewer instances, not an error:
+      // calls for the missing ones go to those loaded (index modulo the count).
+      try {
+        for (int i = 1; i < gCount; ++i) made.push_back(std::make_unique<Instance>(LoadCopy()));
+      } catch (const EngineFailure&) {
+      }
       gInstances = std::move(made);
       gLoaded.store(true, std::memory_order_release);
     }

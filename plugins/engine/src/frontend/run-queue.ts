@@ -1,7 +1,9 @@
 /**
- * Model runs, at most `slots` at once. Requests that wait for a slot are merged into one run when
- * one frees (urgent requests first, then in arrival order, up to `maxRows` rows; a larger request
- * runs alone): under load, many small requests cost one padded run instead of one run each.
+ * Model runs, at most `slots` at once, and one more for urgent requests only (so that a request's
+ * first segment never waits behind long runs of later ones). Requests that wait for a slot are
+ * merged into one run when one frees (urgent requests first, then in arrival order, up to `maxRows`
+ * rows; a larger request runs alone): under load, many small requests cost one padded run instead
+ * of one run each.
  */
 export class RunQueue<Row> {
   private active = 0;
@@ -22,8 +24,10 @@ export class RunQueue<Row> {
   }
 
   private pump(): void {
-    while (this.active < this.slots) {
-      const batch = this.take();
+    for (;;) {
+      const urgentOnly = this.active >= this.slots;
+      if (this.active > this.slots || (urgentOnly && this.waiting.urgent.length === 0)) return;
+      const batch = this.take(urgentOnly);
       if (batch.length === 0) return;
       this.active++;
       this.run(batch.flatMap((r) => r.rows)).then(
@@ -36,10 +40,10 @@ export class RunQueue<Row> {
     }
   }
 
-  private take(): Request<Row>[] {
+  private take(urgentOnly: boolean): Request<Row>[] {
     const batch: Request<Row>[] = [];
     let rows = 0;
-    for (const queue of [this.waiting.urgent, this.waiting.later]) {
+    for (const queue of urgentOnly ? [this.waiting.urgent] : [this.waiting.urgent, this.waiting.later]) {
       while (queue.length && (batch.length === 0 || rows + queue[0]!.rows.length <= this.maxRows)) {
         const next = queue.shift()!;
         batch.push(next);
