@@ -15,6 +15,8 @@ export interface BackendRequest {
   speed: number;
   stability: number;
   sampleRate: number;
+  /** The first segment goes ahead of other syntheses' later segments (the first audio of a request). */
+  urgent?: boolean;
 }
 
 /** One synthesis technology (espeak-ng today; HTS and VITS voices plug in here). */
@@ -62,6 +64,7 @@ export class EspeakBackend implements SpeechBackend {
       sampleRate: req.sampleRate,
       phonemeInput: req.phonemeInput,
       chunkMs: this.chunkMs,
+      urgent: req.urgent ?? true,
     });
   }
 }
@@ -126,6 +129,7 @@ export class HtsBackend implements SpeechBackend {
       sampleRate: req.sampleRate,
       chunkMs: this.chunkMs,
       threads: this.threads,
+      urgent: req.urgent ?? true,
     });
   }
 }

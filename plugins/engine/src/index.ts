@@ -11,7 +11,7 @@ import { EngineTextPipeline } from './frontend/pipeline.js';
 import type { LatinOptions } from './frontend/latin/index.js';
 import { EngineSynthesizer } from './synthesizer.js';
 import { cloningMigrations, VoiceCatalogWithClones, VoiceCloningService } from './cloning.js';
-import { phonemize } from './native/index.js';
+import { espeakInstances, phonemize } from './native/index.js';
 import { textToLabels, textToPhones, type LabelOptions } from './hts/labels.js';
 
 export interface EngineOptions {
@@ -22,7 +22,7 @@ export interface EngineOptions {
   models: ModelConfig[];
   voices: VoiceConfig[];
   /** The libtashkeel diacritizer (bundled): files in the models layout (optional; text is read as written without it). */
-  diacritizer: { files: DiacritizerFiles; downloads: ModelDownload[]; maxConcurrent: number };
+  diacritizer: { files: DiacritizerFiles; downloads: ModelDownload[]; maxConcurrent: number; cacheEntries: number };
   /** Pronunciation lexicon: word → replacement text or [[espeak phonemes]]; applied before diacritization. */
   lexicon: Record<string, string>;
   /** Latin-script words in Arabic text: acronym letter names and operator entries (word → Arabic text or English respelling). */
@@ -32,6 +32,8 @@ export interface EngineOptions {
   hts: { threads: number; labels: LabelOptions };
   /** Piper voices (engine `piper`): ONNX threads per run, sentence silence, the first-chunk cut. */
   piper: PiperOptions;
+  /** espeak-ng instances synthesizing in parallel (sawt-mini), each its own copy of the library and thread. */
+  espeak: { instances: number };
   /** Voice cloning: built-in voices a clone is made from (per model, the closest in log-F0 is chosen). */
   cloning: { baseVoices: string[] };
 }
@@ -156,6 +158,8 @@ export default definePlugin<EngineOptions>({
           },
           downloads: { type: 'array', default: DIACRITIZER_DOWNLOADS, items: downloadSchema },
           maxConcurrent: { type: 'integer', minimum: 1, maximum: 16, default: 2 },
+          // Diacritized segments kept for reuse (repeated phrases skip the model); 0: no cache.
+          cacheEntries: { type: 'integer', minimum: 0, maximum: 1000000, default: 1000 },
         },
       },
       lexicon: { type: 'object', default: {}, additionalProperties: { type: 'string' } },
@@ -181,6 +185,15 @@ export default definePlugin<EngineOptions>({
           threads: { type: 'integer', minimum: 1, maximum: 64, default: 2 },
           sentenceSilenceMs: { type: 'integer', minimum: 0, maximum: 5000, default: 200 },
           firstChunkChars: { type: 'integer', minimum: 0, maximum: 1000, default: 40 },
+        },
+      },
+      espeak: {
+        type: 'object',
+        default: {},
+        properties: {
+          // espeak-ng is not thread-safe: each instance is a private copy of the library with its own
+          // thread, so sawt-mini uses this many cores. Measured (bench:latency): 2 on 2 cores.
+          instances: { type: 'integer', minimum: 1, maximum: 8, default: 2 },
         },
       },
       hts: {
@@ -252,6 +265,8 @@ export default definePlugin<EngineOptions>({
     ctx.provide<SpeechSynthesizer>(tokens.synthesizer, synthesizer);
   },
   async start(ctx) {
+    // Before espeak's first use (it takes effect once per process).
+    espeakInstances(ctx.options.espeak.instances);
     // espeak-ng loads its Arabic data on first use (~13 ms): pay that at boot, not on the first request.
     await phonemize('مرحبا', 'ar');
     // The diacritizer's ONNX session (~0.3 s) and the HTS pool (one engine per worker thread, ~0.1 s each)
@@ -299,7 +314,7 @@ function noteNoDiacritizer(models: ConfiguredModelCatalog, options: EngineOption
 
 async function loadDiacritizer(ctx: EngineLogger, files: DiacritizerFiles, options: EngineOptions): Promise<Diacritizer | null> {
   try {
-    const d = await Diacritizer.load('/', files, { executionProvider: options.executionProvider, maxConcurrent: options.diacritizer.maxConcurrent });
+    const d = await Diacritizer.load('/', files, { executionProvider: options.executionProvider, maxConcurrent: options.diacritizer.maxConcurrent, cacheEntries: options.diacritizer.cacheEntries });
     ctx.logger.info({ model: files.model }, 'diacritizer loaded');
     return d;
   } catch (error) {

@@ -11,7 +11,7 @@ export {
 } from './addon.js';
 export { ENGINE_ERROR_CODES, EngineError, isEngineError, type EngineErrorCode } from './errors.js';
 export { availableProviders, OnnxSession, type OnnxSessionOptions } from './onnx-session.js';
-export { listVoices, phonemize, type PhonemeMode } from './phonemize.js';
+export { espeakInstances, listVoices, phonemize, type PhonemeMode } from './phonemize.js';
 export { resample, Resampler } from './resampler.js';
 export { SynthesisStream, synthesizeStream } from './synthesis-stream.js';
 export { htsParameters, synthesizeHtsStream } from './hts.js';
