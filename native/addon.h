@@ -16,11 +16,12 @@ class SawtAddon : public Napi::Addon<SawtAddon> {
   static SawtAddon& Of(Napi::Env env) { return *env.GetInstanceData<SawtAddon>(); }
 
   Napi::FunctionReference onnxSessionClass;
+  Napi::FunctionReference piperSessionClass;
 
-  // ONNX runs (OnnxSession.run, a DFN3 window) execute on libuv's pool, which fs,
-  // dns and crypto share: at most kMaxConcurrentOnnxRuns of them are queued
-  // there, the rest wait here. A worker queued this way calls OnnxRunFinished
-  // once it completes (OnOK or OnError).
+  // ONNX runs execute on libuv's pool, which fs, dns and crypto share: at most
+  // kMaxConcurrentOnnxRuns of them are queued there, the rest wait here. Every
+  // ONNX run of the addon (OnnxSession, Piper, a DFN3 window) goes through this
+  // queue; a worker queued here calls OnnxRunFinished once, on the main thread, when it settles.
   static constexpr int kMaxConcurrentOnnxRuns = 2;
   void QueueOnnxRun(Napi::AsyncWorker* worker);
   void OnnxRunFinished();
