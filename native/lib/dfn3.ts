@@ -7,7 +7,7 @@
  * delay: after flush the output is exactly as long as the input and lines up with it.
  */
 import { nativeAddon } from './addon.js';
-import { captureCallSite, fromNative } from './errors.js';
+import { callNative, captureCallSite, fromNative } from './errors.js';
 
 /** The three models, by the names of the model directory (`denoise/dfn3/` in the models layout). */
 export const DFN3_FILES = { enc: 'enc.onnx', erbDec: 'erb_dec.onnx', dfDec: 'df_dec.onnx' } as const;
@@ -33,13 +33,8 @@ export class Dfn3Stream {
   constructor(private readonly handle: Dfn3StreamHandle) {}
 
   /** Denoises the next samples (48 kHz mono float); `flush` ends the stream and returns its tail. */
-  async process(samples: Float32Array, flush = false): Promise<Float32Array> {
-    const callSite = captureCallSite();
-    try {
-      return await nativeAddon().dfn3Process(this.handle, samples, flush);
-    } catch (error) {
-      throw fromNative(error, callSite, 'SAWT_ENGINE_ONNX');
-    }
+  process(samples: Float32Array, flush = false): Promise<Float32Array> {
+    return callNative(captureCallSite(), 'SAWT_ENGINE_ONNX', () => nativeAddon().dfn3Process(this.handle, samples, flush));
   }
 }
 
@@ -49,12 +44,7 @@ export class Dfn3Model {
 
   /** Loads the three models (absolute paths). */
   static async load(files: Dfn3Files, options: Dfn3Options = {}): Promise<Dfn3Model> {
-    const callSite = captureCallSite();
-    try {
-      return new Dfn3Model(await nativeAddon().dfn3Load(files, options));
-    } catch (error) {
-      throw fromNative(error, callSite, 'SAWT_ENGINE_ONNX');
-    }
+    return new Dfn3Model(await callNative(captureCallSite(), 'SAWT_ENGINE_ONNX', () => nativeAddon().dfn3Load(files, options)));
   }
 
   openStream(): Dfn3Stream {

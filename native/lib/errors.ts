@@ -55,3 +55,12 @@ export function fromNative(error: unknown, callSite: string, fallback: EngineErr
   wrapped.stack = `${wrapped.name} [${code}]: ${message}\n${callSite}`;
   return wrapped;
 }
+
+/** Awaits `call` (an addon call) and turns its failure into an EngineError from `callSite` (see fromNative). */
+export async function callNative<T>(callSite: string, fallback: EngineErrorCode, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw fromNative(error, callSite, fallback);
+  }
+}

@@ -3,7 +3,7 @@
  * analyzeVoice, convertVoice and trackF0 run on libuv's pool; matchSpectra is synchronous (cheap).
  */
 import { nativeAddon } from './addon.js';
-import { captureCallSite, fromNative } from './errors.js';
+import { callNative, captureCallSite, fromNative } from './errors.js';
 
 export interface VoiceAnalysis {
   sampleRate: number;
@@ -56,34 +56,19 @@ function asInt16(pcm: Buffer | Int16Array): Int16Array {
 }
 
 /** Analyzes PCM16 mono audio (a Buffer of PCM16LE or an Int16Array). */
-export async function analyzeVoice(pcm: Buffer | Int16Array, sampleRate: number): Promise<VoiceAnalysis> {
-  const callSite = captureCallSite();
-  try {
-    return await nativeAddon().analyzeVoice(asInt16(pcm), sampleRate);
-  } catch (error) {
-    throw fromNative(error, callSite, 'SAWT_ENGINE_INVALID_ARGUMENT');
-  }
+export function analyzeVoice(pcm: Buffer | Int16Array, sampleRate: number): Promise<VoiceAnalysis> {
+  return callNative(captureCallSite(), 'SAWT_ENGINE_INVALID_ARGUMENT', () => nativeAddon().analyzeVoice(asInt16(pcm), sampleRate));
 }
 
 /** Converts base-voice speech toward a speaker: F0 mapped in the log domain, envelope warped and equalized. */
 export async function convertVoice(pcm: Buffer | Int16Array, sampleRate: number, params: ConvertParams): Promise<Buffer> {
-  const callSite = captureCallSite();
-  try {
-    const out = await nativeAddon().convertVoice(asInt16(pcm), sampleRate, params);
-    return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
-  } catch (error) {
-    throw fromNative(error, callSite, 'SAWT_ENGINE_INVALID_ARGUMENT');
-  }
+  const out = await callNative(captureCallSite(), 'SAWT_ENGINE_INVALID_ARGUMENT', () => nativeAddon().convertVoice(asInt16(pcm), sampleRate, params));
+  return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
 }
 
 /** F0 track (YIN): Hz per 10 ms hop, 0 where unvoiced. */
-export async function trackF0(pcm: Buffer | Int16Array, sampleRate: number): Promise<Float64Array> {
-  const callSite = captureCallSite();
-  try {
-    return await nativeAddon().trackF0(asInt16(pcm), sampleRate);
-  } catch (error) {
-    throw fromNative(error, callSite, 'SAWT_ENGINE_INVALID_ARGUMENT');
-  }
+export function trackF0(pcm: Buffer | Int16Array, sampleRate: number): Promise<Float64Array> {
+  return callNative(captureCallSite(), 'SAWT_ENGINE_INVALID_ARGUMENT', () => nativeAddon().trackF0(asInt16(pcm), sampleRate));
 }
 
 export function matchSpectra(ref: number[], base: number[], sampleRate: number): SpectralMatch {
