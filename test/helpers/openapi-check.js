@@ -7,7 +7,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 
 /** Paths the server answers that are not part of the API the document describes. */
-const OUTSIDE_API = new Set(['/healthz', '/api/v1/openapi.json']);
+const OUTSIDE_API = new Set(['/healthz', '/api/v1/openapi.json', '/metrics']);
 const MAX_BODY = 1 << 20;
 
 const norm = (ct) => String(ct ?? '').toLowerCase().replace(/\s+/g, '');

@@ -1,7 +1,7 @@
 import { errors } from './errors.js';
 import { billableChars } from './text-rules.js';
 import { tokens, type ServiceRef } from './tokens.js';
-import type { AccountStore, Admission, AdmissionControl, AuthContext, ModelCatalog, ModelInfo, SpeechStream, SpeechSynthesizer, VoiceCatalog } from './services.js';
+import type { AccountStore, Admission, AdmissionControl, AuthContext, ChunkInfo, Logger, Metrics, ModelCatalog, ModelInfo, SpeechStream, SpeechSynthesizer, VoiceCatalog } from './services.js';
 
 export interface PaidSynthesisServices {
   models: ModelCatalog;
@@ -9,11 +9,17 @@ export interface PaidSynthesisServices {
   accounts: AccountStore;
   admission: AdmissionControl;
   synthesizer: SpeechSynthesizer;
+  /** Where delivered syntheses are counted and logged (absent: neither). */
+  metrics?: Metrics;
+  logger?: Logger;
 }
 
 /** The services of the paid path, looked up once by a transport plugin (ctx.get). */
 export function paidSynthesisServices(get: <T>(ref: ServiceRef<T>) => T): PaidSynthesisServices {
-  return { models: get(tokens.models), voices: get(tokens.voices), accounts: get(tokens.accounts), admission: get(tokens.admission), synthesizer: get(tokens.synthesizer) };
+  return {
+    models: get(tokens.models), voices: get(tokens.voices), accounts: get(tokens.accounts), admission: get(tokens.admission), synthesizer: get(tokens.synthesizer),
+    metrics: get(tokens.metrics), logger: get(tokens.logger),
+  };
 }
 
 export interface PaidSynthesisRequest {
@@ -27,6 +33,10 @@ export interface PaidSynthesisRequest {
   sampleRate?: number;
   /** Ledger description, e.g. "tts http". */
   purpose: string;
+  /** Metrics label: 'http' (default), 'ws' or 'preview'. */
+  transport?: string;
+  /** When the client asked (performance.now() time base): first-audio latency counts from here (default: now). */
+  startedAt?: number;
   /** Starts the audio instead of the synthesizer (e.g. a voice preview); the voice is then not looked up. */
   start?: (model: ModelInfo) => Promise<SpeechStream>;
 }
@@ -73,9 +83,59 @@ export async function startPaidSynthesis(services: PaidSynthesisServices, req: P
       sampleRate: req.sampleRate,
       requestId: req.requestId,
     });
-    return { stream, admission, model, chars };
+    return { stream, admission: observed(services, req, { stream, admission, model, chars }), model, chars };
   } catch (e) {
     await admission.release(`synthesis failed to start: ${(e as Error).message}`);
     throw e;
   }
+}
+
+/**
+ * The admission of a started synthesis, observed: its first chunk gives the
+ * first-audio latency; settling it (the audio reached the client) records the
+ * real-time factor and writes the "synthesis delivered" log line.
+ */
+function observed(services: PaidSynthesisServices, req: PaidSynthesisRequest, run: { stream: SpeechStream; admission: Admission; model: ModelInfo; chars: number }): Admission {
+  const { metrics, logger } = services;
+  if (!metrics && !logger) return run.admission;
+  const transport = req.transport ?? 'http';
+  const model = run.model.model_id;
+  const rate = req.sampleRate ?? 24000;
+  const synthStart = performance.now();
+  const askedAt = req.startedAt ?? synthStart;
+  let samples = 0;
+  let firstAt = -1;
+  let endAt = -1;
+  // chunk-info, not 'data': a data listener would switch the stream to flowing mode.
+  run.stream.on('chunk-info', (info: ChunkInfo) => {
+    if (info.samples > 0 && firstAt < 0) {
+      firstAt = performance.now();
+      metrics?.observeFirstAudio(model, transport, (firstAt - askedAt) / 1000);
+    }
+    samples += info.samples;
+  });
+  run.stream.once('end', () => (endAt = performance.now()));
+  const admission = run.admission;
+  let recorded = false;
+  return {
+    get requestId() {
+      return admission.requestId;
+    },
+    get costMicro() {
+      return admission.costMicro;
+    },
+    async settle(costMicro?: number) {
+      await admission.settle(costMicro);
+      if (recorded) return;
+      recorded = true;
+      const now = performance.now();
+      const audioSeconds = samples / rate;
+      metrics?.observeSynthesis({ model, transport, chars: run.chars, audioSeconds, elapsedSeconds: ((endAt >= 0 ? endAt : now) - synthStart) / 1000 });
+      logger?.info({
+        requestId: req.requestId, accountId: req.auth.account.id, keyId: req.auth.key.id, model, voice: req.voiceId, transport,
+        chars: run.chars, audioSeconds: Math.round(audioSeconds * 1000) / 1000, firstAudioMs: firstAt >= 0 ? Math.round(firstAt - askedAt) : null, ms: Math.round(now - askedAt),
+      }, 'synthesis delivered');
+    },
+    release: (reason: string) => admission.release(reason),
+  };
 }

@@ -18,6 +18,8 @@ export function createServiceRef<T>(id: string): ServiceRef<T> {
 export const tokens = {
   runtime: createServiceRef<S.RuntimeSettings>('core.runtime'),
   logger: createServiceRef<S.Logger>('core.logger'),
+  /** Prometheus metrics of this app (core registers it, like runtime and logger). */
+  metrics: createServiceRef<S.Metrics>('core.metrics'),
   database: createServiceRef<S.Database>('storage.database'),
   blobStore: createServiceRef<S.BlobStore>('storage.blobs'),
   accounts: createServiceRef<S.AccountStore>('auth.accounts'),

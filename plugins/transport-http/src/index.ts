@@ -4,6 +4,7 @@ import { buildOpenApi } from './openapi.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
 import { registerTtsRoutes } from './routes/tts.js';
 import { registerVoiceRoutes } from './routes/voices.js';
+import { MetricsEndpoint } from './metrics-endpoint.js';
 import { createFastify, type HttpOptions } from './server.js';
 
 const modelSchema = {
@@ -30,12 +31,13 @@ const clonedVoiceSchema = {
 
 /** Per-instance shutdown routine, keyed by the plugin context (one per booted app). */
 const shutdowns = new WeakMap<object, () => Promise<void>>();
+const endpoints = new WeakMap<object, MetricsEndpoint>();
 
 export default definePlugin<HttpOptions>({
   id: 'transport-http',
   tags: ['transport'],
   provides: [tokens.httpServer],
-  consumes: [tokens.logger, tokens.runtime, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.voiceCloning],
+  consumes: [tokens.logger, tokens.runtime, tokens.metrics, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.voiceCloning],
   configSchema: {
     type: 'object',
     properties: {
@@ -49,14 +51,29 @@ export default definePlugin<HttpOptions>({
         anyOf: [{ type: 'boolean' }, { type: 'string', minLength: 1 }, { type: 'array', items: { type: 'string', minLength: 1 } }],
         default: false,
       },
+      metrics: {
+        type: 'object',
+        additionalProperties: false,
+        default: {},
+        description: 'GET /metrics (Prometheus text format): on the API port, or on a port of its own (e.g. bound to a private address).',
+        properties: {
+          enabled: { type: 'boolean', default: true },
+          port: { type: ['integer', 'null'], minimum: 0, maximum: 65535, default: null },
+          host: { type: ['string', 'null'], minLength: 1, default: null },
+        },
+      },
     },
   },
   register(ctx) {
     let closing = false;
-    const app = createFastify(ctx.options, ctx.logger, () => closing);
+    const metrics = ctx.get(tokens.metrics);
+    const { app, stopLogging } = createFastify(ctx.options, ctx.logger, () => closing, metrics);
+    const metricsEndpoint = new MetricsEndpoint(metrics, ctx.options.metrics);
+    if (metricsEndpoint.onApiPort) app.get('/metrics', (_req, reply) => metricsEndpoint.answer(reply));
     const routes: HttpRouteSpec[] = [];
     const describe = (r: HttpRouteSpec) => void routes.push(r);
     const inFlight = new Map<Promise<unknown>, () => void>();
+    metrics.addGauge({ name: 'sawt_http_work_in_flight', help: 'Audio and denoise responses being produced (what shutdown waits for).', read: () => inFlight.size });
     const trackInFlight = <T>(work: Promise<T>, cancel: () => void): Promise<T> => {
       inFlight.set(work, cancel);
       work.finally(() => inFlight.delete(work)).catch(() => {});
@@ -89,8 +106,11 @@ export default definePlugin<HttpOptions>({
     };
     ctx.provide(tokens.httpServer, service);
 
+    endpoints.set(ctx, metricsEndpoint);
     shutdowns.set(ctx, async () => {
       closing = true;
+      stopLogging();
+      await metricsEndpoint.close();
       const pending = [...inFlight.keys()];
       if (pending.length) {
         ctx.logger.info({ inFlight: pending.length }, 'waiting for in-flight requests');
@@ -106,6 +126,8 @@ export default definePlugin<HttpOptions>({
     const app = service.app as import('fastify').FastifyInstance;
     const address = await app.listen({ host: ctx.runtime.host, port: ctx.runtime.port });
     ctx.logger.info({ address }, 'Sawt HTTP API listening');
+    const metricsAddress = await endpoints.get(ctx)?.listen(ctx.runtime.host);
+    if (metricsAddress) ctx.logger.info({ address: metricsAddress }, 'metrics listening');
   },
   async stop(ctx) {
     await shutdowns.get(ctx)?.();

@@ -24,7 +24,7 @@ export default definePlugin<WsOptions>({
   id: 'transport-ws',
   tags: ['transport'],
   provides: [],
-  consumes: [tokens.httpServer, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.logger],
+  consumes: [tokens.httpServer, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.logger, tokens.metrics],
   configSchema: {
     type: 'object',
     properties: {
@@ -58,8 +58,14 @@ export default definePlugin<WsOptions>({
     };
     const wss = new WebSocketServer({ noServer: true, maxPayload: ctx.options.maxPayload });
     // A handshake ws refuses (bad method, key or version) answers in the error shape of every other refusal.
-    wss.on('wsClientError', (err: Error, socket: Duplex) => writeRawHttpError(socket, errors.validation(`WebSocket handshake refused: ${err.message}`), randomUUID()));
+    const metrics = ctx.get(tokens.metrics);
+    const refuse = (socket: Duplex, e: SawtError) => {
+      metrics.countRefusal(e.code, 'ws');
+      writeRawHttpError(socket, e, randomUUID());
+    };
+    wss.on('wsClientError', (err: Error, socket: Duplex) => refuse(socket, errors.validation(`WebSocket handshake refused: ${err.message}`)));
     const sessions = new Set<WsSession>();
+    metrics.addGauge({ name: 'sawt_ws_sessions_active', help: 'Open WebSocket text-to-speech sessions.', read: () => sessions.size });
     let closing = false;
 
     const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -71,7 +77,7 @@ export default definePlugin<WsOptions>({
       }
       if (url.pathname !== WS_PATH || closing) {
         const e = closing ? new SawtError('unavailable', 'Server is shutting down; retry shortly') : new SawtError('notFound', 'Endpoint not found: the WebSocket endpoint is /api/v1/websocket/text-to-speech');
-        writeRawHttpError(socket, e, randomUUID());
+        refuse(socket, e);
         return;
       }
       wss.handleUpgrade(req, socket, head, (ws) => {

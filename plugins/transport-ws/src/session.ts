@@ -104,6 +104,8 @@ interface Piece {
   text: string;
   /** The last piece of a flush: its last audio message carries isFinal. */
   flushEnd: boolean;
+  /** When the piece was cut from the text (performance.now()): first-audio latency counts from here. */
+  queuedAt: number;
 }
 
 interface Running {
@@ -182,7 +184,7 @@ export class WsSession {
       this.idleTimer.refresh();
       const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer | ArrayBuffer).byteLength;
       const raw = size > limits.maxMessageBytes ? undefined : isBinary ? null : data.toString();
-      this.chain = this.chain.then(() => (raw === undefined ? this.onOversized(size) : this.onMessage(raw))).catch((e) => this.deps.logger.error({ err: e, session: this.id }, 'ws message handling failed'));
+      this.chain = this.chain.then(() => (raw === undefined ? this.onOversized(size) : this.onMessage(raw))).catch((e) => this.deps.logger.error({ err: e, ...this.logFields() }, 'ws message handling failed'));
     });
     ws.on('pong', () => (this.alive = true));
     ws.on('close', () => this.onClose());
@@ -243,8 +245,14 @@ export class WsSession {
 
   private sendError(e: unknown): Promise<boolean> {
     const err = isSawtError(e) ? e : errors.internal('Speech synthesis failed');
-    if (!isSawtError(e)) this.deps.logger.error({ err: e, session: this.id }, 'ws synthesis failed');
+    if (!isSawtError(e)) this.deps.logger.error({ err: e, ...this.logFields() }, 'ws synthesis failed');
+    this.deps.metrics?.countRefusal(err.code, 'ws');
     return this.send(errorMessage(err));
+  }
+
+  /** What every log line of the session carries: its id (the request id of its pieces is `<id>:<n>`), account and key. */
+  private logFields(): Record<string, unknown> {
+    return { session: this.id, accountId: this.auth?.account.id ?? null, keyId: this.auth?.key.id ?? null };
   }
 
   private closeWith(code: number, reason: string): void {
@@ -344,12 +352,12 @@ export class WsSession {
       const rest = this.buffer;
       this.buffer = '';
       if (this.hasSpeakable(rest)) {
-        this.enqueue({ text: rest, flushEnd: true });
+        this.enqueue({ text: rest, flushEnd: true, queuedAt: performance.now() });
       } else if (this.queue.length) {
         this.queue[this.queue.length - 1]!.flushEnd = true;
       } else {
         // Nothing left to generate: an empty final audio message marks the end of the flush.
-        this.enqueue({ text: '', flushEnd: true });
+        this.enqueue({ text: '', flushEnd: true, queuedAt: performance.now() });
       }
       return;
     }
@@ -374,7 +382,7 @@ export class WsSession {
     if (cut <= 0) return;
     const piece = this.buffer.slice(0, cut);
     this.buffer = this.buffer.slice(cut);
-    if (this.hasSpeakable(piece)) this.enqueue({ text: piece, flushEnd: false });
+    if (this.hasSpeakable(piece)) this.enqueue({ text: piece, flushEnd: false, queuedAt: performance.now() });
     else this.buffer = piece + this.buffer; // punctuation only: keep it with the next text
   }
 
@@ -460,7 +468,7 @@ export class WsSession {
     try {
       ({ stream, admission } = await startPaidSynthesis(this.deps, {
         auth: this.auth!, requestId: `${this.id}:${n}`, modelId: s.modelId, voiceId: s.voiceId, text: piece.text,
-        speed: s.speed, stability: s.stability, sampleRate: s.sampleRate, purpose: 'tts ws',
+        speed: s.speed, stability: s.stability, sampleRate: s.sampleRate, purpose: 'tts ws', transport: 'ws', startedAt: piece.queuedAt,
       }));
     } catch (e) {
       if (!this.closed) await this.sendError(e);
@@ -532,7 +540,7 @@ export class WsSession {
   }
 
   private notReading(): void {
-    this.deps.logger.warn({ session: this.id, bufferedAmount: this.ws.bufferedAmount }, 'ws client not reading: closing');
+    this.deps.logger.warn({ ...this.logFields(), bufferedAmount: this.ws.bufferedAmount }, 'ws client not reading: closing');
     this.queue = [];
     this.buffer = '';
     this.closeWith(CLOSE.policy, 'client not reading');
