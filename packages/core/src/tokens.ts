@@ -46,6 +46,13 @@ export interface HttpServerService {
   readonly app: unknown;
   /** The Node http.Server, for upgrade handlers (WebSocket). */
   readonly server: import('node:http').Server;
+  /**
+   * The absolute URL clients reach this server at, without a trailing slash (e.g.
+   * "https://api.example.com" or "https://example.com/sawt"): transport-http's
+   * publicUrl option, else the scheme and host of `request` (a fastify request) as
+   * the client reached it. API paths (/api/v1/…) follow it.
+   */
+  publicOrigin(request: unknown): string;
   /** Declares a route for the OpenAPI document. */
   describe(route: S.HttpRouteSpec): void;
   /** Work in flight that shutdown waits for (up to its grace period), then cancels with `cancel`. */

@@ -4,8 +4,10 @@ import { buildOpenApi } from './openapi.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
 import { registerTtsRoutes } from './routes/tts.js';
 import { registerVoiceRoutes } from './routes/voices.js';
+import { registerDocs } from './docs.js';
 import { MetricsEndpoint } from './metrics-endpoint.js';
-import { createFastify, type HttpOptions } from './server.js';
+import { absoluteUrl, createFastify, type HttpOptions } from './server.js';
+import type { FastifyRequest } from 'fastify';
 
 const modelSchema = {
   type: 'object',
@@ -33,6 +35,8 @@ const clonedVoiceSchema = {
 const shutdowns = new WeakMap<object, () => Promise<void>>();
 const endpoints = new WeakMap<object, MetricsEndpoint>();
 
+export { docsSize } from './docs.js';
+
 export default definePlugin<HttpOptions>({
   id: 'transport-http',
   tags: ['transport'],
@@ -50,6 +54,10 @@ export default definePlugin<HttpOptions>({
       trustProxy: {
         anyOf: [{ type: 'boolean' }, { type: 'string', minLength: 1 }, { type: 'array', items: { type: 'string', minLength: 1 } }],
         default: false,
+      },
+      publicUrl: {
+        type: 'string', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]+(/[^?#]*)?$',
+        description: 'The absolute URL clients reach the server at (e.g. https://api.example.com, or https://example.com/sawt behind a proxy): the server URL of the OpenAPI and AsyncAPI documents. Default: as each client reached it.',
       },
       metrics: {
         type: 'object',
@@ -88,8 +96,14 @@ export default definePlugin<HttpOptions>({
       track: trackInFlight,
     };
 
+    const publicOrigin = (req: unknown) => ctx.options.publicUrl?.replace(/\/+$/, '') ?? absoluteUrl(req as FastifyRequest, '');
+    describe({
+      method: 'GET', path: '//healthz', summary: 'Liveness: 200 once the server can serve (no API key)', scope: null,
+      responses: { 200: { description: 'The server is up', content: { 'application/json': { schema: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: ['ok'] } } } } } } },
+    });
     app.get('/healthz', async () => ({ status: 'ok' }));
-    app.get('/api/v1/openapi.json', async () => buildOpenApi(routes, { Model: modelSchema, Voice: voiceSchema, ClonedVoice: clonedVoiceSchema }));
+    app.get('/api/v1/openapi.json', async (req) => buildOpenApi(routes, { Model: modelSchema, Voice: voiceSchema, ClonedVoice: clonedVoiceSchema }, publicOrigin(req)));
+    registerDocs(app);
     registerCatalogRoutes(app, describe, { ...deps, cloning: ctx.get(tokens.voiceCloning) });
     registerTtsRoutes(app, describe, deps);
     registerVoiceRoutes(app, describe, {
@@ -103,6 +117,7 @@ export default definePlugin<HttpOptions>({
       },
       describe,
       trackInFlight,
+      publicOrigin,
     };
     ctx.provide(tokens.httpServer, service);
 

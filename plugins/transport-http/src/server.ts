@@ -25,6 +25,8 @@ export interface HttpOptions {
    */
   trustProxy: boolean | string | string[];
   metrics: MetricsOptions;
+  /** Absolute URL clients reach the server at (documents' server URL); absent: as each client reached it. */
+  publicUrl?: string;
 }
 
 export function sendError(reply: FastifyReply, e: SawtError): FastifyReply {

@@ -4,8 +4,11 @@ import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SawtError, definePlugin, errors, paidSynthesisServices, tokens, writeRawHttpError } from '@sawt/core';
 import { WebSocketServer } from 'ws';
+import { buildAsyncApi } from './asyncapi.js';
 import { WsSession, liveSessions, upgradeKey, DEFAULT_LIMITS, type WsDeps, type WsLimits } from './session.js';
 
+export { buildAsyncApi };
+export { initFields, textFields, OUTPUT_FORMATS } from './messages.js';
 export { liveSessions, DEFAULT_LIMITS, type WsLimits };
 
 export const WS_PATH = '/api/v1/websocket/text-to-speech';
@@ -49,6 +52,8 @@ export default definePlugin<WsOptions>({
       stallTimeoutMs: o.stallTimeoutMs, pingIntervalMs: o.pingIntervalMs, idleTimeoutMs: o.idleTimeoutMs,
     };
     const http = ctx.get(tokens.httpServer);
+    const fastify = http.app as import('fastify').FastifyInstance;
+    fastify.get('/api/v1/asyncapi.json', async (req) => buildAsyncApi(http.publicOrigin(req)));
     const deps: WsDeps = {
       authenticator: ctx.get(tokens.authenticator),
       rateLimiter: ctx.get(tokens.rateLimiter),

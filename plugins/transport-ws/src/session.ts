@@ -4,9 +4,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket } from 'ws';
 import {
   errors, isSawtError, presentedKey, meetsTextMinimum, resolveModelFor, startPaidSynthesis, validateFields, TEXT_TOO_SHORT_MESSAGE,
-  type Admission, type AuthContext, type Authenticator, type ChunkInfo, type FieldRules, type Logger, type PaidSynthesisServices,
+  type Admission, type AuthContext, type Authenticator, type ChunkInfo, type Logger, type PaidSynthesisServices,
   type RateLimiter, type SawtError, type SpeechStream,
 } from '@sawt/core';
+import { initFields, textFields } from './messages.js';
+
+export { OUTPUT_FORMATS, initFields } from './messages.js';
 
 export interface WsDeps extends PaidSynthesisServices {
   authenticator: Authenticator;
@@ -14,30 +17,6 @@ export interface WsDeps extends PaidSynthesisServices {
   logger: Logger;
   track: <T>(p: Promise<T>, cancel: () => void) => Promise<T>;
 }
-
-export const OUTPUT_FORMATS = ['pcm_8000', 'pcm_16000', 'pcm_22050', 'pcm_24000'] as const;
-
-/** initConnection fields, validated with the same rules and messages as HTTP. */
-export const initFields: FieldRules = {
-  model_id: { type: 'string' },
-  voice_id: { type: 'string', required: true },
-  voice_settings: {
-    type: 'object',
-    fields: {
-      stability: { type: 'number', minimum: 0, maximum: 1, default: 0.5 },
-      similarity_boost: { type: 'number', minimum: 0, maximum: 1, default: 0.75 },
-      speed: { type: 'number', minimum: 0.7, maximum: 1.2, default: 1 },
-    },
-  },
-  output_format: { type: 'string', enum: OUTPUT_FORMATS },
-  x_api_key: { type: 'string' },
-};
-
-const textFields: FieldRules = {
-  text: { type: 'string', required: false },
-  flush: { type: 'boolean', default: false },
-  try_trigger_generation: { type: 'boolean', default: false },
-};
 
 /** Buffer length schedule for generation without a sentence end: first piece 50 chars, then 120, then 200. */
 const LENGTH_SCHEDULE = [50, 120, 200];
