@@ -3,6 +3,7 @@ import { withAdminApp } from './admin.js';
 import { flags, required, UsageError, type Flags } from './args.js';
 import { accountOrFail, type Handler } from './command.js';
 import { modelsPull } from './commands/models-pull.js';
+import { say } from './commands/say.js';
 import { modelsVerify } from './commands/models-verify.js';
 import { TEXT_USAGE, textCommand } from './commands/text.js';
 import { walletLedger } from './commands/wallet-ledger.js';
@@ -27,6 +28,9 @@ const USAGE = `Usage: sawt <command> [options] [--json]
                                           into SAWT_MODELS_DIR, with sha256 check, progress and resume
   models verify                           check every installed model file against the catalog's sha256
 ${TEXT_USAGE}
+  say TEXT [--model M] [--voice V] [--dialect D] [--speed S] [--out FILE.wav] [--server URL --key KEY]
+                                          speak TEXT in-process (or through a server's API); plays it (ffplay, aplay),
+                                          writes --out, or WAV on stdout when redirected
 
 PLAN: ${PLANS.join(' ')}
 LIST: comma-separated scopes from: ${ENDPOINT_SCOPES.join(', ')}`;
@@ -192,6 +196,13 @@ export async function main(argv: string[]): Promise<number> {
     return group ? 0 : 1;
   }
   if (group === 'serve') return serve(argv.slice(1));
+  if (group === 'say') {
+    return runReporting(async () => {
+      const { values, positionals } = flags(argv.slice(1), { model: 'string', voice: 'string', dialect: 'string', out: 'string', server: 'string', key: 'string', speed: 'string' });
+      const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+      await say({ text: positionals.join(' '), model: str('model'), voice: str('voice'), dialect: str('dialect'), out: str('out'), server: str('server'), key: str('key'), speed: str('speed') === undefined ? undefined : Number(str('speed')) });
+    });
+  }
   if (group === 'text' && (TEXT_STAGES as readonly string[]).includes(action ?? '')) return runReporting(() => textCommand(action as TextStageName, rest));
   const handler = commands[`${group} ${action ?? ''}`.trim()];
   if (!handler) {
