@@ -1,9 +1,7 @@
 import { createSawt } from '@sawt/core';
-import { flags } from './args.js';
 
 /** `sawt serve`: boots every configured plugin and shuts down gracefully on SIGTERM/SIGINT. */
-export async function serve(argv: string[]): Promise<number> {
-  flags(argv, {});
+export async function serve(): Promise<number> {
   const app = await createSawt();
   await app.start();
   const exitCode = await new Promise<number>((resolve) => {
