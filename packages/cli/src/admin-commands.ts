@@ -156,6 +156,14 @@ export const commands: Record<string, Handler> = {
       return { json: { account_id: accountId, model_id: modelId, granted: true, models: granted }, text: human`model ${modelId} granted to ${accountId}` };
     });
   },
+  async migrate() {
+    // Booting the data layer applies what is pending (under the database's migration lock).
+    return withAdminApp(async (app) => {
+      const db = app.get(tokens.database);
+      const [{ n }] = await db.knex('sawt_migrations').count({ n: '*' });
+      return { json: { dialect: db.dialect, migrations: Number(n) }, text: human`database (${db.dialect}) up to date: ${Number(n)} migrations applied` };
+    });
+  },
   'models pull': modelsPull,
   'models verify': modelsVerify,
 };

@@ -47,8 +47,13 @@ const DIALECTS = 'fusha, egyptian, emirati, najdi, hijazi, kuwaiti';
 const SPECS: CommandSpec[] = [
   {
     path: 'serve', summary: 'Start the HTTP and WebSocket API (SAWT_HOST, SAWT_PORT, SAWT_DATA_DIR, SAWT_CONFIG, SAWT_MODELS_DIR); SIGTERM/SIGINT stop it gracefully',
-    examples: ['sawt serve', 'SAWT_PORT=9000 SAWT_HOST=0.0.0.0 sawt serve'], json: false,
-    run: { action: () => serve() },
+    options: [{ flags: '--workers <n>', description: 'processes sharing the port, 1 to 256 (default SAWT_WORKERS, else one per core)' }],
+    examples: ['sawt serve', 'SAWT_PORT=9000 SAWT_HOST=0.0.0.0 sawt serve --workers 4'], json: false,
+    run: { action: ({ values }) => serve(values) },
+  },
+  {
+    path: 'migrate', summary: 'Apply the database migrations once (before starting or rolling nodes)',
+    examples: ['SAWT_CONFIG=config/cluster.json SAWT_DATABASE_URL=postgres://… sawt migrate'], run: { handler: commands.migrate! },
   },
   {
     path: 'accounts create', summary: 'Open an account with its opening balance (one transaction)',
@@ -114,6 +119,7 @@ const SPECS: CommandSpec[] = [
     options: [
       { flags: '--file <path>', description: 'one output line per input line (- reads stdin)' },
       { flags: '--dialect <dialect>', description: `dialect rules: ${DIALECTS}` },
+      { flags: '--model <model-id>', description: 'phonemize: that model\'s phones (sawt-hts: the HTS voice\'s phone names)' },
     ],
     examples: [`sawt text ${stage} "ذهب الولد إلى المدرسة في 3 مارس"`, `sawt text ${stage} --file corpus.txt --dialect egyptian --json`],
     run: { action: (input) => textCommand(stage, input) },

@@ -8,6 +8,8 @@ import type { PluginContext } from './plugin.js';
 import { PromMetrics } from './metrics.js';
 import type { Logger, Metrics, RuntimeSettings } from './services.js';
 import { tokens, type ServiceRef } from './tokens.js';
+import { currentProcess } from './process-identity.js';
+import { ProcessWorkDir, workDirBase } from './work-dir.js';
 
 export interface CreateSawtOptions {
   runtime?: Partial<RuntimeSettings>;
@@ -32,6 +34,7 @@ export class SawtApp {
     readonly logger: Logger,
     readonly plugins: LoadedPlugin[],
     private readonly contexts: Map<LoadedPlugin, PluginContext<any>>,
+    private readonly workDir: ProcessWorkDir,
   ) {}
 
   get<T>(ref: ServiceRef<T>): T {
@@ -45,6 +48,8 @@ export class SawtApp {
 
   /** Starts plugins in dependency order; on failure stops those already started and throws naming the plugin. */
   async start(): Promise<void> {
+    const swept = this.workDir.sweep();
+    if (swept.length) this.logger.info({ folders: swept }, 'removed the temp folders of processes that are gone');
     for (const lp of this.plugins) {
       try {
         await lp.plugin.start?.(this.contexts.get(lp)!);
@@ -67,6 +72,7 @@ export class SawtApp {
         }
       }
       this.started = [];
+      await this.workDir.remove();
     })();
     return this.stopping;
   }
@@ -89,6 +95,8 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
   container.registerInstance(tokens.runtime.symbol, runtime);
   container.registerInstance(tokens.logger.symbol, logger);
   container.registerInstance(tokens.metrics.symbol, opts.metrics ?? new PromMetrics());
+  const workDir = new ProcessWorkDir(workDirBase(runtime.dataDir), currentProcess(runtime.nodeId));
+  container.registerInstance(tokens.workDir.symbol, workDir);
 
   const loaded: LoadedPlugin[] = [];
   const seen = new Set<string>();
@@ -100,7 +108,7 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
     seen.add(plugin.id);
     loaded.push({ plugin, source, options: validateOptions(plugin, entry.options ?? {}) });
   }
-  const ordered = orderPlugins(loaded, [tokens.runtime, tokens.logger, tokens.metrics]);
+  const ordered = orderPlugins(loaded, [tokens.runtime, tokens.logger, tokens.metrics, tokens.workDir]);
 
   const contexts = new Map<LoadedPlugin, PluginContext<any>>();
   for (const lp of ordered) {
@@ -135,5 +143,5 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
       }
     }
   }
-  return new SawtApp(container, runtime, logger, ordered, contexts);
+  return new SawtApp(container, runtime, logger, ordered, contexts, workDir);
 }

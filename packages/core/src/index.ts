@@ -19,3 +19,4 @@ export * from './raw-http-error.js';
 export * from './model-files.js';
 export { PromMetrics } from './metrics.js';
 export * from './log-sampler.js';
+export * from './work-dir.js';

@@ -1,12 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { definePlugin, errors, isDelivered, presentedKey, isSawtError, ModelFiles, toMicro, tokens, type Admission, type HttpServerService, type Logger } from '@sawt/core';
+import { SawtError, definePlugin, errors, isDelivered, presentedKey, isSawtError, ModelFiles, toMicro, tokens, type Admission, type HttpServerService, type Logger } from '@sawt/core';
 import { RnnoiseDenoiser, type Denoiser } from './denoisers.js';
 import { DFN3_FILES, Dfn3Denoiser, type Dfn3Files } from './dfn3.js';
 import { GtcrnDenoiser } from './gtcrn.js';
@@ -75,13 +73,19 @@ declare module 'fastify' {
   }
 }
 
+class ShuttingDown extends Error {
+  constructor() {
+    super('server shutting down');
+  }
+}
+
 const state = new WeakMap<object, { denoiser: Denoiser }>();
 
 export default definePlugin<DenoiseOptions>({
   id: 'denoise',
   tags: ['transport'],
   provides: [],
-  consumes: [tokens.logger, tokens.runtime, tokens.httpServer, tokens.authenticator, tokens.rateLimiter, tokens.admission, tokens.metrics],
+  consumes: [tokens.logger, tokens.runtime, tokens.workDir, tokens.httpServer, tokens.authenticator, tokens.rateLimiter, tokens.admission, tokens.metrics],
   configSchema: denoiseConfigSchema as unknown as Record<string, unknown>,
   async register(ctx) {
     const opts = ctx.options;
@@ -92,8 +96,7 @@ export default definePlugin<DenoiseOptions>({
     const admission = ctx.get(tokens.admission);
     const metrics = ctx.get(tokens.metrics);
     const priceMicro = toMicro(opts.pricePerMinute);
-    const dir = opts.tempDir ?? tmpdir();
-    mkdirSync(dir, { recursive: true });
+    const workDir = ctx.get(tokens.workDir);
     const denoiser = await makeDenoiser(opts, ModelFiles.of(ctx.runtime), logger);
     state.set(ctx, { denoiser });
     const app = http.app as FastifyInstance;
@@ -145,7 +148,7 @@ export default definePlugin<DenoiseOptions>({
       let adm: Admission | null = null;
       const work = (async () => {
         try {
-          const upload = await receiveUpload(req.raw, { dir, field: 'audio', maxBytes: opts.maxFileBytes, track: (f) => files.add(f) });
+          const upload = await receiveUpload(req.raw, { file: () => workDir.file('denoise', '.upload'), field: 'audio', maxBytes: opts.maxFileBytes, track: (f) => files.add(f) });
           if (upload.bytes === 0) throw errors.validation('audio is required and must not be empty');
           const uploaded = performance.now();
           const info = await probeAudio(opts.ffprobePath, upload.path, ac.signal);
@@ -156,7 +159,7 @@ export default definePlugin<DenoiseOptions>({
             auth: req.auth!, requestId: req.id, chars: 0, costMicro: minutes * priceMicro,
             description: `denoise: ${minutes} min (${seconds.toFixed(2)} s) with ${denoiser.name}`, concurrency: opts.countConcurrency,
           });
-          const output = path.join(dir, `sawt-denoise-${randomUUID()}.wav`);
+          const output = workDir.file('denoise', '.wav');
           files.add(output);
           const t0 = performance.now();
           try {
@@ -185,6 +188,7 @@ export default definePlugin<DenoiseOptions>({
           } else await adm.release('client disconnected during denoise response');
         } catch (e) {
           if (adm) await (adm as Admission).release(`denoise failed: ${(e as Error).message}`);
+          if (ac.signal.reason instanceof ShuttingDown && !res.headersSent && !res.destroyed) throw new SawtError('unavailable', 'Server is shutting down; retry shortly');
           if (e instanceof UploadAborted || ac.signal.aborted) {
             logger.info({ requestId: req.id, accountId: req.auth?.account.id ?? null, keyId: req.auth?.key.id ?? null }, 'denoise: client went away');
             if (!res.headersSent) res.destroy();
@@ -205,7 +209,7 @@ export default definePlugin<DenoiseOptions>({
           await Promise.all([...files].map(removeQuietly));
         }
       })();
-      await http.trackInFlight(work, () => ac.abort(new Error('server shutting down')));
+      await http.trackInFlight(work, () => ac.abort(new ShuttingDown()));
     }
   },
   async stop(ctx) {

@@ -13,8 +13,6 @@ export interface DenoiseOptions {
   pricePerMinute: number;
   maxFileBytes: number;
   maxDurationSeconds: number;
-  /** Where uploads and outputs are staged; default the OS temp dir. */
-  tempDir?: string;
   ffmpegPath: string;
   ffprobePath: string;
   /** Take a concurrency slot of the account's plan while denoising. */
@@ -31,7 +29,6 @@ export const denoiseConfigSchema = {
     pricePerMinute: { type: 'number', minimum: 0, default: 0.01, description: 'Price per started minute of audio (decimal units, at most 6 decimals)' },
     maxFileBytes: { type: 'integer', minimum: 1, default: 209715200, description: 'Upload size limit (200 MB); crossing it answers 400 at once' },
     maxDurationSeconds: { type: 'number', exclusiveMinimum: 0, default: 900, description: 'Audio duration limit (15 minutes)' },
-    tempDir: { type: 'string', description: 'Staging folder for uploads and outputs (default: the OS temp dir)' },
     ffmpegPath: { type: 'string', default: 'ffmpeg' },
     ffprobePath: { type: 'string', default: 'ffprobe' },
     countConcurrency: { type: 'boolean', default: false, description: "Count a denoise request against the plan's concurrency limit" },

@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VOICE_AGES, VOICE_GENDERS, VOICE_TYPES, definePlugin, paidSynthesisServices, tokens, type HttpRouteSpec, type HttpServerService } from '@sawt/core';
+import { corsSchema } from './cors.js';
 import { buildOpenApi } from './openapi.js';
+import { registerPlayground } from './playground.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
 import { registerTtsRoutes } from './routes/tts.js';
 import { registerVoiceRoutes } from './routes/voices.js';
@@ -41,7 +43,7 @@ export default definePlugin<HttpOptions>({
   id: 'transport-http',
   tags: ['transport'],
   provides: [tokens.httpServer],
-  consumes: [tokens.logger, tokens.runtime, tokens.metrics, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.voiceCloning],
+  consumes: [tokens.logger, tokens.runtime, tokens.metrics, tokens.workDir, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.voiceCloning],
   configSchema: {
     type: 'object',
     properties: {
@@ -55,6 +57,8 @@ export default definePlugin<HttpOptions>({
         anyOf: [{ type: 'boolean' }, { type: 'string', minLength: 1 }, { type: 'array', items: { type: 'string', minLength: 1 } }],
         default: false,
       },
+      cors: corsSchema,
+      playground: { type: 'boolean', default: true },
       publicUrl: {
         type: 'string', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]+(/[^?#]*)?$',
         description: 'The absolute URL clients reach the server at (e.g. https://api.example.com, or https://example.com/sawt behind a proxy): the server URL of the OpenAPI and AsyncAPI documents. Default: as each client reached it.',
@@ -102,12 +106,13 @@ export default definePlugin<HttpOptions>({
       responses: { 200: { description: 'The server is up', content: { 'application/json': { schema: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: ['ok'] } } } } } } },
     });
     app.get('/healthz', async () => ({ status: 'ok' }));
+    if (ctx.options.playground) registerPlayground(app);
     app.get('/api/v1/openapi.json', async (req) => buildOpenApi(routes, { Model: modelSchema, Voice: voiceSchema, ClonedVoice: clonedVoiceSchema }, publicOrigin(req)));
     registerDocs(app);
     registerCatalogRoutes(app, describe, { ...deps, cloning: ctx.get(tokens.voiceCloning) });
     registerTtsRoutes(app, describe, deps);
     registerVoiceRoutes(app, describe, {
-      ...deps, cloning: ctx.get(tokens.voiceCloning), maxUploadBytes: ctx.options.maxUploadBytes, ffmpegPath: ctx.options.ffmpegPath, ffprobePath: ctx.options.ffprobePath,
+      ...deps, cloning: ctx.get(tokens.voiceCloning), workDir: ctx.get(tokens.workDir), maxUploadBytes: ctx.options.maxUploadBytes, ffmpegPath: ctx.options.ffmpegPath, ffprobePath: ctx.options.ffprobePath,
     });
 
     const service: HttpServerService = {

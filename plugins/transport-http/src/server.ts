@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { SawtError, presentedKey, writeRawHttpError, type AuthContext, type Authenticator, type EndpointScope, type HttpRouteSpec, type Logger, type Metrics, type RateLimiter } from '@sawt/core';
+import { registerCors, type CorsOptions } from './cors.js';
 import { clientError, errorBody, frameworkError, toSawtError } from './errors.js';
 import { API_PREFIX } from './openapi.js';
 import type { MetricsOptions } from './metrics-endpoint.js';
@@ -24,6 +25,10 @@ export interface HttpOptions {
    * (default: none), true (any), or addresses / CIDRs ("127.0.0.1,10.0.0.0/8" or a list).
    */
   trustProxy: boolean | string | string[];
+  /** Browser pages allowed to call the API (off unless origins are listed). */
+  cors: CorsOptions;
+  /** Serve the web playground at /playground. */
+  playground: boolean;
   metrics: MetricsOptions;
   /** Absolute URL clients reach the server at (documents' server URL); absent: as each client reached it. */
   publicUrl?: string;
@@ -76,6 +81,8 @@ export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () =
     },
   });
 
+  // Before the other hooks, so that every answer, a refusal included, carries the CORS headers.
+  registerCors(app, opts.cors);
   const requestLog = instrumentRequests(app, logger, metrics);
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
