@@ -94,7 +94,8 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
   const container = rootContainer.createChildContainer();
   container.registerInstance(tokens.runtime.symbol, runtime);
   container.registerInstance(tokens.logger.symbol, logger);
-  container.registerInstance(tokens.metrics.symbol, opts.metrics ?? new PromMetrics());
+  // The admin CLI (no transports) serves no /metrics: no process-metrics collectors there.
+  container.registerInstance(tokens.metrics.symbol, opts.metrics ?? new PromMetrics({ processMetrics: !opts.skipTags?.includes('transport') }));
   const workDir = new ProcessWorkDir(workDirBase(runtime.dataDir), currentProcess(runtime.nodeId));
   container.registerInstance(tokens.workDir.symbol, workDir);
 
