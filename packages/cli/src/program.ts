@@ -53,7 +53,7 @@ const SPECS: CommandSpec[] = [
   },
   {
     path: 'migrate', summary: 'Apply the database migrations once (before starting or rolling nodes)',
-    examples: ['SAWT_CONFIG=config/cluster.json SAWT_DATABASE_URL=postgres://… sawt migrate'], run: { handler: commands.migrate! },
+    examples: ['sawt migrate', 'SAWT_CONFIG=config/cluster.json SAWT_DATABASE_URL=postgres://… sawt migrate --json'], run: { handler: commands.migrate! },
   },
   {
     path: 'accounts create', summary: 'Open an account with its opening balance (one transaction)',
