@@ -65,25 +65,39 @@ export async function startPaidSynthesis(services: PaidSynthesisServices, req: P
     if (!voice) throw errors.voiceNotFound(req.voiceId);
   }
   const chars = billableChars(req.text);
-  const admission = await services.admission.admit({
+  const admitting = services.admission.admit({
     auth: req.auth,
     requestId: req.requestId,
     chars,
     costMicro: chars * model.costPerCharMicro,
     description: `${req.purpose}: ${chars} chars with ${model.model_id}`,
   });
+  // The synthesis (text front end, first audio) starts while the wallet reservation is on its way,
+  // unless the admission was refused in memory (concurrency) within a turn of the event loop: a flood
+  // of refused requests never reaches the engine. Nothing is sent before the admission is granted;
+  // a refused one destroys the stream, and its error wins over the synthesis's.
+  const watch = new SynthesisWatch();
+  const synthesis = req.start ? null : startUnlessRefused(admitting, async () => watch.attach(await services.synthesizer.synthesize({
+    modelId: model.model_id,
+    voiceId: req.voiceId,
+    accountId: req.auth.account.id,
+    text: req.text,
+    speed: req.speed,
+    stability: req.stability,
+    sampleRate: req.sampleRate,
+    requestId: req.requestId,
+  })));
+  synthesis?.catch(() => {}); // awaited below, once the admission is known
+  let admission: Admission;
   try {
-    const stream = req.start ? await req.start(model) : await services.synthesizer.synthesize({
-      modelId: model.model_id,
-      voiceId: req.voiceId,
-      accountId: req.auth.account.id,
-      text: req.text,
-      speed: req.speed,
-      stability: req.stability,
-      sampleRate: req.sampleRate,
-      requestId: req.requestId,
-    });
-    return { stream, admission: observed(services, req, { stream, admission, model, chars }), model, chars };
+    admission = await admitting;
+  } catch (e) {
+    void synthesis?.then((s) => s?.destroy(), () => {});
+    throw e;
+  }
+  try {
+    const stream = req.start ? watch.attach(await req.start(model)) : (await synthesis)!;
+    return { stream, admission: observed(services, req, watch, { admission, model, chars }), model, chars };
   } catch (e) {
     await admission.release(`synthesis failed to start: ${(e as Error).message}`);
     throw e;
@@ -91,30 +105,49 @@ export async function startPaidSynthesis(services: PaidSynthesisServices, req: P
 }
 
 /**
- * The admission of a started synthesis, observed: its first chunk gives the
- * first-audio latency; settling it (the audio reached the client) records the
- * real-time factor and writes the "synthesis delivered" log line.
+ * What the paid path watches of a synthesis from the moment its stream exists (it may start
+ * generating while the admission is on its way): samples, first chunk, end.
  */
-function observed(services: PaidSynthesisServices, req: PaidSynthesisRequest, run: { stream: SpeechStream; admission: Admission; model: ModelInfo; chars: number }): Admission {
+class SynthesisWatch {
+  readonly startedAt = performance.now();
+  samples = 0;
+  firstChunkAt = -1;
+  endAt = -1;
+  onFirstChunk: (() => void) | null = null;
+
+  /** Starts watching `stream` (chunk-info, not 'data': a data listener would switch it to flowing mode). */
+  attach(stream: SpeechStream): SpeechStream {
+    stream.on('chunk-info', (info: ChunkInfo) => {
+      if (info.samples > 0 && this.firstChunkAt < 0) {
+        this.firstChunkAt = performance.now();
+        this.onFirstChunk?.();
+      }
+      this.samples += info.samples;
+    });
+    stream.once('end', () => (this.endAt = performance.now()));
+    return stream;
+  }
+}
+
+/**
+ * The admission of a started synthesis, observed: its first chunk (once the admission is granted:
+ * nothing is sent before) gives the first-audio latency; settling it (the audio reached the
+ * client) records the real-time factor and writes the "synthesis delivered" log line.
+ */
+function observed(services: PaidSynthesisServices, req: PaidSynthesisRequest, watch: SynthesisWatch, run: { admission: Admission; model: ModelInfo; chars: number }): Admission {
   const { metrics, logger } = services;
   if (!metrics && !logger) return run.admission;
   const transport = req.transport ?? 'http';
   const model = run.model.model_id;
   const rate = req.sampleRate ?? 24000;
-  const synthStart = performance.now();
-  const askedAt = req.startedAt ?? synthStart;
-  let samples = 0;
+  const askedAt = req.startedAt ?? watch.startedAt;
   let firstAt = -1;
-  let endAt = -1;
-  // chunk-info, not 'data': a data listener would switch the stream to flowing mode.
-  run.stream.on('chunk-info', (info: ChunkInfo) => {
-    if (info.samples > 0 && firstAt < 0) {
-      firstAt = performance.now();
-      metrics?.observeFirstAudio(model, transport, (firstAt - askedAt) / 1000);
-    }
-    samples += info.samples;
-  });
-  run.stream.once('end', () => (endAt = performance.now()));
+  const first = () => {
+    firstAt = performance.now();
+    metrics?.observeFirstAudio(model, transport, (firstAt - askedAt) / 1000);
+  };
+  if (watch.firstChunkAt >= 0) first();
+  else watch.onFirstChunk = first;
   const admission = run.admission;
   let recorded = false;
   return {
@@ -129,8 +162,8 @@ function observed(services: PaidSynthesisServices, req: PaidSynthesisRequest, ru
       if (recorded) return;
       recorded = true;
       const now = performance.now();
-      const audioSeconds = samples / rate;
-      metrics?.observeSynthesis({ model, transport, chars: run.chars, audioSeconds, elapsedSeconds: ((endAt >= 0 ? endAt : now) - synthStart) / 1000 });
+      const audioSeconds = watch.samples / rate;
+      metrics?.observeSynthesis({ model, transport, chars: run.chars, audioSeconds, elapsedSeconds: ((watch.endAt >= 0 ? watch.endAt : now) - watch.startedAt) / 1000 });
       logger?.info({
         requestId: req.requestId, accountId: req.auth.account.id, keyId: req.auth.key.id, model, voice: req.voiceId, transport,
         chars: run.chars, audioSeconds: Math.round(audioSeconds * 1000) / 1000, firstAudioMs: firstAt >= 0 ? Math.round(firstAt - askedAt) : null, ms: Math.round(now - askedAt),
@@ -138,4 +171,19 @@ function observed(services: PaidSynthesisServices, req: PaidSynthesisRequest, ru
     },
     release: (reason: string) => admission.release(reason),
   };
+}
+
+/**
+ * Runs `start` after one turn of the event loop unless `admitting` was refused by then (null then).
+ * Until the caller reads the stream, an engine failure stays on it (stream.errored; reading it
+ * throws) instead of being an 'error' event nobody listens to.
+ */
+async function startUnlessRefused(admitting: Promise<unknown>, start: () => Promise<SpeechStream>): Promise<SpeechStream | null> {
+  let refused = false;
+  admitting.catch(() => (refused = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  if (refused) return null;
+  const stream = await start();
+  stream.on('error', () => {});
+  return stream;
 }
