@@ -18,6 +18,8 @@ export function createServiceRef<T>(id: string): ServiceRef<T> {
 export const tokens = {
   runtime: createServiceRef<S.RuntimeSettings>('core.runtime'),
   logger: createServiceRef<S.Logger>('core.logger'),
+  /** This process's temporary folder (uploads, spooled audio), removed at stop and swept after a crash. */
+  workDir: createServiceRef<import('./work-dir.js').WorkDir>('core.workDir'),
   database: createServiceRef<S.Database>('storage.database'),
   blobStore: createServiceRef<S.BlobStore>('storage.blobs'),
   accounts: createServiceRef<S.AccountStore>('auth.accounts'),
@@ -27,6 +29,8 @@ export const tokens = {
   concurrency: createServiceRef<S.ConcurrencyLimiter>('billing.concurrency'),
   rateLimiter: createServiceRef<S.RateLimiter>('billing.rateLimiter'),
   quota: createServiceRef<S.CharacterQuota>('billing.quota'),
+  /** Concurrency and rate limits shared by every node (Redis plugin); billing uses them when present. */
+  sharedLimits: createServiceRef<S.SharedLimits>('cluster.sharedLimits'),
   admission: createServiceRef<S.AdmissionControl>('billing.admission'),
   models: createServiceRef<S.ModelCatalog>('engine.models'),
   voices: createServiceRef<S.VoiceCatalog>('engine.voices'),
