@@ -7,6 +7,7 @@
 #include "espeak_engine.h"
 #include "hts_synthesis.h"
 #include "onnx_session.h"
+#include "piper_binding.h"
 #include "resampler_binding.h"
 #include "synthesis.h"
 #include "voice_binding.h"
@@ -121,6 +122,10 @@ SawtAddon::SawtAddon(Napi::Env env, Napi::Object exports) {
   exports.Set("availableProviders", Napi::Function::New(env, AvailableProviders, "availableProviders"));
   RegisterVoiceFunctions(env, exports);
   RegisterDfn3Functions(env, exports);
+  Napi::Function piperClass = DefinePiperSessionClass(env);
+  piperSessionClass = Napi::Persistent(piperClass);
+  exports.Set("PiperSession", piperClass);
+  RegisterPiperFunctions(env, exports);
 }
 
 }  // namespace sawt

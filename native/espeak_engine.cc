@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -60,11 +61,13 @@ struct Api {
   decltype(&espeak_Synth) Synth = nullptr;
   decltype(&espeak_TextToPhonemes) TextToPhonemes = nullptr;
   decltype(&espeak_ListVoices) ListVoices = nullptr;
+  decltype(&espeak_SetPhonemeTrace) SetPhonemeTrace = nullptr;
 };
 
 Api LinkedApi() {
   return Api{espeak_Initialize, espeak_SetSynthCallback, espeak_SetVoiceByName, espeak_SetParameter,
-             espeak_Synth,      espeak_TextToPhonemes,   espeak_ListVoices};
+             espeak_Synth,      espeak_TextToPhonemes,   espeak_ListVoices,
+             espeak_SetPhonemeTrace};
 }
 
 template <typename F>
@@ -110,6 +113,7 @@ Api LoadCopy() {
   Resolve(handle, "espeak_Synth", api.Synth);
   Resolve(handle, "espeak_TextToPhonemes", api.TextToPhonemes);
   Resolve(handle, "espeak_ListVoices", api.ListVoices);
+  Resolve(handle, "espeak_SetPhonemeTrace", api.SetPhonemeTrace);
   return api;  // the handle is never closed: instances live as long as the process
 }
 
@@ -247,6 +251,63 @@ std::string Phonemize(const std::string& text, const std::string& voice, bool ip
     result += clause;
   }
   return result;
+}
+
+std::vector<IpaClause> PhonemizeClauses(const std::string& text, const std::string& voice) {
+  Instance& instance = LeastBusy();
+  std::lock_guard<FifoLock> guard(instance.lock);
+  instance.EnsureInitialized();
+  instance.SelectVoice(voice);
+  std::vector<IpaClause> result;
+  const char* base = text.c_str();
+  const void* cursor = base;
+  const auto isSpace = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (cursor != nullptr) {
+    const size_t start = static_cast<const char*>(cursor) - base;
+    const char* clause = instance.api().TextToPhonemes(&cursor, espeakCHARS_UTF8, espeakPHONEMES_IPA);
+    size_t end = cursor != nullptr ? static_cast<size_t>(static_cast<const char*>(cursor) - base) : text.size();
+    if (cursor != nullptr && end > start) {
+      // espeak has read one character (UTF-8 sequence) past the clause.
+      do --end; while (end > start && (static_cast<unsigned char>(base[end]) & 0xC0) == 0x80);
+    }
+    size_t a = start, b = std::min(end, text.size());
+    while (a < b && isSpace(base[a])) ++a;
+    while (b > a && isSpace(base[b - 1])) --b;
+    result.push_back(IpaClause{clause != nullptr ? clause : "", text.substr(a, b - a)});
+  }
+  return result;
+}
+
+std::string PhonemizeInputIpa(const std::string& text, const std::string& voice) {
+  Instance& instance = LeastBusy();
+  std::lock_guard<FifoLock> guard(instance.lock);
+  instance.EnsureInitialized();
+  instance.SelectVoice(voice);
+  char* buffer = nullptr;
+  size_t size = 0;
+  FILE* trace = open_memstream(&buffer, &size);
+  if (trace == nullptr) throw EngineFailure(ErrorCode::kEspeak, "cannot open a phoneme trace");
+  instance.api().SetPhonemeTrace(espeakPHONEMES_IPA, trace);
+  tState = SinkState{};  // no sink: the audio is dropped
+  const espeak_ERROR status = instance.api().Synth(text.c_str(), text.size() + 1, 0, POS_CHARACTER, 0,
+                                           espeakCHARS_UTF8 | espeakPHONEMES, nullptr, nullptr);
+  instance.api().SetPhonemeTrace(0, nullptr);
+  std::fclose(trace);
+  std::string result(buffer != nullptr ? buffer : "", size);
+  std::free(buffer);
+  if (status != EE_OK) throw EngineFailure(ErrorCode::kEspeak, "espeak-ng failed to read phoneme input");
+  std::string joined;
+  size_t from = 0;
+  while (from < result.size()) {
+    size_t nl = result.find('\n', from);
+    if (nl == std::string::npos) nl = result.size();
+    if (nl > from) {
+      if (!joined.empty()) joined += ' ';
+      joined += result.substr(from, nl - from);
+    }
+    from = nl + 1;
+  }
+  return joined;
 }
 
 std::vector<VoiceInfo> ListVoices() {

@@ -62,6 +62,18 @@ int Instances();
 // ipa = false gives espeak's own phoneme mnemonics, usable again inside [[ ]].
 // Runs on the instance whose lock is free soonest (round robin).
 std::string Phonemize(const std::string& text, const std::string& voice, bool ipa = true);
+// One clause of espeak_TextToPhonemes (IPA, no ties; phonememode 0x02, as Piper
+// calls it) and the text it consumed, trimmed of white space and of espeak's
+// one character of look-ahead (Piper's terminator is read from its end).
+struct IpaClause {
+  std::string phonemes;
+  std::string consumed;
+};
+std::vector<IpaClause> PhonemizeClauses(const std::string& text, const std::string& voice);
+// IPA of `text` that may hold [[mnemonics]]: espeak synthesizes it with phoneme
+// input and its phoneme trace is read back (one line per clause, joined by a
+// space). TextToPhonemes cannot read [[ ]].
+std::string PhonemizeInputIpa(const std::string& text, const std::string& voice);
 std::vector<VoiceInfo> ListVoices();
 // On instance `instance` (0..Instances()-1); holds its lock for the whole segment.
 // Returns false when the sink stopped it.

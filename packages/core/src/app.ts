@@ -5,8 +5,11 @@ import { loadConfig, runtimeFromEnv, type SawtConfig } from './config.js';
 import { importPlugin, orderPlugins, validateOptions, type LoadedPlugin } from './loader.js';
 import { PluginError } from './plugin-errors.js';
 import type { PluginContext } from './plugin.js';
-import type { Logger, RuntimeSettings } from './services.js';
+import { PromMetrics } from './metrics.js';
+import type { Logger, Metrics, RuntimeSettings } from './services.js';
 import { tokens, type ServiceRef } from './tokens.js';
+import { currentProcess } from './process-identity.js';
+import { ProcessWorkDir, workDirBase } from './work-dir.js';
 
 export interface CreateSawtOptions {
   runtime?: Partial<RuntimeSettings>;
@@ -14,6 +17,8 @@ export interface CreateSawtOptions {
   /** Config object to use instead of reading runtime.configPath. */
   config?: SawtConfig;
   logger?: Logger;
+  /** Metrics to record into instead of a fresh registry. */
+  metrics?: Metrics;
   /** Skip plugins carrying any of these tags (the admin CLI skips 'transport'). */
   skipTags?: string[];
 }
@@ -29,6 +34,7 @@ export class SawtApp {
     readonly logger: Logger,
     readonly plugins: LoadedPlugin[],
     private readonly contexts: Map<LoadedPlugin, PluginContext<any>>,
+    private readonly workDir: ProcessWorkDir,
   ) {}
 
   get<T>(ref: ServiceRef<T>): T {
@@ -42,6 +48,8 @@ export class SawtApp {
 
   /** Starts plugins in dependency order; on failure stops those already started and throws naming the plugin. */
   async start(): Promise<void> {
+    const swept = this.workDir.sweep();
+    if (swept.length) this.logger.info({ folders: swept }, 'removed the temp folders of processes that are gone');
     for (const lp of this.plugins) {
       try {
         await lp.plugin.start?.(this.contexts.get(lp)!);
@@ -64,6 +72,7 @@ export class SawtApp {
         }
       }
       this.started = [];
+      await this.workDir.remove();
     })();
     return this.stopping;
   }
@@ -85,6 +94,10 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
   const container = rootContainer.createChildContainer();
   container.registerInstance(tokens.runtime.symbol, runtime);
   container.registerInstance(tokens.logger.symbol, logger);
+  // The admin CLI (no transports) serves no /metrics: no process-metrics collectors there.
+  container.registerInstance(tokens.metrics.symbol, opts.metrics ?? new PromMetrics({ processMetrics: !opts.skipTags?.includes('transport') }));
+  const workDir = new ProcessWorkDir(workDirBase(runtime.dataDir), currentProcess(runtime.nodeId));
+  container.registerInstance(tokens.workDir.symbol, workDir);
 
   const loaded: LoadedPlugin[] = [];
   const seen = new Set<string>();
@@ -96,7 +109,7 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
     seen.add(plugin.id);
     loaded.push({ plugin, source, options: validateOptions(plugin, entry.options ?? {}) });
   }
-  const ordered = orderPlugins(loaded, [tokens.runtime, tokens.logger]);
+  const ordered = orderPlugins(loaded, [tokens.runtime, tokens.logger, tokens.metrics, tokens.workDir]);
 
   const contexts = new Map<LoadedPlugin, PluginContext<any>>();
   for (const lp of ordered) {
@@ -131,5 +144,5 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
       }
     }
   }
-  return new SawtApp(container, runtime, logger, ordered, contexts);
+  return new SawtApp(container, runtime, logger, ordered, contexts, workDir);
 }

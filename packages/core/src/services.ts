@@ -6,6 +6,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
+import type { SawtError } from './errors.js';
 
 // ---------- Runtime ----------
 
@@ -30,6 +31,33 @@ export interface Logger {
   error(obj: object | string, msg?: string): void;
   debug(obj: object | string, msg?: string): void;
   child(bindings: Record<string, unknown>): Logger;
+}
+
+// ---------- Metrics ----------
+
+export interface MetricsGaugeReading {
+  labels: Record<string, string>;
+  value: number;
+}
+
+/**
+ * The service's Prometheus metrics (a core service, like the logger): transports
+ * and plugins record what they see; GET /metrics renders it.
+ */
+export interface Metrics {
+  /** One answered HTTP request; `route` is the route template (e.g. /api/v1/text-to-speech/:model_id), never the raw path. */
+  observeRequest(r: { method: string; route: string; status: number; seconds: number }): void;
+  /** Time to the first audio chunk of a synthesis; transport: 'http', 'ws', 'preview'. */
+  observeFirstAudio(model: string, transport: string, seconds: number): void;
+  /** A synthesis delivered in full: its characters, audio length and wall time (the real-time factor). */
+  observeSynthesis(s: { model: string; transport: string; chars: number; audioSeconds: number; elapsedSeconds: number }): void;
+  observeDenoise(audioSeconds: number, elapsedSeconds: number): void;
+  /** An error answer sent to a client (errorCode), by transport ('http', 'ws'). */
+  countRefusal(code: number, transport: string): void;
+  /** A gauge read at scrape time (open reservations, live sessions, engine jobs…); adding a name again replaces it. */
+  addGauge(g: { name: string; help: string; labelNames?: string[]; read: () => number | MetricsGaugeReading[] }): void;
+  /** The Prometheus text exposition. */
+  render(): Promise<{ contentType: string; body: string }>;
 }
 
 // ---------- Storage ----------
@@ -125,6 +153,12 @@ export interface Authenticator {
   authenticate(secret: string | undefined): Promise<AuthContext>;
   /** Throws SawtError 40302 when the key may not call `scope`. */
   authorize(ctx: AuthContext, scope: EndpointScope): void;
+  /**
+   * Of the given key ids, those no longer valid (revoked, deleted or expired, in the
+   * shared database: whichever node or CLI changed them), each with the 40101 error
+   * a new request with it would get. Long-lived connections check their key with it.
+   */
+  invalidKeys?(keyIds: string[]): Promise<Map<string, SawtError>>;
 }
 
 // ---------- Billing & limits ----------
@@ -202,6 +236,17 @@ export interface ConcurrencyLimiter {
 export interface RateLimiter {
   /** Counts one request for the key; throws SawtError 42902 with Retry-After when over the window's budget. */
   hit(keyId: string): Promise<void>;
+}
+
+/**
+ * Limits shared by every node of a cluster (the Redis plugin): billing uses these
+ * instead of its in-process limiter and counter when a plugin provides them.
+ */
+export interface SharedLimits {
+  /** The plan concurrency limiter: slots are leases that a dead node's heartbeat stops renewing. */
+  readonly concurrency: ConcurrencyLimiter;
+  /** A per-key limiter of `max` requests in any sliding window of `windowMs` (0 = unlimited). */
+  rateLimiter(settings: { windowMs: number; max: number }): RateLimiter;
 }
 
 /**
@@ -362,11 +407,17 @@ export type TextStageName = 'normalize' | 'diacritize' | 'phonemize';
 export interface TextPipelineOptions {
   /** Dialect whose lexicon and phoneme rules apply (e.g. 'egyptian'); null or absent: none. */
   dialect?: string | null;
+  /**
+   * The model whose phones 'phonemize' gives (a model_id): an HTS model gives its voice's phone
+   * names, space-separated, after the dialect's HTS rules; null or absent: espeak-ng mnemonics.
+   */
+  model?: string | null;
 }
 
 /**
  * The text front end, stage by stage: each stage runs every stage before it.
- * 'phonemize' returns espeak-ng phoneme mnemonics in [[ ]] (after dialect rules).
+ * 'phonemize' returns espeak-ng phoneme mnemonics in [[ ]] (after dialect rules), or with
+ * `model` that model's phones.
  */
 export interface TextPipeline {
   readonly stages: readonly TextStageName[];

@@ -2,10 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SawtError, definePlugin, errors, paidSynthesisServices, tokens, writeRawHttpError } from '@sawt/core';
+import { SawtError, definePlugin, errors, paidSynthesisServices, tokens, writeRawHttpError, type Authenticator, type Logger } from '@sawt/core';
 import { WebSocketServer } from 'ws';
+import { buildAsyncApi } from './asyncapi.js';
 import { WsSession, liveSessions, upgradeKey, DEFAULT_LIMITS, type WsDeps, type WsLimits } from './session.js';
 
+export { buildAsyncApi };
+export { initFields, textFields, OUTPUT_FORMATS } from './messages.js';
 export { liveSessions, DEFAULT_LIMITS, type WsLimits };
 
 export const WS_PATH = '/api/v1/websocket/text-to-speech';
@@ -14,6 +17,8 @@ interface WsOptions extends WsLimits {
   /** Hard cap on one WebSocket frame/message in bytes: above it ws closes the connection 1009. */
   maxPayload: number;
   shutdownGraceMs: number;
+  /** How often the keys of open connections are checked against the database (revoked, deleted, expired on any node). */
+  keyCheckMs: number;
 }
 
 /** Per-instance shutdown routine, keyed by the plugin context. */
@@ -24,7 +29,7 @@ export default definePlugin<WsOptions>({
   id: 'transport-ws',
   tags: ['transport'],
   provides: [],
-  consumes: [tokens.httpServer, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.logger],
+  consumes: [tokens.httpServer, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.logger, tokens.metrics],
   configSchema: {
     type: 'object',
     properties: {
@@ -37,6 +42,7 @@ export default definePlugin<WsOptions>({
       pingIntervalMs: { type: 'integer', minimum: 10, default: DEFAULT_LIMITS.pingIntervalMs },
       idleTimeoutMs: { type: 'integer', minimum: 10, default: DEFAULT_LIMITS.idleTimeoutMs },
       shutdownGraceMs: { type: 'integer', minimum: 0, default: 10000 },
+      keyCheckMs: { type: 'integer', minimum: 50, default: 1000 },
     },
     additionalProperties: false,
   },
@@ -49,6 +55,8 @@ export default definePlugin<WsOptions>({
       stallTimeoutMs: o.stallTimeoutMs, pingIntervalMs: o.pingIntervalMs, idleTimeoutMs: o.idleTimeoutMs,
     };
     const http = ctx.get(tokens.httpServer);
+    const fastify = http.app as import('fastify').FastifyInstance;
+    fastify.get('/api/v1/asyncapi.json', async (req) => buildAsyncApi(http.publicOrigin(req)));
     const deps: WsDeps = {
       authenticator: ctx.get(tokens.authenticator),
       rateLimiter: ctx.get(tokens.rateLimiter),
@@ -58,8 +66,14 @@ export default definePlugin<WsOptions>({
     };
     const wss = new WebSocketServer({ noServer: true, maxPayload: ctx.options.maxPayload });
     // A handshake ws refuses (bad method, key or version) answers in the error shape of every other refusal.
-    wss.on('wsClientError', (err: Error, socket: Duplex) => writeRawHttpError(socket, errors.validation(`WebSocket handshake refused: ${err.message}`), randomUUID()));
+    const metrics = ctx.get(tokens.metrics);
+    const refuse = (socket: Duplex, e: SawtError) => {
+      metrics.countRefusal(e.code, 'ws');
+      writeRawHttpError(socket, e, randomUUID());
+    };
+    wss.on('wsClientError', (err: Error, socket: Duplex) => refuse(socket, errors.validation(`WebSocket handshake refused: ${err.message}`)));
     const sessions = new Set<WsSession>();
+    metrics.addGauge({ name: 'sawt_ws_sessions_active', help: 'Open WebSocket text-to-speech sessions.', read: () => sessions.size });
     let closing = false;
 
     const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -71,7 +85,7 @@ export default definePlugin<WsOptions>({
       }
       if (url.pathname !== WS_PATH || closing) {
         const e = closing ? new SawtError('unavailable', 'Server is shutting down; retry shortly') : new SawtError('notFound', 'Endpoint not found: the WebSocket endpoint is /api/v1/websocket/text-to-speech');
-        writeRawHttpError(socket, e, randomUUID());
+        refuse(socket, e);
         return;
       }
       wss.handleUpgrade(req, socket, head, (ws) => {
@@ -81,9 +95,11 @@ export default definePlugin<WsOptions>({
       });
     };
     http.server.on('upgrade', onUpgrade);
+    const keyCheck = watchKeys(sessions, deps.authenticator, ctx.options.keyCheckMs, ctx.logger);
 
     shutdowns.set(ctx, async () => {
       closing = true;
+      clearInterval(keyCheck);
       http.server.off('upgrade', onUpgrade);
       for (const s of sessions) s.shutdown();
       if (sessions.size) await Promise.race([Promise.allSettled([...sessions].map((s) => s.done)), sleep(ctx.options.shutdownGraceMs)]);
@@ -96,3 +112,30 @@ export default definePlugin<WsOptions>({
     await shutdowns.get(ctx)?.();
   },
 });
+
+/**
+ * Every `everyMs`, one query for the keys of all open connections: a key revoked,
+ * deleted or expired since (by the CLI or any node sharing the database) closes its
+ * connections 1008 with the same error a new request gets. No cache: what a
+ * connection may do is at most `everyMs` old.
+ */
+function watchKeys(sessions: Set<WsSession>, authenticator: Authenticator, everyMs: number, logger: Logger): NodeJS.Timeout {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running || sessions.size === 0 || !authenticator.invalidKeys) return;
+    const ids = [...new Set([...sessions].map((s) => s.keyId).filter((id): id is string => id !== null))];
+    if (ids.length === 0) return;
+    running = true;
+    authenticator.invalidKeys(ids).then(
+      (invalid) => {
+        for (const s of sessions) {
+          const e = s.keyId === null ? undefined : invalid.get(s.keyId);
+          if (e) s.keyInvalidated(e);
+        }
+      },
+      (err) => logger.warn({ err }, 'checking the keys of open WebSocket connections failed'),
+    ).finally(() => (running = false));
+  }, everyMs);
+  timer.unref();
+  return timer;
+}
