@@ -31,6 +31,8 @@ const sets = (process.env.BENCH_Q_SETS ?? 'tuning,heldout').split(',').map((s) =
 // Variants: vocoding controls on top of what HtsBackend gives a voice (request speed 1, stability 0.5).
 const VARIANTS = {
   default: {},
+  // The settings before issue 12 (gain -6 dB, no output EQ): the baseline.
+  before: { gainDb: -6, mgcOffset: undefined },
   'postfilter-0': { postfilter: 0 },
   'postfilter-0.1': { postfilter: 0.1 },
   'postfilter-0.2': { postfilter: 0.2 },
@@ -41,8 +43,17 @@ const VARIANTS = {
   'speed-0.92': { speedScale: 0.92 },
   'alpha-0.53': { alpha: 0.53 },
   'f0-smooth-5': { f0Smooth: 5 },
+  'pau-quiet': { pauQuiet: 4 },
+  'eq-hf-4': { eq: (hz) => (hz > 5000 ? -4 * Math.min(1, (hz - 5000) / 2000) : 0) },
+  'eq-hf+3': { eq: (hz) => (hz > 2500 ? 3 * Math.min(1, (hz - 2500) / 1500) : 0) },
+  'eq-hf+6': { eq: (hz) => (hz > 2500 ? 6 * Math.min(1, (hz - 2500) / 1500) : 0) },
+  'eq-hf+3-pf0.1': { postfilter: 0.1, eq: (hz) => (hz > 2500 ? 3 * Math.min(1, (hz - 2500) / 1500) : 0) },
+  'eq-hf+6-from-1.5k': { eq: (hz) => (hz > 1500 ? 6 * Math.min(1, (hz - 1500) / 2500) : 0) },
   'gain-3dB': { gainDb: -3 },
   'gain-9dB': { gainDb: -9 },
+  'gain-12dB': { gainDb: -12 },
+  'eq-hf+3-gain-9dB': { gainDb: -9, eq: (hz) => (hz > 2500 ? 3 * Math.min(1, (hz - 2500) / 1500) : 0) },
+  'eq-hf+6-gain-12dB': { gainDb: -12, eq: (hz) => (hz > 2500 ? 6 * Math.min(1, (hz - 2500) / 1500) : 0) },
 };
 const variantNames = (process.env.BENCH_Q_VARIANTS ?? 'default').split(',').map((s) => s.trim());
 
@@ -94,6 +105,7 @@ for (const id of voiceIds) {
     f0Spread: clamp((p.f0Spread ?? 1) * prosody.f0Spread, 0, 4),
     ...(p.alpha !== undefined && { alpha: p.alpha }),
     ...E.HTS_QUALITY_DEFAULTS,
+    mgcOffset: E.addOffsets(p.mgcOffset, E.outputEqOffset(E.HTS_OUTPUT_EQ, p.alpha)),
   };
   results.voices[id] = {};
   for (const set of sets) {
@@ -101,11 +113,29 @@ for (const id of voiceIds) {
     const utts = texts.map((t) => E.textToUtterances(t, E.DEFAULT_LABEL_OPTIONS, rewrite));
     for (const name of variantNames) {
       const scores = [];
-      const { speedScale = 1, f0Smooth = 0, ...controls } = VARIANTS[name];
+      const { speedScale = 1, f0Smooth = 0, pauQuiet = 0, eq, ...controls } = VARIANTS[name];
+      if (eq) {
+        // An output EQ (dB at each frequency) as a constant mel-cepstral offset, level kept at c0.
+        const bins = Array.from({ length: 241 }, (_, i) => eq((i * 24000) / 240));
+        controls.mgcOffset = E.addOffsets(voice.hts.mgcOffset, E.eqToMelCepstrum(bins, 48000, base.alpha ?? 0.55, 35, 24000, 24001));
+      }
       for (const u of utts) {
         const closures = u.some((x) => x.voicedClosures.length) ? { voicedClosures: u.map((x) => x.voicedClosures) } : {};
         const options = { utterances: u.map((x) => x.labels), ...closures, ...base, ...controls, speed: base.speed * speedScale };
-        if (f0Smooth) {
+        if (pauQuiet) {
+          // Experimental: the pau frames (utterance edges and phrase breaks) made quieter (c0 − pauQuiet nepers).
+          const { utterances, voicedClosures, ...rest } = options;
+          const params = await E.htsParameters({ voicePath, utterances, ...(voicedClosures && { voicedClosures }), ...rest, threads: 1 });
+          const quiet = params.map((p, k) => {
+            const mgc = Float32Array.from(p.mgc);
+            utterances[k].forEach((l, i) => {
+              if (!/-pau\+/.test(l)) return;
+              for (let f = p.labelFrames[i]; f < (p.labelFrames[i + 1] ?? p.frames); f++) mgc[f * p.dims.mgc] -= pauQuiet;
+            });
+            return { ...p, mgc };
+          });
+          scores.push(await score(await pcmOf({ ...rest, parameters: quiet })));
+        } else if (f0Smooth) {
           // Experimental: log F0 smoothed (moving average within voiced runs), vocoded from the edited streams.
           const { utterances, voicedClosures, ...rest } = options;
           const params = await E.htsParameters({ voicePath, utterances, ...(voicedClosures && { voicedClosures }), ...rest, threads: 1 });

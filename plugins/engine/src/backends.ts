@@ -3,6 +3,7 @@ import type { VoiceConfig } from './catalog.js';
 import { errors } from '@sawt/core';
 import { DEFAULT_LABEL_OPTIONS, textToUtterances, type HtsUtterance, type LabelOptions, type PhoneRewrite } from './hts/labels.js';
 import type { Dialect } from './frontend/dialects.js';
+import { addOffsets, outputEqOffset, type OutputEq } from './hts/output-eq.js';
 import { synthesizeHtsStream, synthesizeStream } from '@sawt/native';
 
 /** Settings an engine back end receives after validation and the text front end. */
@@ -32,10 +33,13 @@ export interface SpeechBackend {
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
 /**
- * Vocoding settings of every HTS voice, chosen by DNSMOS on the front end's own output
- * (bench/hts-quality.js; figures in bench/README.md).
+ * Output settings of every HTS voice, chosen by DNSMOS on the front end's own output
+ * (bench/hts-quality.js): the gain before the soft limiter (dB; -6 drove long vowels into the
+ * limiter's knee), the mel-cepstral postfilter (HTS beta; none: every value tried lowered OVRL) and
+ * an output EQ (a high shelf, see hts/output-eq.ts).
  */
-export const HTS_QUALITY_DEFAULTS = { postfilter: 0 } as const;
+export const HTS_QUALITY_DEFAULTS = { gainDb: -9, postfilter: 0 } as const;
+export const HTS_OUTPUT_EQ: OutputEq = { db: 3, fromHz: 2500, toHz: 4000 };
 
 /**
  * espeak-ng formant synthesis. speed scales the speaking rate (espeak's duration
@@ -123,7 +127,7 @@ export class HtsBackend implements SpeechBackend {
       halfTone: clamp((p.halfTone ?? 0) + prosody.halfTone, -24, 24),
       f0Spread: clamp((p.f0Spread ?? 1) * prosody.f0Spread * (1 + lively * 0.4), 0, 4),
       ...(p.alpha !== undefined && { alpha: p.alpha }),
-      ...(p.mgcOffset !== undefined && { mgcOffset: p.mgcOffset }),
+      mgcOffset: addOffsets(p.mgcOffset, outputEqOffset(HTS_OUTPUT_EQ, p.alpha)),
       gvWeightLf0: clamp(1 + lively * 0.6, 0, 4),
       ...HTS_QUALITY_DEFAULTS,
       sampleRate: req.sampleRate,

@@ -229,7 +229,13 @@ export default definePlugin<EngineOptions>({
     const backends = [new EspeakBackend(options.chunkMs), hts, piper];
     for (const m of models.list()) {
       if (!backends.some((b) => b.engine === m.engine)) throw new Error(`model '${m.model_id}' names engine '${m.engine}', which this build does not have (known: ${backends.map((b) => b.engine).join(', ')})`);
-      if (!m.available) ctx.logger.warn({ model: m.model_id, missing: files.missing(options.models.find((c) => c.model_id === m.model_id)?.files ?? []).map((f) => files.searched(f)) }, 'model files missing; model not offered');
+      if (!m.available) {
+        const wanted = options.models.find((c) => c.model_id === m.model_id)?.files ?? [];
+        const missing = files.missing(wanted);
+        // An optional download not installed at all (sawt-neural on a fresh clone) is no fault; a partial install is.
+        if (m.downloads.length && missing.length === wanted.length) ctx.logger.info({ model: m.model_id }, `model not installed; not offered (\`sawt models pull ${m.model_id}\` fetches it)`);
+        else ctx.logger.warn({ model: m.model_id, missing: missing.map((f) => files.searched(f)) }, 'model files missing; model not offered');
+      }
     }
     models.addPart({ name: 'diacritizer', files: Object.values(options.diacritizer.files), downloads: options.diacritizer.downloads });
     const diacritizerFiles = findDiacritizer(ctx, files, options);
@@ -324,7 +330,8 @@ export { EngineTextPipeline } from './frontend/pipeline.js';
 export { segmentText } from './frontend/segment.js';
 export { normalizeText } from './frontend/normalize.js';
 export { stableUuid, type PiperVoiceParams } from './catalog.js';
-export { HTS_QUALITY_DEFAULTS } from './backends.js';
+export { HTS_QUALITY_DEFAULTS, HTS_OUTPUT_EQ } from './backends.js';
+export { outputEqOffset, addOffsets, type OutputEq } from './hts/output-eq.js';
 export { piperSentences, phonemeIds, clausePhonemes } from './piper/phonemes.js';
 export { readPiperVoiceConfig } from './piper/voice-config.js';
 export { firstChunk, ARABIC_PROBE, PiperBackend } from './piper/backend.js';
