@@ -41,15 +41,17 @@ export const machine = () => ({ cpus: os.cpus().length, cpu: os.cpus()[0]?.model
 
 /** Writes bench/results/<name>-<date>.json, prints it, and says where it went. */
 export function writeResults(name, results) {
-  mkdirSync(path.join(here, 'results'), { recursive: true });
-  const file = path.join(here, 'results', `${name}-${results.date.replace(/[:.]/g, '-')}.json`);
+  // SAWT_BENCH_RESULTS_DIR: another folder (the report's test writes its runs to a temporary one).
+  const dir = process.env.SAWT_BENCH_RESULTS_DIR ?? path.join(here, 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${name}-${results.date.replace(/[:.]/g, '-')}.json`);
   writeFileSync(file, JSON.stringify(results, null, 2));
   console.log(JSON.stringify(results, null, 2));
   console.log(`written to ${path.relative(process.cwd(), file)}`);
 }
 
-/** p50/p95/max (and n) of a list of milliseconds. */
-export const summary = (arr, d = 2) => ({ p50: round(pct(arr, 50), d), p95: round(pct(arr, 95), d), max: round(Math.max(...arr), d), n: arr.length });
+/** p50/p95/max, n and the samples themselves (for the report's distributions) of a list of milliseconds. */
+export const summary = (arr, d = 2) => ({ p50: round(pct(arr, 50), d), p95: round(pct(arr, 95), d), max: round(Math.max(...arr), d), n: arr.length, samples: arr.map((x) => round(x, 1)) });
 
 /**
  * One streaming text-to-speech request: time to the first audio byte, total time

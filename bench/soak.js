@@ -67,7 +67,8 @@ let stopping = false;
 let logTail = '';
 
 async function startServer() {
-  const child = spawn(process.execPath, [bin, 'serve'], { env, cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
+  // One process (the soak watches its pid and memory); sawt serve would fork one per core.
+  const child = spawn(process.execPath, [bin, 'serve'], { env: { SAWT_WORKERS: '1', ...env }, cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
   const keep = (d) => {
     logTail = (logTail + d).slice(-20_000);
   };

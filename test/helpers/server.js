@@ -139,7 +139,7 @@ export async function freePort() {
  */
 export async function spawnServe(t, { env, cwd = repoRoot }) {
   const port = await freePort();
-  const child = spawn(process.execPath, [sawtBin, 'serve'], { env: { ...env, SAWT_PORT: String(port), SAWT_HOST: '127.0.0.1' }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [sawtBin, 'serve'], { env: { SAWT_WORKERS: '1', ...env, SAWT_PORT: String(port), SAWT_HOST: '127.0.0.1' }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stdout.on('data', (d) => (log += d));
   child.stderr.on('data', (d) => (log += d));

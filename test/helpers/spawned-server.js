@@ -37,7 +37,7 @@ export async function sawtJson(env, ...args) {
  * waits for /healthz. Killed at teardown if still running.
  */
 export async function spawnServer(t, env, { timeoutMs = 60_000 } = {}) {
-  const child = spawn(process.execPath, [sawtBin, 'serve'], { env: { ...process.env, ...env }, cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [sawtBin, 'serve'], { env: { ...process.env, SAWT_WORKERS: '1', ...env }, cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));

@@ -11,7 +11,9 @@ import { serve } from './serve.js';
 
 const USAGE = `Usage: sawt <command> [options] [--json]
 
-  serve                                   start the HTTP API (SAWT_HOST, SAWT_PORT, SAWT_DATA_DIR, SAWT_CONFIG, SAWT_MODELS_DIR)
+  serve [--workers N]                     start the HTTP API (SAWT_HOST, SAWT_PORT, SAWT_DATA_DIR, SAWT_CONFIG, SAWT_MODELS_DIR)
+                                          in N processes on one port (default SAWT_WORKERS, else one per core)
+  migrate                                 apply the database migrations once (before starting or rolling nodes)
   accounts create --name NAME --plan PLAN --balance AMOUNT
   accounts list
   keys create --account ID [--endpoints LIST] [--expires-at ISO8601] [--quota-chars N]
@@ -181,12 +183,23 @@ const commands: Record<string, Handler> = {
       return { json: { account_id: accountId, model_id: modelId, granted: true, models: granted }, text: human`model ${modelId} granted to ${accountId}` };
     });
   },
+  async migrate(argv) {
+    flags(argv, {});
+    // Booting the data layer applies what is pending (under the database's migration lock).
+    return withAdminApp(async (app) => {
+      const db = app.get(tokens.database);
+      const [{ n }] = await db.knex('sawt_migrations').count({ n: '*' });
+      return { json: { dialect: db.dialect, migrations: Number(n) }, text: human`database (${db.dialect}) up to date: ${Number(n)} migrations applied` };
+    });
+  },
   'models pull': modelsPull,
   'models verify': modelsVerify,
 };
 
 export async function main(argv: string[]): Promise<number> {
-  const [group, action, ...rest] = argv;
+  // One-word commands (migrate) take every following argument as their flags.
+  const oneWord = argv[0] === 'migrate';
+  const [group, action, ...rest] = oneWord ? [argv[0], '', ...argv.slice(1)] : argv;
   if (!group || group === '--help' || group === 'help' || group === '-h') {
     process.stdout.write(`${USAGE}\n`);
     return group ? 0 : 1;

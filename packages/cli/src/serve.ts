@@ -1,20 +1,60 @@
+import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
 import { createSawt } from '@sawt/core';
-import { flags } from './args.js';
+import { serveWorkerLimits, WORKER_LIMITS_ENV } from '@sawt/plugin-billing';
+import { flags, UsageError } from './args.js';
+import { runPrimary } from './serve-primary.js';
 
-/** `sawt serve`: boots every configured plugin and shuts down gracefully on SIGTERM/SIGINT. */
+/**
+ * `sawt serve [--workers N]`: N processes behind one port (node:cluster; default
+ * SAWT_WORKERS, else one per core). With one worker the server runs in this
+ * process. Each process shuts down gracefully on SIGTERM/SIGINT.
+ */
 export async function serve(argv: string[]): Promise<number> {
-  flags(argv, {});
+  const { values } = flags(argv, { workers: 'string' });
+  if (cluster.isWorker) {
+    const code = await serveOne();
+    // The IPC channel to the primary would keep this process alive.
+    cluster.worker?.disconnect();
+    return code;
+  }
+  const workers = workerCount(typeof values.workers === 'string' ? values.workers : process.env.SAWT_WORKERS, typeof values.workers === 'string' ? '--workers' : 'SAWT_WORKERS');
+  if (workers === 1) return serveOne();
+  const stopLimits = serveWorkerLimits();
+  try {
+    // Workers share the primary's limiter and rate counter (unless a Redis plugin is configured).
+    return await runPrimary(workers, { [WORKER_LIMITS_ENV]: 'ipc' });
+  } finally {
+    stopLimits();
+  }
+}
+
+function workerCount(raw: string | undefined, name: string): number {
+  if (raw === undefined || raw.trim() === '') return availableParallelism();
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 256) throw new UsageError(`${name} must be an integer from 1 to 256 but received ${JSON.stringify(raw)}`);
+  return n;
+}
+
+/** One server process: boots every configured plugin and stops on SIGTERM/SIGINT. */
+async function serveOne(): Promise<number> {
   const app = await createSawt();
   // Every promise is handled where it arises; should one slip through, it is logged as the bug it is and the
   // requests of everyone else go on (Node would otherwise end the process).
   const onUnhandled = (reason: unknown) => app.logger.error({ err: reason }, 'unhandled promise rejection (a bug); the server keeps running');
   process.on('unhandledRejection', onUnhandled);
   await app.start();
+  let stopping = false;
   const exitCode = await new Promise<number>((resolve) => {
     const shutdown = (signal: string) => {
       app.logger.info({ signal }, 'shutting down');
-      process.off('SIGTERM', onTerm);
-      process.off('SIGINT', onInt);
+      if (stopping) return;
+      stopping = true;
+      // A second signal force-quits a process run by hand; a worker ignores it (Ctrl-C reaches it and the primary's SIGTERM follows).
+      if (!cluster.isWorker) {
+        process.off('SIGTERM', onTerm);
+        process.off('SIGINT', onInt);
+      }
       app.stop().then(() => resolve(0), (e) => {
         app.logger.error({ err: e }, 'shutdown failed');
         resolve(1);

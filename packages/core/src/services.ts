@@ -6,6 +6,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
+import type { SawtError } from './errors.js';
 
 // ---------- Runtime ----------
 
@@ -125,6 +126,12 @@ export interface Authenticator {
   authenticate(secret: string | undefined): Promise<AuthContext>;
   /** Throws SawtError 40302 when the key may not call `scope`. */
   authorize(ctx: AuthContext, scope: EndpointScope): void;
+  /**
+   * Of the given key ids, those no longer valid (revoked, deleted or expired, in the
+   * shared database: whichever node or CLI changed them), each with the 40101 error
+   * a new request with it would get. Long-lived connections check their key with it.
+   */
+  invalidKeys?(keyIds: string[]): Promise<Map<string, SawtError>>;
 }
 
 // ---------- Billing & limits ----------
@@ -202,6 +209,17 @@ export interface ConcurrencyLimiter {
 export interface RateLimiter {
   /** Counts one request for the key; throws SawtError 42902 with Retry-After when over the window's budget. */
   hit(keyId: string): Promise<void>;
+}
+
+/**
+ * Limits shared by every node of a cluster (the Redis plugin): billing uses these
+ * instead of its in-process limiter and counter when a plugin provides them.
+ */
+export interface SharedLimits {
+  /** The plan concurrency limiter: slots are leases that a dead node's heartbeat stops renewing. */
+  readonly concurrency: ConcurrencyLimiter;
+  /** A per-key limiter of `max` requests in any sliding window of `windowMs` (0 = unlimited). */
+  rateLimiter(settings: { windowMs: number; max: number }): RateLimiter;
 }
 
 /**
@@ -362,11 +380,17 @@ export type TextStageName = 'normalize' | 'diacritize' | 'phonemize';
 export interface TextPipelineOptions {
   /** Dialect whose lexicon and phoneme rules apply (e.g. 'egyptian'); null or absent: none. */
   dialect?: string | null;
+  /**
+   * The model whose phones 'phonemize' gives (a model_id): an HTS model gives its voice's phone
+   * names, space-separated, after the dialect's HTS rules; null or absent: espeak-ng mnemonics.
+   */
+  model?: string | null;
 }
 
 /**
  * The text front end, stage by stage: each stage runs every stage before it.
- * 'phonemize' returns espeak-ng phoneme mnemonics in [[ ]] (after dialect rules).
+ * 'phonemize' returns espeak-ng phoneme mnemonics in [[ ]] (after dialect rules), or with
+ * `model` that model's phones.
  */
 export interface TextPipeline {
   readonly stages: readonly TextStageName[];

@@ -29,6 +29,8 @@ export const tokens = {
   concurrency: createServiceRef<S.ConcurrencyLimiter>('billing.concurrency'),
   rateLimiter: createServiceRef<S.RateLimiter>('billing.rateLimiter'),
   quota: createServiceRef<S.CharacterQuota>('billing.quota'),
+  /** Concurrency and rate limits shared by every node (Redis plugin); billing uses them when present. */
+  sharedLimits: createServiceRef<S.SharedLimits>('cluster.sharedLimits'),
   admission: createServiceRef<S.AdmissionControl>('billing.admission'),
   models: createServiceRef<S.ModelCatalog>('engine.models'),
   voices: createServiceRef<S.VoiceCatalog>('engine.voices'),

@@ -166,13 +166,32 @@ export class SqlAuthenticator implements Authenticator {
         'accounts.created_at as account_created_at',
       );
     if (!row) throw errors.authentication('Invalid API key');
-    if (row.deleted_at) throw errors.authentication('Invalid API key: this key has been deleted');
-    if (row.revoked_at) throw errors.authentication('Invalid API key: this key has been revoked');
-    if (row.expires_at && Date.parse(row.expires_at) <= this.now()) throw errors.authentication(`Invalid API key: this key expired at ${row.expires_at}`);
+    const invalid = this.whyInvalid(row);
+    if (invalid) throw invalid;
     return {
       account: toAccount({ id: row.account_id, name: row.account_name, plan: row.account_plan, created_at: row.account_created_at }),
       key: toKey(row),
     };
+  }
+
+  async invalidKeys(keyIds: string[]): Promise<Map<string, SawtError>> {
+    const out = new Map<string, SawtError>();
+    if (keyIds.length === 0) return out;
+    const rows = (await this.db.knex<ApiKeyRow>('api_keys').whereIn('id', keyIds).select('id', 'revoked_at', 'deleted_at', 'expires_at')) as ApiKeyRow[];
+    const found = new Map(rows.map((r) => [r.id, r]));
+    for (const id of keyIds) {
+      const row = found.get(id);
+      const invalid = row ? this.whyInvalid(row) : errors.authentication('Invalid API key: this key has been deleted');
+      if (invalid) out.set(id, invalid);
+    }
+    return out;
+  }
+
+  private whyInvalid(row: Pick<ApiKeyRow, 'deleted_at' | 'revoked_at' | 'expires_at'>): SawtError | null {
+    if (row.deleted_at) return errors.authentication('Invalid API key: this key has been deleted');
+    if (row.revoked_at) return errors.authentication('Invalid API key: this key has been revoked');
+    if (row.expires_at && Date.parse(row.expires_at) <= this.now()) return errors.authentication(`Invalid API key: this key expired at ${row.expires_at}`);
+    return null;
   }
 
   authorize(ctx: AuthContext, scope: EndpointScope): void {

@@ -1,14 +1,16 @@
-import { currentProcess, definePlugin, tokens } from '@sawt/core';
+import { currentProcess, definePlugin, tokens, type ConcurrencyLimiter, type RateLimiter, type SharedLimits } from '@sawt/core';
 import { billingMigrations } from './migrations.js';
 import { SqlWallet } from './wallet.js';
 import { FixedWindowRateLimiter, InMemoryConcurrencyLimiter, type RateLimitSettings } from './limits.js';
 import { SawtAdmissionControl } from './admission.js';
 import { ReservationLeases, type LeaseSettings } from './leases.js';
+import { PrimaryConcurrencyLimiter, PrimaryRateLimiter, usesPrimaryLimits } from './worker-limits.js';
 
 export { SqlWallet, SqlReservation } from './wallet.js';
 export { FixedWindowRateLimiter, InMemoryConcurrencyLimiter, type RateLimitSettings } from './limits.js';
 export { SawtAdmissionControl } from './admission.js';
 export { ReservationLeases, type LeaseSettings } from './leases.js';
+export { serveWorkerLimits, WORKER_LIMITS_ENV } from './worker-limits.js';
 
 export interface BillingOptions {
   rateLimit: RateLimitSettings;
@@ -19,7 +21,8 @@ export interface BillingOptions {
 interface BillingState {
   wallet: SqlWallet;
   leases: ReservationLeases;
-  rateLimiter: FixedWindowRateLimiter;
+  /** The in-process counter, swept of ended windows (absent when limits are shared). */
+  localRate: FixedWindowRateLimiter | null;
   admission: SawtAdmissionControl;
   sweeper?: NodeJS.Timeout;
 }
@@ -32,6 +35,8 @@ export default definePlugin<BillingOptions>({
   provides: [tokens.wallet, tokens.concurrency, tokens.rateLimiter, tokens.admission],
   // accounts: wallets belong to accounts; quota: the per-key character quota lives in auth (it owns api_keys).
   consumes: [tokens.database, tokens.logger, tokens.accounts, tokens.quota],
+  // Present in a cluster (Redis plugin): limits every node shares, used instead of this process's own.
+  optionalConsumes: [tokens.sharedLimits],
   configSchema: {
     type: 'object',
     additionalProperties: false,
@@ -67,10 +72,9 @@ export default definePlugin<BillingOptions>({
     db.addMigrations(ctx.pluginId, billingMigrations);
     const leases = new ReservationLeases(db, currentProcess(ctx.runtime.nodeId), lease, ctx.logger);
     const wallet = new SqlWallet(db, ctx.get(tokens.accounts), ctx.get(tokens.quota), leases, ctx.logger);
-    const concurrency = new InMemoryConcurrencyLimiter();
-    const rateLimiter = new FixedWindowRateLimiter(ctx.options.rateLimit);
+    const { concurrency, rateLimiter, localRate } = chooseLimits(ctx.has(tokens.sharedLimits) ? ctx.get(tokens.sharedLimits) : null, ctx.options.rateLimit);
     const admission = new SawtAdmissionControl(concurrency, wallet, ctx.logger);
-    state.set(ctx.container, { wallet, leases, rateLimiter, admission });
+    state.set(ctx.container, { wallet, leases, localRate, admission });
     ctx.provide(tokens.wallet, wallet);
     ctx.provide(tokens.concurrency, concurrency);
     ctx.provide(tokens.rateLimiter, rateLimiter);
@@ -80,8 +84,11 @@ export default definePlugin<BillingOptions>({
   async start(ctx) {
     const s = state.get(ctx.container)!;
     await s.leases.start((row, reason) => s.wallet.releaseOrphan(row, reason));
-    s.sweeper = setInterval(() => s.rateLimiter.sweep(), Math.max(ctx.options.rateLimit.windowMs, 1000));
-    s.sweeper.unref();
+    if (s.localRate) {
+      const local = s.localRate;
+      s.sweeper = setInterval(() => local.sweep(), Math.max(ctx.options.rateLimit.windowMs, 1000));
+      s.sweeper.unref();
+    }
   },
 
   async stop(ctx) {
@@ -93,3 +100,14 @@ export default definePlugin<BillingOptions>({
     await s.leases.stop();
   },
 });
+
+/**
+ * Shared limits (Redis) when a plugin provides them; else, in a worker of
+ * `sawt serve --workers`, the primary's; else this process's own.
+ */
+function chooseLimits(shared: SharedLimits | null, rate: RateLimitSettings): { concurrency: ConcurrencyLimiter; rateLimiter: RateLimiter; localRate: FixedWindowRateLimiter | null } {
+  if (shared) return { concurrency: shared.concurrency, rateLimiter: shared.rateLimiter(rate), localRate: null };
+  if (usesPrimaryLimits()) return { concurrency: new PrimaryConcurrencyLimiter(), rateLimiter: new PrimaryRateLimiter(rate), localRate: null };
+  const localRate = new FixedWindowRateLimiter(rate);
+  return { concurrency: new InMemoryConcurrencyLimiter(), rateLimiter: localRate, localRate };
+}

@@ -4,13 +4,13 @@ import { BuiltinVoiceCatalog, ConfiguredModelCatalog, type ModelConfig, type Voi
 import { EspeakBackend, HtsBackend } from './backends.js';
 import { htsParameters } from './native/index.js';
 import { Diacritizer, type DiacritizerFiles } from './frontend/diacritize.js';
-import { BUILTIN_DIALECTS_DIR, loadDialects } from './frontend/dialects.js';
+import { BUILTIN_DIALECTS_DIR, loadDialects, type Dialect } from './frontend/dialects.js';
 import { EngineTextPipeline } from './frontend/pipeline.js';
 import type { LatinOptions } from './frontend/latin/index.js';
 import { EngineSynthesizer } from './synthesizer.js';
 import { cloningMigrations, VoiceCatalogWithClones, VoiceCloningService } from './cloning.js';
 import { phonemize } from './native/index.js';
-import { textToLabels, type LabelOptions } from './hts/labels.js';
+import { textToLabels, textToPhones, type LabelOptions } from './hts/labels.js';
 
 export interface EngineOptions {
   defaultModel: string;
@@ -188,7 +188,8 @@ export default definePlugin<EngineOptions>({
     const voices = new BuiltinVoiceCatalog(options.voices.filter((v) => !v.models || v.models.some((id) => models.get(id)?.available)));
     const htsModel = options.models.find((m) => m.engine === 'hts' && m.files?.length);
     const htsVoice = htsModel ? files.find(htsModel.files![0]!) : null;
-    const hts = new HtsBackend(htsVoice, options.chunkMs, options.hts.labels, options.hts.threads);
+    const dialects = loadDialects([BUILTIN_DIALECTS_DIR, ...options.dialectDirs.map((d) => path.resolve(runtime.configDir ?? '.', d))]);
+    const hts = new HtsBackend(htsVoice, options.chunkMs, options.hts.labels, options.hts.threads, dialects);
     htsWarmup = hts.voicePathIfAny();
     htsThreads = options.hts.threads;
     const backends = [new EspeakBackend(options.chunkMs), hts];
@@ -199,11 +200,15 @@ export default definePlugin<EngineOptions>({
     models.addPart({ name: 'diacritizer', files: Object.values(options.diacritizer.files), downloads: options.diacritizer.downloads });
     const diacritizerFiles = findDiacritizer(ctx, files, options);
     if (!diacritizerFiles) noteNoDiacritizer(models, options);
-    const dialects = loadDialects([BUILTIN_DIALECTS_DIR, ...options.dialectDirs.map((d) => path.resolve(runtime.configDir ?? '.', d))]);
     for (const v of options.voices) {
       for (const d of v.dialect) if (!dialects.has(d)) ctx.logger.warn({ voice: v.voice_id, dialect: d }, 'voice dialect has no rules file; read as written');
     }
-    const pipeline = new EngineTextPipeline({ segment: options.segment, diacritizer: null, dialects, lexicon: options.lexicon, latin: options.latin });
+    const phoneModels = {
+      phonesOf: (id: string) => (models.get(id) ? backends.find((b) => b.engine === models.get(id)!.engine)?.phonemes ?? null : undefined),
+      known: () => models.list().map((m) => m.model_id),
+      htsPhones: (text: string, dialect: Dialect | undefined) => textToPhones(text, options.hts.labels, dialect?.hasHtsRules ? (p) => dialect.applyHts(p) : undefined),
+    };
+    const pipeline = new EngineTextPipeline({ segment: options.segment, diacritizer: null, dialects, lexicon: options.lexicon, latin: options.latin, models: phoneModels });
     pendingDiacritizers.set(pipeline, diacritizerFiles && { files: diacritizerFiles, models });
     ctx.provide<ModelCatalog>(tokens.models, models);
     const database = ctx.get(tokens.database);
@@ -278,6 +283,7 @@ export { EngineTextPipeline } from './frontend/pipeline.js';
 export { segmentText } from './frontend/segment.js';
 export { normalizeText } from './frontend/normalize.js';
 export { stableUuid } from './catalog.js';
-export { textToLabels, textToUtterances, splitUtterances, splitUtterancesAt, wordStartLabels, parseUtterance, utteranceLabels, wordPhones, syllabify, DEFAULT_LABEL_OPTIONS, FESTIVAL_LABEL_OPTIONS, type LabelOptions, type HtsUtterance, type HtsWord } from './hts/labels.js';
+export { HTS_QUALITY_DEFAULTS } from './backends.js';
+export { textToLabels, textToPhones, textToUtterances, splitUtterances, splitUtterancesAt, wordStartLabels, parseUtterance, utteranceLabels, wordPhones, syllabify, DEFAULT_LABEL_OPTIONS, FESTIVAL_LABEL_OPTIONS, type LabelOptions, type PhoneRewrite, type HtsUtterance, type HtsWord } from './hts/labels.js';
 export { alphaForWarp, eqToMelCepstrum, htsVoiceToward, keepLoudness, melCepstrumGainDb, warpFrequency, TRAINED_ALPHA, HTS_RATE, MCEP_LENGTH, type SpeakerMapping } from './hts/voice-mapping.js';
 export * from './native/index.js';

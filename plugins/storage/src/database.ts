@@ -16,8 +16,8 @@ export interface DatabaseSettings {
 /** How long a SQLite connection waits for another process's write lock before failing (the admin CLI shares the file). */
 const SQLITE_BUSY_TIMEOUT_MS = 5000;
 const MIGRATIONS_TABLE = 'sawt_migrations';
-/** Two processes booting at once (server + CLI) contend for the migration lock; the loser retries for this long. */
-const MIGRATION_LOCK_WAIT_MS = 15_000;
+/** Processes booting at once (server + CLI, several nodes) contend for the migration lock; the losers retry for this long. */
+const MIGRATION_LOCK_WAIT_MS = 60_000;
 
 interface NamedMigration {
   name: string;

@@ -2,9 +2,11 @@ import path from 'node:path';
 import { definePlugin, tokens } from '@sawt/core';
 import { KnexDatabase, type Dialect } from './database.js';
 import { FileBlobStore } from './blob-store.js';
+import { DatabaseBlobStore, blobMigrations } from './db-blob-store.js';
 
 export { KnexDatabase } from './database.js';
 export { FileBlobStore, validateBlobKey } from './blob-store.js';
+export { DatabaseBlobStore } from './db-blob-store.js';
 
 export interface StorageOptions {
   client: Dialect;
@@ -12,11 +14,13 @@ export interface StorageOptions {
   connection?: string;
   /** SQLite file; `<dataDir>/sawt.db` when absent. */
   filename?: string;
-  /** Blob directory; `<dataDir>/blobs` when absent. */
+  /** Where blobs live: 'files' (a directory of this node) or 'database' (shared by every node of a cluster). */
+  blobs: 'files' | 'database';
+  /** Blob directory ('files'); `<dataDir>/blobs` when absent. */
   blobsDir?: string;
 }
 
-const state = new WeakMap<object, { db: KnexDatabase; blobs: FileBlobStore }>();
+const state = new WeakMap<object, { db: KnexDatabase; blobs: FileBlobStore | DatabaseBlobStore }>();
 
 export default definePlugin<StorageOptions>({
   id: 'storage',
@@ -29,6 +33,7 @@ export default definePlugin<StorageOptions>({
       client: { enum: ['sqlite3', 'pg'], default: 'sqlite3' },
       connection: { type: 'string', minLength: 1 },
       filename: { type: 'string', minLength: 1 },
+      blobs: { enum: ['files', 'database'], default: 'files' },
       blobsDir: { type: 'string', minLength: 1 },
     },
   },
@@ -47,7 +52,13 @@ export default definePlugin<StorageOptions>({
       },
       ctx.logger,
     );
-    const blobs = new FileBlobStore(path.resolve(runtime.dataDir, options.blobsDir ?? 'blobs'));
+    let blobs: FileBlobStore | DatabaseBlobStore;
+    if (options.blobs === 'database') {
+      db.addMigrations('storage', blobMigrations);
+      blobs = new DatabaseBlobStore(db);
+    } else {
+      blobs = new FileBlobStore(path.resolve(runtime.dataDir, options.blobsDir ?? 'blobs'));
+    }
     state.set(ctx.container, { db, blobs });
     ctx.provide(tokens.database, db);
     ctx.provide(tokens.blobStore, blobs);
@@ -55,7 +66,7 @@ export default definePlugin<StorageOptions>({
 
   async start(ctx) {
     const { db, blobs } = state.get(ctx.container)!;
-    await blobs.init();
+    if (blobs instanceof FileBlobStore) await blobs.init();
     await db.open();
   },
 

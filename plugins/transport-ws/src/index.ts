@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SawtError, definePlugin, errors, paidSynthesisServices, tokens, writeRawHttpError } from '@sawt/core';
+import { SawtError, definePlugin, errors, paidSynthesisServices, tokens, writeRawHttpError, type Authenticator, type Logger } from '@sawt/core';
 import { WebSocketServer } from 'ws';
 import { WsSession, liveSessions, upgradeKey, DEFAULT_LIMITS, type WsDeps, type WsLimits } from './session.js';
 
@@ -18,6 +18,8 @@ interface WsOptions extends WsLimits {
   maxConnectionsPerKey: number;
   /** Open connections from one client address (0: no limit). */
   maxConnectionsPerAddress: number;
+  /** How often the keys of open connections are checked against the database (revoked, deleted, expired on any node). */
+  keyCheckMs: number;
 }
 
 /** Counts of open connections by a name (key id, address), with a cap. */
@@ -66,6 +68,7 @@ export default definePlugin<WsOptions>({
       maxConnectionsPerKey: { type: 'integer', minimum: 0, default: 32 },
       maxConnectionsPerAddress: { type: 'integer', minimum: 0, default: 64 },
       shutdownGraceMs: { type: 'integer', minimum: 0, default: 10000 },
+      keyCheckMs: { type: 'integer', minimum: 50, default: 1000 },
     },
     additionalProperties: false,
   },
@@ -123,9 +126,11 @@ export default definePlugin<WsOptions>({
       });
     };
     http.server.on('upgrade', onUpgrade);
+    const keyCheck = watchKeys(sessions, deps.authenticator, ctx.options.keyCheckMs, ctx.logger);
 
     shutdowns.set(ctx, async () => {
       closing = true;
+      clearInterval(keyCheck);
       http.server.off('upgrade', onUpgrade);
       for (const s of sessions) s.shutdown();
       if (sessions.size) await Promise.race([Promise.allSettled([...sessions].map((s) => s.done)), sleep(ctx.options.shutdownGraceMs)]);
@@ -138,3 +143,30 @@ export default definePlugin<WsOptions>({
     await shutdowns.get(ctx)?.();
   },
 });
+
+/**
+ * Every `everyMs`, one query for the keys of all open connections: a key revoked,
+ * deleted or expired since (by the CLI or any node sharing the database) closes its
+ * connections 1008 with the same error a new request gets. No cache: what a
+ * connection may do is at most `everyMs` old.
+ */
+function watchKeys(sessions: Set<WsSession>, authenticator: Authenticator, everyMs: number, logger: Logger): NodeJS.Timeout {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running || sessions.size === 0 || !authenticator.invalidKeys) return;
+    const ids = [...new Set([...sessions].map((s) => s.keyId).filter((id): id is string => id !== null))];
+    if (ids.length === 0) return;
+    running = true;
+    authenticator.invalidKeys(ids).then(
+      (invalid) => {
+        for (const s of sessions) {
+          const e = s.keyId === null ? undefined : invalid.get(s.keyId);
+          if (e) s.keyInvalidated(e);
+        }
+      },
+      (err) => logger.warn({ err }, 'checking the keys of open WebSocket connections failed'),
+    ).finally(() => (running = false));
+  }, everyMs);
+  timer.unref();
+  return timer;
+}

@@ -276,6 +276,20 @@ export class WsSession {
     this.ws.close(code, reason);
   }
 
+  /** The id of the key this connection authenticated with (null: not yet). */
+  get keyId(): string | null {
+    return this.auth?.key.id ?? null;
+  }
+
+  /**
+   * The key was revoked, deleted or expired while the connection is open (seen by
+   * the plugin's key check): the error message, then close 1008, as at authentication.
+   */
+  keyInvalidated(e: SawtError): void {
+    if (this.closed || this.closing) return;
+    void this.sendError(e).then(() => this.closeWith(1008, 'API key no longer valid'));
+  }
+
   /** Authentication failure: the error message, then close 1008. */
   private async authenticate(secret: string | undefined): Promise<boolean> {
     try {

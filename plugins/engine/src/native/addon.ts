@@ -144,6 +144,11 @@ export interface NativeHtsControls {
    * smooth filter in the log-spectral domain, e.g. a cloned voice's EQ. Acts during generation.
    */
   mgcOffset?: number[];
+  /**
+   * Mel-cepstral postfilter coefficient (HTS beta, 0..0.8; 0 = none): deepens the valleys between
+   * formants, countering the over-smoothing of HMM spectra. Acts when vocoding (labels and given streams).
+   */
+  postfilter?: number;
   /** Global-variance weights (1 = trained). */
   gvWeightLf0?: number;
   gvWeightMgc?: number;
@@ -157,6 +162,8 @@ export interface NativeHtsControls {
 export interface NativeHtsOptions extends NativeHtsControls {
   /** Full-context labels, one array per utterance (sentence). */
   utterances: string[][];
+  /** Per utterance, labels whose phone gets a voiced closure (see NativeHtsSource). */
+  voicedClosures?: number[][];
 }
 
 /**
@@ -191,10 +198,13 @@ export interface HtsWordInput {
  * With labels, `words` (one list per utterance, textToUtterances gives them) makes each chunk-info
  * carry the words that start inside that chunk, audioMs from the chunk's start: the label's start is
  * the sum of the generated state durations before it (speed included), at the output rate.
+ * `voicedClosures` (one list per utterance, label indices): those phones (a stop the voice only has
+ * voiceless, e.g. /g/ said as k) get a voiced closure: log F0 over the first 60 % of their frames is
+ * bridged from the voiced frames around them.
  */
 export type NativeHtsSource =
-  | { utterances: string[][]; words?: HtsWordInput[][]; parameters?: undefined }
-  | { parameters: HtsParameterInput[]; utterances?: undefined; words?: undefined };
+  | { utterances: string[][]; words?: HtsWordInput[][]; voicedClosures?: number[][]; parameters?: undefined }
+  | { parameters: HtsParameterInput[]; utterances?: undefined; words?: undefined; voicedClosures?: undefined };
 
 export type NativeHtsSynthesisOptions = NativeHtsControls & NativeHtsSource & NativeHtsSynthesisSettings;
 
@@ -220,6 +230,8 @@ export interface HtsParameterStreams {
   /** Low-pass filter stream, frames × dims.lpf. */
   lpf: Float32Array;
   dims: { mgc: number; lf0: number; lpf: number };
+  /** The frame each label (phone) starts at, from the generated state durations (speed included). */
+  labelFrames: Int32Array;
 }
 
 export interface NativeAddon {

@@ -1,0 +1,161 @@
+import cluster, { type Worker } from 'node:cluster';
+import { randomUUID } from 'node:crypto';
+import { SawtError, errors, type ConcurrencyLimiter, type ConcurrencySlot, type RateLimiter } from '@sawt/core';
+import { FixedWindowRateLimiter, InMemoryConcurrencyLimiter, type RateLimitSettings } from './limits.js';
+
+/**
+ * `sawt serve --workers N` without Redis: the primary process holds the one
+ * concurrency limiter and rate counter of the machine, and the workers ask it over
+ * the cluster IPC channel. A worker that dies gives its slots back at once (the
+ * primary sees it exit). Set in the workers' environment by serve.
+ */
+export const WORKER_LIMITS_ENV = 'SAWT_WORKER_LIMITS';
+
+type Request =
+  | { op: 'acquire'; accountId: string; limit: number | null }
+  | { op: 'release'; slotId: string }
+  | { op: 'inFlight'; accountId: string }
+  | { op: 'hit'; keyId: string; windowMs: number; max: number };
+
+interface Envelope { sawtLimits: true; id: string; req: Request }
+interface Reply { sawtLimits: true; id: string; value?: unknown; error?: { kind: 'concurrency'; max: number; current: number } | { kind: 'rateLimit'; retryAfter: number } | { kind: 'other'; message: string } }
+
+/** True in a worker started by `sawt serve --workers` without shared (Redis) limits. */
+export function usesPrimaryLimits(): boolean {
+  return cluster.isWorker && process.env[WORKER_LIMITS_ENV] === 'ipc';
+}
+
+/** Primary side: answers the workers' limit requests; returns a function that stops serving. */
+export function serveWorkerLimits(): () => void {
+  const concurrency = new InMemoryConcurrencyLimiter();
+  const counters = new Map<string, FixedWindowRateLimiter>();
+  const slotsOf = new Map<number, Map<string, ConcurrencySlot>>();
+  const sweep = setInterval(() => counters.forEach((c) => c.sweep()), 10_000);
+  sweep.unref();
+
+  const answer = async (worker: Worker, req: Request): Promise<unknown> => {
+    switch (req.op) {
+      case 'acquire': {
+        const current = await concurrency.inFlight(req.accountId);
+        if (req.limit !== null && current >= req.limit) throw new RefusedSlot(req.limit, current);
+        const slot = await concurrency.acquire(req.accountId, req.limit);
+        const slotId = randomUUID();
+        let mine = slotsOf.get(worker.id);
+        if (!mine) slotsOf.set(worker.id, (mine = new Map()));
+        mine.set(slotId, slot);
+        return slotId;
+      }
+      case 'release': {
+        const mine = slotsOf.get(worker.id);
+        mine?.get(req.slotId)?.release();
+        mine?.delete(req.slotId);
+        return null;
+      }
+      case 'inFlight':
+        return concurrency.inFlight(req.accountId);
+      case 'hit': {
+        const name = `${req.windowMs}/${req.max}`;
+        let c = counters.get(name);
+        if (!c) counters.set(name, (c = new FixedWindowRateLimiter({ windowMs: req.windowMs, max: req.max })));
+        await c.hit(req.keyId);
+        return null;
+      }
+    }
+  };
+
+  const onMessage = (worker: Worker, msg: Envelope) => {
+    if (!msg || msg.sawtLimits !== true || !msg.req) return;
+    answer(worker, msg.req).then(
+      (value) => worker.isConnected() && worker.send({ sawtLimits: true, id: msg.id, value } satisfies Reply),
+      (e: unknown) => worker.isConnected() && worker.send({ sawtLimits: true, id: msg.id, error: describe(e) } satisfies Reply),
+    );
+  };
+  const onExit = (worker: Worker) => {
+    for (const slot of slotsOf.get(worker.id)?.values() ?? []) slot.release();
+    slotsOf.delete(worker.id);
+  };
+  cluster.on('message', onMessage);
+  cluster.on('exit', onExit);
+  return () => {
+    clearInterval(sweep);
+    cluster.off('message', onMessage);
+    cluster.off('exit', onExit);
+  };
+}
+
+class RefusedSlot extends Error {
+  constructor(readonly max: number, readonly current: number) {
+    super('concurrency limit');
+  }
+}
+
+function describe(e: unknown): Reply['error'] {
+  if (e instanceof RefusedSlot) return { kind: 'concurrency', max: e.max, current: e.current };
+  if (e instanceof SawtError && e.code === 42902) return { kind: 'rateLimit', retryAfter: Number(e.headers['retry-after'] ?? 1) };
+  return { kind: 'other', message: (e as Error)?.message ?? String(e) };
+}
+
+/** Worker side: one request to the primary, answered in order of replies. */
+class PrimaryChannel {
+  private readonly pending = new Map<string, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+
+  constructor() {
+    process.on('message', (msg: Reply) => {
+      if (!msg || msg.sawtLimits !== true) return;
+      const p = this.pending.get(msg.id);
+      if (!p) return;
+      this.pending.delete(msg.id);
+      if (!msg.error) p.resolve(msg.value);
+      else if (msg.error.kind === 'concurrency') p.reject(errors.concurrency(msg.error.max, msg.error.current));
+      else if (msg.error.kind === 'rateLimit') p.reject(errors.rateLimit(msg.error.retryAfter));
+      else p.reject(new Error(`the primary process could not answer a limit request: ${msg.error.message}`));
+    });
+  }
+
+  ask(req: Request): Promise<unknown> {
+    const id = randomUUID();
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      process.send!({ sawtLimits: true, id, req } satisfies Envelope, (err: Error | null) => {
+        if (!err) return;
+        this.pending.delete(id);
+        reject(err);
+      });
+    });
+  }
+
+  /** Fire and forget (the primary frees a dead worker's slots anyway). */
+  tell(req: Request): void {
+    if (process.connected) process.send!({ sawtLimits: true, id: randomUUID(), req } satisfies Envelope);
+  }
+}
+
+let channel: PrimaryChannel | null = null;
+const primary = () => (channel ??= new PrimaryChannel());
+
+export class PrimaryConcurrencyLimiter implements ConcurrencyLimiter {
+  async acquire(accountId: string, limit: number | null): Promise<ConcurrencySlot> {
+    const slotId = (await primary().ask({ op: 'acquire', accountId, limit })) as string;
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        primary().tell({ op: 'release', slotId });
+      },
+    };
+  }
+
+  async inFlight(accountId: string): Promise<number> {
+    return (await primary().ask({ op: 'inFlight', accountId })) as number;
+  }
+}
+
+export class PrimaryRateLimiter implements RateLimiter {
+  constructor(private readonly settings: RateLimitSettings) {}
+
+  async hit(keyId: string): Promise<void> {
+    if (this.settings.max === 0) return;
+    await primary().ask({ op: 'hit', keyId, ...this.settings });
+  }
+}

@@ -1,0 +1,74 @@
+import { Redis } from 'ioredis';
+import { definePlugin, tokens, type SharedLimits } from '@sawt/core';
+import { RedisConcurrencyLimiter, type SlotLeaseSettings } from './slots.js';
+import { RedisSlidingWindowRateLimiter } from './rate.js';
+
+export { RedisConcurrencyLimiter, type SlotLeaseSettings } from './slots.js';
+export { RedisSlidingWindowRateLimiter } from './rate.js';
+
+export interface RedisOptions {
+  /** redis:// URL; SAWT_REDIS_URL when absent. */
+  url?: string;
+  /** Prefix of every key this node writes (several installations can share one Redis); SAWT_REDIS_PREFIX, else "sawt:". */
+  keyPrefix?: string;
+  slots: SlotLeaseSettings;
+}
+
+const state = new WeakMap<object, { redis: Redis; concurrency: RedisConcurrencyLimiter }>();
+
+/** Concurrency slots (leases with heartbeat) and per-key rate limits shared by every node, on Redis. */
+export default definePlugin<RedisOptions>({
+  id: 'redis',
+  provides: [tokens.sharedLimits],
+  consumes: [tokens.logger],
+  configSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      url: { type: 'string', minLength: 1 },
+      keyPrefix: { type: 'string' },
+      slots: {
+        type: 'object',
+        additionalProperties: false,
+        default: {},
+        properties: {
+          ttlMs: { type: 'integer', minimum: 1000, default: 15_000 },
+          heartbeatMs: { type: 'integer', minimum: 100, default: 5_000 },
+        },
+      },
+    },
+  },
+
+  register(ctx) {
+    const { options } = ctx;
+    const url = options.url ?? process.env.SAWT_REDIS_URL;
+    if (!url) throw new Error("The redis plugin needs a server: set its 'url' option or SAWT_REDIS_URL (e.g. redis://127.0.0.1:6379)");
+    if (options.slots.heartbeatMs * 2 > options.slots.ttlMs) {
+      throw new Error(`redis: slots.heartbeatMs (${options.slots.heartbeatMs}) must be at most half of slots.ttlMs (${options.slots.ttlMs}), or a live node's slots could expire between heartbeats`);
+    }
+    const prefix = options.keyPrefix ?? process.env.SAWT_REDIS_PREFIX ?? 'sawt:';
+    // Connects in start(); commands wait for the connection rather than failing at once.
+    const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableAutoPipelining: true });
+    redis.on('error', (err: Error) => ctx.logger.warn({ err }, 'redis connection error'));
+    const concurrency = new RedisConcurrencyLimiter(redis, prefix, options.slots, ctx.logger);
+    state.set(ctx.container, { redis, concurrency });
+    const shared: SharedLimits = {
+      concurrency,
+      rateLimiter: (settings) => new RedisSlidingWindowRateLimiter(redis, prefix, settings),
+    };
+    ctx.provide(tokens.sharedLimits, shared);
+  },
+
+  async start(ctx) {
+    const s = state.get(ctx.container)!;
+    await s.redis.connect();
+    s.concurrency.start();
+  },
+
+  async stop(ctx) {
+    const s = state.get(ctx.container);
+    if (!s) return;
+    s.concurrency.stop();
+    await s.redis.quit().catch(() => s.redis.disconnect());
+  },
+});
