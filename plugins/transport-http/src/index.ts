@@ -43,6 +43,7 @@ export default definePlugin<HttpOptions>({
     properties: {
       bodyLimit: { type: 'integer', minimum: 1024, default: 1048576 },
       maxTextChars: { type: 'integer', minimum: 10, default: 5000 },
+      maxOutputSeconds: { type: 'number', exclusiveMinimum: 0, default: 900, description: 'Longest audio one text-to-speech or preview request may produce; longer: 400 (40001) naming the limit' },
       shutdownGraceMs: { type: 'integer', minimum: 0, default: 10000 },
       maxUploadBytes: { type: 'integer', minimum: 1024, default: 104857600 },
       ffmpegPath: { type: 'string', default: 'ffmpeg' },
@@ -72,6 +73,7 @@ export default definePlugin<HttpOptions>({
       rateLimiter: ctx.get(tokens.rateLimiter),
       ...paidSynthesisServices(ctx.get),
       maxTextChars: ctx.options.maxTextChars,
+      output: { workDir: ctx.get(tokens.workDir), maxOutputSeconds: ctx.options.maxOutputSeconds },
       track: trackInFlight,
     };
 

@@ -14,6 +14,8 @@ declare module 'fastify' {
 export interface HttpOptions {
   bodyLimit: number;
   maxTextChars: number;
+  /** Longest audio (seconds) one request may produce. */
+  maxOutputSeconds: number;
   shutdownGraceMs: number;
   maxUploadBytes: number;
   ffmpegPath: string;

@@ -3,7 +3,7 @@ import {
   VOICE_AGES, VOICE_GENDERS, decodeAudioFile, errors, fieldsToJsonSchema, isSawtError, plausibleRawPcm16, probeAudioFile, resolveModelFor, startPaidSynthesis, validateFields,
   type FieldRules, type HttpRouteSpec, type Logger, type PaidSynthesisServices, type VoiceCloning, type WorkDir,
 } from '@sawt/core';
-import { sendSynthesis } from '../audio-response.js';
+import { sendSynthesis, type OutputLimits } from '../audio-response.js';
 import { receiveForm, type MultipartForm, type UploadedFile } from '../multipart.js';
 import { errorResponses } from '../openapi.js';
 import { absoluteUrl, apiRoute, type RouteDeps } from '../server.js';
@@ -65,6 +65,7 @@ export interface VoiceRouteDeps extends RouteDeps, PaidSynthesisServices {
   ffprobePath: string;
   cloning: VoiceCloning;
   workDir: WorkDir;
+  output: OutputLimits;
   track: <T>(p: Promise<T>, cancel: () => void) => Promise<T>;
 }
 
@@ -135,7 +136,7 @@ export function registerVoiceRoutes(app: FastifyInstance, describe: (r: HttpRout
             }
           },
         });
-        await deps.track(sendSynthesis(req, reply, { stream: run.stream, admission: run.admission, streaming: true, sampleRate: 24000 }, deps.logger), () => run.stream.destroy());
+        await deps.track(sendSynthesis(req, reply, { stream: run.stream, admission: run.admission, streaming: true, sampleRate: 24000 }, deps.output, deps.logger), () => run.stream.destroy());
       } finally {
         await f.cleanup();
       }
