@@ -20,6 +20,8 @@ const USAGE = `Usage: sawt <command> [options] [--json]
   keys list [--account ID]
   keys revoke --id KEY_ID
   keys delete --id KEY_ID
+  voices list [--account ID]              cloned voices (every account's without --account)
+  voices delete --id VOICE_ID             delete a cloned voice: its record and stored files
   wallet topup --account ID --amount AMOUNT
   wallet show --account ID
   wallet ledger --account ID [--limit N]  the account's latest money movements (default 100), oldest first
@@ -137,6 +139,22 @@ const commands: Record<string, Handler> = {
     return withAdminApp(async (app) => {
       await app.get(tokens.apiKeys).delete(id);
       return { json: { id, deleted: true }, text: human`key ${id} deleted` };
+    });
+  },
+  async 'voices list'(argv) {
+    const { values } = flags(argv, { account: 'string' });
+    return withAdminApp(async (app) => {
+      const list = await app.get(tokens.voiceCloning).list(typeof values.account === 'string' ? values.account : undefined);
+      const json = list.map((v) => ({ voice_id: v.voice_id, account_id: v.account_id, name: v.name, created_at: v.created_at }));
+      return { json, text: json.map((v) => human`${v.voice_id}  account ${v.account_id}  ${v.name}`).join('\n') || '(no cloned voices)' };
+    });
+  },
+  async 'voices delete'(argv) {
+    const { values } = flags(argv, { id: 'string' });
+    const id = required(values, 'id');
+    return withAdminApp(async (app) => {
+      if (!(await app.get(tokens.voiceCloning).delete(id))) throw new Error(`Cloned voice ${JSON.stringify(id)} not found`);
+      return { json: { voice_id: id, deleted: true }, text: human`voice ${id} deleted` };
     });
   },
   async 'wallet topup'(argv) {

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { VOICE_AGES, VOICE_GENDERS, VOICE_TYPES, definePlugin, paidSynthesisServices, tokens, type HttpRouteSpec, type HttpServerService } from '@sawt/core';
+import { PLANS, VOICE_AGES, VOICE_GENDERS, VOICE_TYPES, definePlugin, paidSynthesisServices, tokens, type HttpRouteSpec, type HttpServerService, type Plan } from '@sawt/core';
 import { corsSchema } from './cors.js';
 import { buildOpenApi } from './openapi.js';
 import { registerPlayground } from './playground.js';
@@ -30,6 +30,9 @@ const clonedVoiceSchema = {
   properties: { id: { type: 'string', format: 'uuid' }, ...voiceSchema.properties, avatar_url: { type: 'string', nullable: true }, stability: { type: 'number' } },
 };
 
+/** Cloned voices an account may hold, by plan (option maxClonedVoices). */
+export const DEFAULT_CLONE_LIMITS: Record<Plan, number | null> = { free: 3, basic: 10, starter: 25, growth: 50, scale: 100, enterprise: null };
+
 /** Per-instance shutdown routine, keyed by the plugin context (one per booted app). */
 const shutdowns = new WeakMap<object, () => Promise<void>>();
 
@@ -48,6 +51,13 @@ export default definePlugin<HttpOptions>({
       maxUploadBytes: { type: 'integer', minimum: 1024, default: 104857600 },
       ffmpegPath: { type: 'string', default: 'ffmpeg' },
       ffprobePath: { type: 'string', default: 'ffprobe' },
+      maxClonedVoices: {
+        type: 'object',
+        description: 'Cloned voices an account of each plan may hold (null: no limit); cloning past it gives 400 (40001)',
+        properties: Object.fromEntries(PLANS.map((p) => [p, { type: ['integer', 'null'], minimum: 0 }])),
+        additionalProperties: false,
+        default: DEFAULT_CLONE_LIMITS,
+      },
       trustProxy: {
         anyOf: [{ type: 'boolean' }, { type: 'string', minLength: 1 }, { type: 'array', items: { type: 'string', minLength: 1 } }],
         default: false,
@@ -83,7 +93,7 @@ export default definePlugin<HttpOptions>({
     registerCatalogRoutes(app, describe, { ...deps, cloning: ctx.get(tokens.voiceCloning) });
     registerTtsRoutes(app, describe, deps);
     registerVoiceRoutes(app, describe, {
-      ...deps, cloning: ctx.get(tokens.voiceCloning), workDir: ctx.get(tokens.workDir), maxUploadBytes: ctx.options.maxUploadBytes, ffmpegPath: ctx.options.ffmpegPath, ffprobePath: ctx.options.ffprobePath,
+      ...deps, cloning: ctx.get(tokens.voiceCloning), workDir: ctx.get(tokens.workDir), maxClonedVoices: { ...DEFAULT_CLONE_LIMITS, ...ctx.options.maxClonedVoices }, maxUploadBytes: ctx.options.maxUploadBytes, ffmpegPath: ctx.options.ffmpegPath, ffprobePath: ctx.options.ffprobePath,
     });
 
     const service: HttpServerService = {
