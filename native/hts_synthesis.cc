@@ -54,10 +54,11 @@ class HtsPool {
     return *pool;
   }
 
-  void Submit(Task task) {
+  // `urgent` turns (a job's first audio) go ahead of the others, each kind in arrival order.
+  void Submit(Task task, bool urgent = false) {
     {
       std::lock_guard<std::mutex> guard(mutex_);
-      tasks_.push_back(std::move(task));
+      (urgent ? urgentTasks_ : tasks_).push_back(std::move(task));
     }
     wake_.notify_one();
   }
@@ -91,9 +92,10 @@ class HtsPool {
       Task task;
       {
         std::unique_lock<std::mutex> guard(mutex_);
-        wake_.wait(guard, [&] { return !tasks_.empty(); });
-        task = std::move(tasks_.front());
-        tasks_.pop_front();
+        wake_.wait(guard, [&] { return !urgentTasks_.empty() || !tasks_.empty(); });
+        auto& queue = urgentTasks_.empty() ? tasks_ : urgentTasks_;
+        task = std::move(queue.front());
+        queue.pop_front();
       }
       task(ok ? &engine : nullptr);
     }
@@ -103,7 +105,7 @@ class HtsPool {
   const int threads_;
   std::mutex mutex_;
   std::condition_variable wake_, loadedCv_;
-  std::deque<Task> tasks_;
+  std::deque<Task> urgentTasks_, tasks_;
   int loadState_ = 0;  // 0 loading, 1 loaded, -1 failed
 };
 
@@ -302,6 +304,7 @@ struct JobOptions {
   int threads = 2;
   int firstWindowFrames = 80;   // 0.4 s at 5 ms frames
   int windowFrames = 600;       // 3 s
+  bool urgent = true;           // the turns up to the first window go ahead of other jobs' later turns
 };
 
 constexpr size_t kWarmupFrames = 8;  // vocoded before a window and dropped (MLSA filter settles)
@@ -324,7 +327,10 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
  private:
   void QueueTurn() override {
     auto self = shared_from_this();
-    pool_.Submit([self](HTS_Engine* engine) { self->Step(engine); });
+    // Before the first window of the first sentence is vocoded (read on the worker that ran the last
+    // turn, or on the main thread while no turn is queued).
+    const bool first = options_.urgent && next_ <= 1 && frame_ == 0;
+    pool_.Submit([self](HTS_Engine* engine) { self->Step(engine); }, first);
   }
 
   // A worker thread: one turn — send what waits, then generate or vocode one window.
@@ -763,6 +769,9 @@ Napi::Value CreateHtsSynthesis(const Napi::CallbackInfo& info) {
   o.chunkMs = static_cast<int>(NumberField(env, opts, "chunkMs", 0, 60000, 200));
   o.firstWindowFrames = static_cast<int>(NumberField(env, opts, "firstWindowFrames", 10, 100000, 80));
   o.windowFrames = static_cast<int>(NumberField(env, opts, "windowFrames", 10, 100000, 600));
+  const Napi::Value urgent = opts.Get("urgent");
+  if (!urgent.IsUndefined() && !urgent.IsBoolean()) ThrowInvalidArgument(env, "Expected a boolean for urgent");
+  o.urgent = urgent.IsUndefined() || urgent.As<Napi::Boolean>().Value();
   if (!info[1].IsFunction()) ThrowInvalidArgument(env, "Expected a function for onEvent");
   auto job = std::make_shared<HtsJob>(std::move(o));
   HtsJob::Start(env, info[1].As<Napi::Function>(), job);

@@ -7,12 +7,16 @@ import { synthesizeHtsStream, synthesizeStream } from './native/index.js';
 
 /** Settings an engine back end receives after validation and the text front end. */
 export interface BackendRequest {
+  /** The model being spoken (a back end may hold several, e.g. Piper voice files). */
+  modelId: string;
   segments: string[];
   phonemeInput: boolean;
   voice: VoiceConfig;
   speed: number;
   stability: number;
   sampleRate: number;
+  /** The first segment goes ahead of other syntheses' later segments (the first audio of a request). */
+  urgent?: boolean;
 }
 
 /** One synthesis technology (espeak-ng today; HTS and VITS voices plug in here). */
@@ -60,6 +64,7 @@ export class EspeakBackend implements SpeechBackend {
       sampleRate: req.sampleRate,
       phonemeInput: req.phonemeInput,
       chunkMs: this.chunkMs,
+      urgent: req.urgent ?? true,
     });
   }
 }
@@ -124,6 +129,7 @@ export class HtsBackend implements SpeechBackend {
       sampleRate: req.sampleRate,
       chunkMs: this.chunkMs,
       threads: this.threads,
+      urgent: req.urgent ?? true,
     });
   }
 }

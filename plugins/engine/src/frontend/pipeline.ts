@@ -44,7 +44,7 @@ export class EngineTextPipeline implements TextPipeline {
       .addStage('lexicon', (text, ctx) => this.lexicon(ctx.dialect).apply(text))
       .addStage('diacritize', (text, ctx) => {
         const diacritizer = this.parts.diacritizer;
-        return diacritizer && ctx.diacritize !== false ? diacritizer.diacritize(text) : plain(text);
+        return diacritizer && ctx.diacritize !== false ? diacritizer.diacritize(text, { urgent: ctx.urgent === true }) : plain(text);
       }, {
         perSegment: true,
         batch: async (texts, ctx) => {
