@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { PCM_CONTENT_TYPE, errors, isSawtError, isDelivered, wavHeader, whenDelivered, type Admission, type Logger, type SawtError, type SpeechStream, type WorkDir } from '@sawt/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from './errors.js';
+import { noteRefusal } from './request-log.js';
 
 /** Resolves with the first buffered chunk (null at a clean end before any), rejects on a stream error or if the client left first. */
 function firstChunk(stream: SpeechStream, res: ServerResponse): Promise<Buffer | null> {
@@ -45,9 +46,11 @@ class ClientGone extends Error {
   }
 }
 
-function writeJsonError(res: ServerResponse, requestId: string, e: unknown, logger: Logger): void {
+function writeJsonError(res: ServerResponse, req: FastifyRequest, e: unknown, logger: Logger): void {
+  const requestId = req.id;
   const err = isSawtError(e) ? e : errors.internal('Speech synthesis failed');
-  if (!isSawtError(e)) logger.error({ err: e, requestId }, 'synthesis failed');
+  if (!isSawtError(e)) logger.error({ err: e, requestId, accountId: req.auth?.account.id ?? null, keyId: req.auth?.key.id ?? null }, 'synthesis failed');
+  noteRefusal(res, err);
   if (res.headersSent || res.destroyed) {
     res.destroy();
     return;
@@ -161,7 +164,7 @@ export async function sendSynthesis(
     stream.destroy();
     // Audio cut at the output limit was not delivered, whatever the response's state says.
     if (isSawtError(e)) refused = true;
-    if (!(e instanceof ClientGone) && !res.destroyed) writeJsonError(res, req.id, e, logger);
+    if (!(e instanceof ClientGone) && !res.destroyed) writeJsonError(res, req, e, logger);
     else if (refused) res.destroy();
   } finally {
     // A close racing the last write still delivered everything if end() had emptied the buffer.
