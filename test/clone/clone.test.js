@@ -111,8 +111,11 @@ t.test('voice preview and cloning', async (t) => {
       dialect: ['egyptian', 'fusha'], type: null, avatar_url: 'https://example.com/a.png', stability: 0.4,
     });
     t.equal(v.sample_url, `${srv.api}/voices/${v.voice_id}/sample`);
-    const sample = await fetch(v.sample_url);
+    t.equal((await fetch(v.sample_url)).status, 401, "a cloned voice's sample needs a key");
+    t.equal((await fetch(v.sample_url, { headers: other.headers })).status, 404, "and another account's is not found");
+    const sample = await fetch(v.sample_url, { headers: owner.headers });
     t.equal(sample.status, 200);
+    t.equal(sample.headers.get('cache-control'), 'private, no-store', 'never kept by a shared cache');
     const wav = parseWav(Buffer.from(await sample.arrayBuffer()));
     t.equal(wav.fmt.sampleRate, 24000);
     t.equal(wav.data.length, previewPcm.length, 'the preview audio is the sample');

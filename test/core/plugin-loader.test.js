@@ -30,7 +30,7 @@ t.test('a third-party plugin named by path in a config file is loaded, ordered a
   const c = await srv.client({ name: 'Salma' });
   const res = await fetch(`${srv.api}/hello`, { headers: c.headers });
   t.equal(res.status, 200);
-  t.same(await res.json(), { message: 'ahlan, Salma', voices: 14 }, 'the 12 sawt-mini voices and the 2 of the bundled HTS voice');
+  t.same(await res.json(), { message: 'ahlan, Salma', voices: 19 }, 'the 12 sawt-mini voices and the 7 of the bundled HTS voice (2 Fusha, 5 dialects)');
 });
 
 t.test('a missing provider refuses to boot, naming the plugin and the service', async (t) => {

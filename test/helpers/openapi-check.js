@@ -38,7 +38,9 @@ export function createOpenApiChecker(doc) {
     // A CORS preflight answer (transport-http's cors option) belongs to HTTP, not to an operation.
     if (method === 'OPTIONS' && status === 204 && !body?.length) return [];
     const m = method === 'HEAD' ? 'get' : method.toLowerCase();
-    const entry = operations.find((o) => o.regex.test(path));
+    // A literal path (/voices/preview) wins over a template that also matches it (/voices/{voice_id}), as in the router.
+    const matching = operations.filter((o) => o.regex.test(path));
+    const entry = matching.find((o) => o.ops[m] && !o.template.includes('{')) ?? matching.find((o) => o.ops[m]) ?? matching[0];
     const op = entry?.ops[m];
     let responses;
     let where;

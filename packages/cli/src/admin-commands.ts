@@ -116,6 +116,22 @@ export const commands: Record<string, Handler> = {
       return { json: { id, deleted: true }, text: human`key ${id} deleted` };
     });
   },
+  async 'voices list'({ values }) {
+    const accountId = typeof values.account === 'string' ? values.account : undefined;
+    return withAdminApp(async (app) => {
+      if (accountId !== undefined) await accountOrFail(app, accountId);
+      const list = await app.get(tokens.voiceCloning).list(accountId);
+      const json = list.map((v) => ({ voice_id: v.voice_id, account_id: v.account_id, name: v.name, created_at: v.created_at }));
+      return { json, text: json.map((v) => human`${v.voice_id}  account ${v.account_id}  ${v.name}`).join('\n') || '(no cloned voices)' };
+    });
+  },
+  async 'voices delete'({ values }) {
+    const id = required(values, 'id');
+    return withAdminApp(async (app) => {
+      if (!(await app.get(tokens.voiceCloning).delete(id))) throw new Error(`Cloned voice ${JSON.stringify(id)} not found`);
+      return { json: { voice_id: id, deleted: true }, text: human`voice ${id} deleted` };
+    });
+  },
   async 'wallet topup'({ values }) {
     const accountId = required(values, 'account');
     const amount = parseAmount(required(values, 'amount'), 'amount');

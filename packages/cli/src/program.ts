@@ -85,6 +85,12 @@ const SPECS: CommandSpec[] = [
   { path: 'keys revoke', summary: 'Revoke a key (it stays listed as revoked)', options: [{ flags: '--id <key-id>', description: 'the key\'s id', required: true }], examples: ['sawt keys revoke --id KEY_ID'], run: { handler: commands['keys revoke']! } },
   { path: 'keys delete', summary: 'Delete a key', options: [{ flags: '--id <key-id>', description: 'the key\'s id', required: true }], examples: ['sawt keys delete --id KEY_ID'], run: { handler: commands['keys delete']! } },
   {
+    path: 'voices list', summary: 'List cloned voices (every account\'s without --account)',
+    options: [{ flags: '--account <id>', description: 'only this account\'s cloned voices (an unknown id is an error)' }],
+    examples: ['sawt voices list --account ACCOUNT_ID'], run: { handler: commands['voices list']! },
+  },
+  { path: 'voices delete', summary: 'Delete a cloned voice: its record and stored files', options: [{ flags: '--id <voice-id>', description: 'the voice_id (cv_…)', required: true }], examples: ['sawt voices delete --id cv_0123abcd'], run: { handler: commands['voices delete']! } },
+  {
     path: 'wallet topup', summary: 'Add money to an account\'s wallet',
     options: [account(), { flags: '--amount <amount>', description: 'a decimal amount greater than zero', required: true }],
     examples: ['sawt wallet topup --account ACCOUNT_ID --amount 25.50'], run: { handler: commands['wallet topup']! },

@@ -80,3 +80,17 @@ export function plausibleRawPcm16(head: Buffer, totalBytes: number): boolean {
   if (['%PDF', 'PK\u0003\u0004', '\u0089PNG', 'GIF8', '\u007fELF'].includes(sig) || (head[0] === 0xff && head[1] === 0xd8)) return false;
   return true;
 }
+
+/**
+ * Transcodes the first audio stream of `input` to a PCM16 mono WAV at `sampleRate`
+ * in `output`, keeping at most the first `maxSeconds` (ffmpeg streams it: nothing
+ * is held in memory). Rejects when ffmpeg fails.
+ */
+export function transcodeToWav(ffmpeg: string, input: string, output: string, opts: { sampleRate: number; maxSeconds: number; raw?: { sampleRate: number } }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const src = opts.raw ? ['-f', 's16le', '-ar', String(opts.raw.sampleRate), '-ac', '1', '-i', input] : ['-i', input];
+    const p = spawn(ffmpeg, ['-nostdin', '-v', 'error', '-y', ...src, '-map', '0:a:0', '-vn', '-t', String(opts.maxSeconds), '-ac', '1', '-ar', String(opts.sampleRate), '-c:a', 'pcm_s16le', '-f', 'wav', output], { stdio: ['ignore', 'ignore', 'ignore'] });
+    p.on('error', reject);
+    p.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg exited with ${code}`))));
+  });
+}

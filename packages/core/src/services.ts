@@ -456,6 +456,17 @@ export interface VoiceCloning {
     languages: string[]; dialect: string[]; avatarUrl: string | null; stability: number; text: string;
     profile: VoiceProfile; referenceFile: string; referenceSha256: string; samplePcm: Buffer;
   }): Promise<ClonedVoiceRecord>;
-  /** The stored sample of a cloned voice as WAV, or null when `voiceId` is no cloned voice. */
-  sampleWav(voiceId: string): Promise<Buffer | null>;
+  /**
+   * The stored sample of a cloned voice as WAV, or null when `voiceId` is no cloned voice
+   * (or, with `accountId`, none of that account's).
+   */
+  sampleWav(voiceId: string, accountId?: string): Promise<Buffer | null>;
+  /** Whether `voiceId` names a cloned voice (of any account): its sample is then private. */
+  isCloneId(voiceId: string): boolean;
+  /** Cloned voices of an account (every account's when omitted), oldest first. */
+  list(accountId?: string): Promise<Array<ClonedVoiceRecord & { account_id: string; created_at: string }>>;
+  /** How many cloned voices the account holds. */
+  count(accountId: string): Promise<number>;
+  /** Removes a cloned voice (record and stored files); with `accountId`, only that account's. False when there was none. */
+  delete(voiceId: string, accountId?: string): Promise<boolean>;
 }

@@ -15,7 +15,7 @@
  * sample.wav).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import {
   encodeWav, errors, type BlobStore, type ChunkInfo, type ClonedVoiceRecord, type Database, type Logger, type Migration,
@@ -402,10 +402,11 @@ export class VoiceCloningService implements VoiceCloning {
     // Stored with the reference mapped onto the base voice of the clone's own model.
     const analyzed = input.profile as StoredProfile;
     const profile: StoredProfile = { ...analyzed, ...(await this.mappingFor(analyzed, input.modelId)) };
-    const keys = { profile: `${prefix}/profile.json`, reference: `${prefix}/reference.bin`, sample: `${prefix}/sample.wav` };
+    const keys = { profile: `${prefix}/profile.json`, reference: `${prefix}/reference.wav`, sample: `${prefix}/sample.wav` };
     try {
       await this.blobs.put(keys.profile, Buffer.from(JSON.stringify(profile)));
-      await this.blobs.put(keys.reference, await readFile(input.referenceFile));
+      // Streamed from the file (the caller's transcoded, length-capped copy), never read whole.
+      await this.blobs.put(keys.reference, createReadStream(input.referenceFile));
       await this.blobs.put(keys.sample, encodeWav([input.samplePcm], CLONE_RATE));
     } catch (e) {
       this.logger.error({ err: e, voiceId }, 'clone: storing the voice files failed');
@@ -423,8 +424,34 @@ export class VoiceCloningService implements VoiceCloning {
     return toRecord(row);
   }
 
-  async sampleWav(voiceId: string): Promise<Buffer | null> {
-    const row = await this.row(voiceId);
+  isCloneId(voiceId: string): boolean {
+    return voiceId.startsWith('cv_');
+  }
+
+  async list(accountId?: string): Promise<Array<ClonedVoiceRecord & { account_id: string; created_at: string }>> {
+    const q = this.db.knex('cloned_voices').orderBy('created_at');
+    const rows = (accountId === undefined ? await q : await q.where({ account_id: accountId })) as ClonedRow[];
+    return rows.map((r) => ({ ...toRecord(r), account_id: r.account_id, created_at: r.created_at }));
+  }
+
+  async count(accountId: string): Promise<number> {
+    const r = await this.db.knex('cloned_voices').where({ account_id: accountId }).count<{ n: number | string }[]>({ n: '*' });
+    return Number(r[0]?.n ?? 0);
+  }
+
+  async delete(voiceId: string, accountId?: string): Promise<boolean> {
+    const row = await this.row(voiceId, accountId);
+    if (!row) return false;
+    const gone = await this.db.knex('cloned_voices').where({ voice_id: voiceId, account_id: row.account_id }).delete();
+    this.profiles.delete(voiceId);
+    await Promise.all([row.profile_key, row.reference_key, row.sample_key].map((k) => this.blobs.delete(k).catch((e) => {
+      this.logger.warn({ err: e, voiceId, key: k }, 'clone: removing a stored file of a deleted voice failed');
+    })));
+    return gone > 0;
+  }
+
+  async sampleWav(voiceId: string, accountId?: string): Promise<Buffer | null> {
+    const row = await this.row(voiceId, accountId);
     if (!row) return null;
     const chunks: Buffer[] = [];
     for await (const c of await this.blobs.get(row.sample_key)) chunks.push(c as Buffer);

@@ -1,6 +1,10 @@
 import type { ServerResponse } from 'node:http';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { readFile, rm, stat } from 'node:fs/promises';
+import { once } from 'node:events';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { PCM_CONTENT_TYPE, encodeWav, errors, isSawtError, isDelivered, whenDelivered, type Admission, type Logger, type SpeechStream } from '@sawt/core';
+import { PCM_CONTENT_TYPE, errors, isSawtError, isDelivered, wavHeader, whenDelivered, type Admission, type Logger, type SawtError, type SpeechStream, type WorkDir } from '@sawt/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from './errors.js';
 import { noteRefusal } from './request-log.js';
@@ -56,63 +60,117 @@ function writeJsonError(res: ServerResponse, req: FastifyRequest, e: unknown, lo
   res.end(body);
 }
 
+/** A spooled WAV up to this size is read back and sent in one write. */
+const SMALL_WAV_BYTES = 1 << 20;
+
+/** What one response may hold and where a WAV is spooled while it is generated. */
+export interface OutputLimits {
+  workDir: WorkDir;
+  /** Longest audio one request may produce (seconds). */
+  maxOutputSeconds: number;
+}
+
+export function outputTooLong(maxSeconds: number): SawtError {
+  return errors.validation(`The audio for this text would be longer than ${maxSeconds} seconds, the limit per request: send a shorter text (or several requests)`);
+}
+
+/** Passes PCM through, counting it; past `maxBytes` it fails with the output limit error. */
+function capped(maxBytes: number, maxSeconds: number): Transform {
+  let bytes = 0;
+  return new Transform({
+    transform(chunk: Buffer, _e, cb) {
+      bytes += chunk.length;
+      if (bytes > maxBytes) cb(outputTooLong(maxSeconds));
+      else cb(null, chunk);
+    },
+  });
+}
+
 /**
  * Sends synthesized audio and settles the money only when the whole response
  * reached the client; a synthesis failure, a client disconnect or a write error
  * releases the reservation instead. Streaming sends raw PCM16 as chunks arrive
- * (headers go with the first chunk, so an early failure is still a JSON error);
- * non-streaming collects the audio and sends a WAV with Content-Length.
+ * (headers go with the first chunk, so an early failure is still a JSON error).
+ * Non-streaming spools the PCM to a file in the process's temp folder (memory
+ * stays bounded whatever the length) and then sends a WAV with Content-Length.
+ * Audio past `maxOutputSeconds` is refused: non-streaming with 400 40001 naming
+ * the limit; a stream already under way is cut (nothing charged).
  */
 export async function sendSynthesis(
   req: FastifyRequest,
   reply: FastifyReply,
   run: { stream: SpeechStream; admission: Admission; streaming: boolean; sampleRate: number },
+  limits: OutputLimits,
   logger: Logger,
 ): Promise<void> {
   const { stream, admission, streaming, sampleRate } = run;
+  const maxBytes = Math.ceil(limits.maxOutputSeconds * sampleRate) * 2;
   const res = reply.raw;
   reply.hijack();
   res.socket?.setNoDelay(true);
   let delivered = false;
+  let spool: string | null = null;
+  let refused = false;
   try {
     if (streaming) {
       const first = await firstChunk(stream, res);
+      if (first && first.length > maxBytes) throw outputTooLong(limits.maxOutputSeconds);
       res.writeHead(200, {
         'content-type': PCM_CONTENT_TYPE(sampleRate),
         'cache-control': 'no-cache',
         connection: 'keep-alive',
         'x-request-id': req.id,
       });
+      const cap = capped(maxBytes - (first?.length ?? 0), limits.maxOutputSeconds);
       if (first) res.write(first);
-      await pipeline(stream, res);
+      await pipeline(stream, cap, res);
       delivered = await whenDelivered(res);
     } else {
-      const chunks: Buffer[] = [];
+      spool = limits.workDir.file('tts', '.pcm');
+      const file = spool;
       const onClose = () => stream.destroy(new ClientGone());
       res.once('close', onClose);
       try {
-        for await (const c of stream) chunks.push(c as Buffer);
+        await pipeline(stream, capped(maxBytes, limits.maxOutputSeconds), createWriteStream(file));
       } finally {
         res.off('close', onClose);
       }
       if (res.destroyed) throw new ClientGone();
-      const wav = encodeWav(chunks, sampleRate);
+      const bytes = (await stat(file)).size;
       res.writeHead(200, {
         'content-type': 'audio/wav',
         'cache-control': 'no-cache',
-        'content-length': wav.length,
+        'content-length': 44 + bytes,
         'x-request-id': req.id,
       });
-      res.end(wav);
+      if (bytes <= SMALL_WAV_BYTES) {
+        // Small enough to send in one write (as most answers are).
+        const pcm = await readFile(file);
+        await rm(file, { force: true });
+        spool = null;
+        res.end(Buffer.concat([wavHeader(bytes, sampleRate), pcm]));
+      } else {
+        res.write(wavHeader(bytes, sampleRate));
+        // Read through an open descriptor: the file's name is gone before the first byte is sent.
+        const reader = createReadStream(file);
+        await once(reader, 'open');
+        await rm(file, { force: true });
+        spool = null;
+        await pipeline(reader, res);
+      }
       delivered = await whenDelivered(res);
     }
   } catch (e) {
     stream.destroy();
+    // Audio cut at the output limit was not delivered, whatever the response's state says.
+    if (isSawtError(e)) refused = true;
     if (!(e instanceof ClientGone) && !res.destroyed) writeJsonError(res, req, e, logger);
+    else if (refused) res.destroy();
   } finally {
     // A close racing the last write still delivered everything if end() had emptied the buffer.
-    delivered ||= isDelivered(res);
+    if (!refused) delivered ||= isDelivered(res);
     if (delivered) await admission.settle();
     else await admission.release(res.destroyed && !res.writableFinished ? 'client disconnected' : 'synthesis failed');
+    if (spool) await rm(spool, { force: true }).catch(() => {});
   }
 }

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { VOICE_AGES, VOICE_GENDERS, VOICE_TYPES, definePlugin, paidSynthesisServices, tokens, type HttpRouteSpec, type HttpServerService } from '@sawt/core';
+import { PLANS, VOICE_AGES, VOICE_GENDERS, VOICE_TYPES, definePlugin, paidSynthesisServices, tokens, type HttpRouteSpec, type HttpServerService, type Plan } from '@sawt/core';
 import { corsSchema } from './cors.js';
 import { buildOpenApi } from './openapi.js';
 import { registerPlayground } from './playground.js';
@@ -33,6 +33,9 @@ const clonedVoiceSchema = {
   properties: { id: { type: 'string', format: 'uuid' }, ...voiceSchema.properties, avatar_url: { type: 'string', nullable: true }, stability: { type: 'number' } },
 };
 
+/** Cloned voices an account may hold, by plan (option maxClonedVoices). */
+export const DEFAULT_CLONE_LIMITS: Record<Plan, number | null> = { free: 3, basic: 10, starter: 25, growth: 50, scale: 100, enterprise: null };
+
 export { docsSize } from './docs.js';
 
 export default definePlugin<HttpOptions>({
@@ -45,10 +48,18 @@ export default definePlugin<HttpOptions>({
     properties: {
       bodyLimit: { type: 'integer', minimum: 1024, default: 1048576 },
       maxTextChars: { type: 'integer', minimum: 10, default: 5000 },
+      maxOutputSeconds: { type: 'number', exclusiveMinimum: 0, default: 900, description: 'Longest audio one text-to-speech or preview request may produce; longer: 400 (40001) naming the limit' },
       shutdownGraceMs: { type: 'integer', minimum: 0, default: 10000 },
       maxUploadBytes: { type: 'integer', minimum: 1024, default: 104857600 },
       ffmpegPath: { type: 'string', default: 'ffmpeg' },
       ffprobePath: { type: 'string', default: 'ffprobe' },
+      maxClonedVoices: {
+        type: 'object',
+        description: 'Cloned voices an account of each plan may hold (null: no limit); cloning past it gives 400 (40001)',
+        properties: Object.fromEntries(PLANS.map((p) => [p, { type: ['integer', 'null'], minimum: 0 }])),
+        additionalProperties: false,
+        default: DEFAULT_CLONE_LIMITS,
+      },
       trustProxy: {
         anyOf: [{ type: 'boolean' }, { type: 'string', minLength: 1 }, { type: 'array', items: { type: 'string', minLength: 1 } }],
         default: false,
@@ -93,6 +104,7 @@ export default definePlugin<HttpOptions>({
       rateLimiter: ctx.get(tokens.rateLimiter),
       ...paidSynthesisServices(ctx.get),
       maxTextChars: ctx.options.maxTextChars,
+      output: { workDir: ctx.get(tokens.workDir), maxOutputSeconds: ctx.options.maxOutputSeconds },
       track: trackInFlight,
     };
 
@@ -108,7 +120,7 @@ export default definePlugin<HttpOptions>({
     registerCatalogRoutes(app, describe, { ...deps, cloning: ctx.get(tokens.voiceCloning) });
     registerTtsRoutes(app, describe, deps);
     registerVoiceRoutes(app, describe, {
-      ...deps, cloning: ctx.get(tokens.voiceCloning), workDir: ctx.get(tokens.workDir), maxUploadBytes: ctx.options.maxUploadBytes, ffmpegPath: ctx.options.ffmpegPath, ffprobePath: ctx.options.ffprobePath,
+      ...deps, cloning: ctx.get(tokens.voiceCloning), workDir: ctx.get(tokens.workDir), maxClonedVoices: { ...DEFAULT_CLONE_LIMITS, ...ctx.options.maxClonedVoices }, maxUploadBytes: ctx.options.maxUploadBytes, ffmpegPath: ctx.options.ffmpegPath, ffprobePath: ctx.options.ffprobePath,
     });
 
     const service: HttpServerService = {

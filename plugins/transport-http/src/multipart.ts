@@ -18,6 +18,8 @@ export interface MultipartForm {
   files: Record<string, UploadedFile>;
   /** Names sent as files that are not in `fileFields` (ignored, their bytes discarded). */
   cleanup(): Promise<void>;
+  /** Adds a work file of the request, removed by cleanup() with the uploads. */
+  track(file: string): void;
 }
 
 /**
@@ -93,7 +95,7 @@ export function receiveForm(req: IncomingMessage, opts: { file: () => string; fi
       if (failed) return;
       Promise.all(writes).then(() => {
         if (failed) return;
-        resolve({ fields, files, cleanup });
+        resolve({ fields, files, cleanup, track: (file) => void written.push(file) });
       }, (e: Error) => fail(e));
     });
     const cutOff = () => fail(errors.validation('The request body was cut off before it ended'));

@@ -16,6 +16,10 @@ declare module 'fastify' {
 export interface HttpOptions {
   bodyLimit: number;
   maxTextChars: number;
+  /** Cloned voices an account of each plan may hold (null: no limit). */
+  maxClonedVoices: Partial<Record<import('@sawt/core').Plan, number | null>>;
+  /** Longest audio (seconds) one request may produce. */
+  maxOutputSeconds: number;
   shutdownGraceMs: number;
   maxUploadBytes: number;
   ffmpegPath: string;

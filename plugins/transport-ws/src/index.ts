@@ -17,9 +17,35 @@ interface WsOptions extends WsLimits {
   /** Hard cap on one WebSocket frame/message in bytes: above it ws closes the connection 1009. */
   maxPayload: number;
   shutdownGraceMs: number;
+  /** Open connections one API key may hold (0: no limit). */
+  maxConnectionsPerKey: number;
+  /** Open connections from one client address (0: no limit). */
+  maxConnectionsPerAddress: number;
   /** How often the keys of open connections are checked against the database (revoked, deleted, expired on any node). */
   keyCheckMs: number;
 }
+
+/** Counts of open connections by a name (key id, address), with a cap. */
+class ConnectionCounts {
+  private readonly open = new Map<string, number>();
+  constructor(private readonly max: number) {}
+  /** Takes one for `name` or returns null when it already has `max`; the returned function gives it back once. */
+  take(name: string): (() => void) | null {
+    const n = this.open.get(name) ?? 0;
+    if (this.max > 0 && n >= this.max) return null;
+    this.open.set(name, n + 1);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      const left = (this.open.get(name) ?? 1) - 1;
+      if (left > 0) this.open.set(name, left);
+      else this.open.delete(name);
+    };
+  }
+}
+
+const tooMany = (what: string, max: number) => new SawtError('concurrency', `Too many open WebSocket connections for this ${what}: at most ${max} at a time; close one before opening another`);
 
 /** WSS /websocket/text-to-speech on the HTTP server of transport-http. */
 export default definePlugin<WsOptions>({
@@ -38,6 +64,9 @@ export default definePlugin<WsOptions>({
       stallTimeoutMs: { type: 'integer', minimum: 10, default: DEFAULT_LIMITS.stallTimeoutMs },
       pingIntervalMs: { type: 'integer', minimum: 10, default: DEFAULT_LIMITS.pingIntervalMs },
       idleTimeoutMs: { type: 'integer', minimum: 10, default: DEFAULT_LIMITS.idleTimeoutMs },
+      initTimeoutMs: { type: 'integer', minimum: 10, default: DEFAULT_LIMITS.initTimeoutMs },
+      maxConnectionsPerKey: { type: 'integer', minimum: 0, default: 32 },
+      maxConnectionsPerAddress: { type: 'integer', minimum: 0, default: 64 },
       shutdownGraceMs: { type: 'integer', minimum: 0, default: 10000 },
       keyCheckMs: { type: 'integer', minimum: 50, default: 1000 },
     },
@@ -49,8 +78,10 @@ export default definePlugin<WsOptions>({
     if (o.maxPayload < o.maxMessageBytes) throw new Error(`transport-ws: maxPayload (${o.maxPayload}) must be at least maxMessageBytes (${o.maxMessageBytes})`);
     const limits: WsLimits = {
       maxMessageBytes: o.maxMessageBytes, maxPendingChars: o.maxPendingChars, highWaterBytes: o.highWaterBytes, maxBufferedBytes: o.maxBufferedBytes,
-      stallTimeoutMs: o.stallTimeoutMs, pingIntervalMs: o.pingIntervalMs, idleTimeoutMs: o.idleTimeoutMs,
+      stallTimeoutMs: o.stallTimeoutMs, pingIntervalMs: o.pingIntervalMs, idleTimeoutMs: o.idleTimeoutMs, initTimeoutMs: o.initTimeoutMs,
     };
+    const byKey = new ConnectionCounts(o.maxConnectionsPerKey);
+    const byAddress = new ConnectionCounts(o.maxConnectionsPerAddress);
     const http = ctx.get(tokens.httpServer);
     const fastify = http.app as import('fastify').FastifyInstance;
     fastify.get('/api/v1/asyncapi.json', async (req) => buildAsyncApi(http.publicOrigin(req)));
@@ -60,6 +91,11 @@ export default definePlugin<WsOptions>({
       ...paidSynthesisServices(ctx.get),
       logger: ctx.logger,
       track: (p, cancel) => http.trackInFlight(p, cancel),
+      claimKey: (keyId) => {
+        const release = byKey.take(keyId);
+        if (!release) throw tooMany('API key', o.maxConnectionsPerKey);
+        return release;
+      },
     };
     const wss = new WebSocketServer({ noServer: true, maxPayload: ctx.options.maxPayload });
     // A handshake ws refuses (bad method, key or version) answers in the error shape of every other refusal.
@@ -85,10 +121,16 @@ export default definePlugin<WsOptions>({
         refuse(socket, e);
         return;
       }
+      const releaseAddress = byAddress.take(req.socket.remoteAddress ?? 'unknown');
+      if (!releaseAddress) {
+        writeRawHttpError(socket, tooMany('address', o.maxConnectionsPerAddress), randomUUID());
+        return;
+      }
+      socket.once('close', releaseAddress);
       wss.handleUpgrade(req, socket, head, (ws) => {
         const session = new WsSession(ws, deps, upgradeKey(req, url), limits);
         sessions.add(session);
-        void session.done.then(() => sessions.delete(session));
+        void session.done.then(() => (sessions.delete(session), releaseAddress()));
       });
     };
     http.server.on('upgrade', onUpgrade);

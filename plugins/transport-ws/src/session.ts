@@ -16,11 +16,15 @@ export interface WsDeps extends PaidSynthesisServices {
   rateLimiter: RateLimiter;
   logger: Logger;
   track: <T>(p: Promise<T>, cancel: () => void) => Promise<T>;
+  /** Counts an open connection for the key; a SawtError when the key has too many (released by the returned function). */
+  claimKey?: (keyId: string) => () => void;
 }
 
 /** Buffer length schedule for generation without a sentence end: first piece 50 chars, then 120, then 200. */
 const LENGTH_SCHEDULE = [50, 120, 200];
 const TRY_TRIGGER_MIN = 20;
+/** The synthesizer's words for text with no letter or digit (HTTP answers them with the same 40001). */
+export const NOTHING_TO_SPEAK = 'text contains nothing that can be spoken';
 const SENTENCE_END = /[.!?؟\n…]/gu;
 
 /** Per-session limits (plugin options of transport-ws). */
@@ -39,6 +43,8 @@ export interface WsLimits {
   pingIntervalMs: number;
   /** No client message and no generation for this long: close 1000 "idle timeout". */
   idleTimeoutMs: number;
+  /** No successful initConnection this long after the upgrade: error 40001, then close 1008. */
+  initTimeoutMs: number;
 }
 
 export const DEFAULT_LIMITS: WsLimits = {
@@ -49,6 +55,7 @@ export const DEFAULT_LIMITS: WsLimits = {
   stallTimeoutMs: 30_000,
   pingIntervalMs: 30_000,
   idleTimeoutMs: 5 * 60_000,
+  initTimeoutMs: 10_000,
 };
 
 /** Close codes and reasons used by the server. */
@@ -144,6 +151,10 @@ export class WsSession {
   private alive = true;
   private timer: NodeJS.Timeout;
   private idleTimer: NodeJS.Timeout;
+  private initTimer: NodeJS.Timeout;
+  /** The secret the connection authenticated with: checked again before every generation. */
+  private secret: string | undefined;
+  private releaseKey: (() => void) | null = null;
   private runningChars = 0;
   private sentBytes = 0;
   private audioMessages = 0;
@@ -172,6 +183,8 @@ export class WsSession {
     this.timer.unref();
     this.idleTimer = setTimeout(() => this.onIdle(), limits.idleTimeoutMs);
     this.idleTimer.unref();
+    this.initTimer = setTimeout(() => this.onInitTimeout(), limits.initTimeoutMs);
+    this.initTimer.unref();
     if (presented !== undefined) this.chain = this.chain.then(() => this.authenticate(presented).then(() => undefined));
   }
 
@@ -193,6 +206,16 @@ export class WsSession {
       return;
     }
     this.closeWith(CLOSE.normal, 'idle timeout');
+  }
+
+  /** No initConnection in time: the connection holds resources for nothing. */
+  private onInitTimeout(): void {
+    if (this.closed || this.closing || this.settings) return;
+    this.chain = this.chain.then(async () => {
+      if (this.closed || this.closing || this.settings) return;
+      await this.sendError(errors.validation(`No initConnection within ${this.limits.initTimeoutMs / 1000} s of connecting; closing`));
+      this.closeWith(CLOSE.policy, 'initConnection timeout');
+    });
   }
 
   private async onOversized(size: number): Promise<void> {
@@ -260,11 +283,14 @@ export class WsSession {
       const auth = await this.deps.authenticator.authenticate(secret);
       this.deps.authenticator.authorize(auth, 'tts-ws');
       await this.deps.rateLimiter.hit(auth.key.id);
+      if (!this.releaseKey && this.deps.claimKey) this.releaseKey = this.deps.claimKey(auth.key.id);
+      if (this.closed) this.releaseKey?.();
       this.auth = auth;
+      this.secret = secret;
       return true;
     } catch (e) {
       await this.sendError(e);
-      this.closeWith(1008, 'authentication failed');
+      this.closeWith(CLOSE.policy, isSawtError(e) && e.code === 42901 ? 'too many connections' : 'authentication failed');
       return false;
     }
   }
@@ -320,6 +346,7 @@ export class WsSession {
       speed: f.voice_settings?.speed ?? 1,
       sampleRate: Number((f.output_format ?? 'pcm_24000').slice(4)),
     };
+    clearTimeout(this.initTimer);
     await this.send(JSON.stringify({ type: 'connectionInitialized' }));
   }
 
@@ -341,6 +368,11 @@ export class WsSession {
       if (!meetsTextMinimum(whole)) {
         this.buffer = '';
         throw errors.validation(TEXT_TOO_SHORT_MESSAGE);
+      }
+      if (!this.hasSpeakable(whole)) {
+        // As over HTTP: text with nothing to speak is an error, not an empty final message.
+        this.buffer = '';
+        throw errors.validation(NOTHING_TO_SPEAK);
       }
       const rest = this.buffer;
       this.buffer = '';
@@ -422,6 +454,9 @@ export class WsSession {
     liveSessions.delete(this);
     clearInterval(this.timer);
     clearTimeout(this.idleTimer);
+    clearTimeout(this.initTimer);
+    this.releaseKey?.();
+    this.releaseKey = null;
     this.queue = [];
     this.cancelRunning();
     this.chain.finally(() => this.resolveDone());
@@ -455,6 +490,8 @@ export class WsSession {
       await this.send(JSON.stringify({ audio: '', sampleRate: s.sampleRate, isFinal: true }));
       return;
     }
+    // The key may have been revoked, have expired or been deleted since the connection opened.
+    if (!(await this.stillAuthorized())) return;
     const n = ++this.pieces;
     let stream: SpeechStream;
     let admission: Admission;
@@ -505,6 +542,23 @@ export class WsSession {
       stream.destroy();
       await admission.release(running.cancelled ? 'websocket piece cancelled' : `websocket piece failed: ${(e as Error).message}`);
       if (!running.cancelled && !this.closed) await this.sendError(e);
+    }
+  }
+
+  /** Checks the connection's key again; on failure: error 40101, no more audio, close 1008. */
+  private async stillAuthorized(): Promise<boolean> {
+    try {
+      const auth = await this.deps.authenticator.authenticate(this.secret);
+      this.deps.authenticator.authorize(auth, 'tts-ws');
+      this.auth = auth;
+      return true;
+    } catch (e) {
+      if (this.closed) return false;
+      this.queue = [];
+      this.buffer = '';
+      await this.sendError(e);
+      this.closeWith(CLOSE.policy, 'authentication failed');
+      return false;
     }
   }
 

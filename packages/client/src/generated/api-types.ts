@@ -113,5 +113,6 @@ export const OPERATIONS = [
   'POST /text-to-speech/{model_id}',
   'POST /voices/preview',
   'POST /voices/clone',
-  'POST /denoise'
+  'POST /denoise',
+  'DELETE /voices/{voice_id}'
 ] as const;

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { encodeWav, errors, type HttpRouteSpec, type ModelCatalog, type SpeechSynthesizer, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
+import { encodeWav, errors, presentedKey, type HttpRouteSpec, type ModelCatalog, type SpeechSynthesizer, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
 import { absoluteUrl, apiRoute, type RouteDeps } from '../server.js';
 import { errorResponses } from '../openapi.js';
 
@@ -31,16 +31,23 @@ export function registerCatalogRoutes(
     return voices.map((v) => ({ ...v, sample_url: v.sample_url.startsWith('/') ? absoluteUrl(req, v.sample_url) : v.sample_url }));
   });
 
-  // Samples are public (an <audio> element cannot send a key) and generated once per voice.
+  // Built-in samples are public (an <audio> element cannot send a key) and generated once per voice.
   const samples = new Map<string, Promise<Buffer>>();
   apiRoute(app, describe, deps, {
-    method: 'GET', path: '/voices/:voice_id/sample', summary: 'A short WAV sample of a built-in voice (no key needed)', scope: null,
+    method: 'GET', path: '/voices/:voice_id/sample', summary: "A short WAV sample of a voice: built-in voices need no key; a cloned voice's sample needs its owner's key (others get 404)", scope: null,
     parameters: [{ name: 'voice_id', in: 'path', required: true, schema: { type: 'string' } }],
-    responses: { 200: { description: 'WAV sample', content: { 'audio/wav': {} } }, ...errorResponses('notFound') },
+    responses: { 200: { description: 'WAV sample', content: { 'audio/wav': {} } }, ...errorResponses('authentication', 'endpointNotAllowed', 'notFound', 'rateLimit') },
   }, async (req, reply) => {
     const { voice_id } = req.params as { voice_id: string };
-    const cloned = await deps.cloning?.sampleWav(voice_id);
-    if (cloned) return reply.type('audio/wav').header('cache-control', 'public, max-age=86400').send(cloned);
+    if (deps.cloning?.isCloneId(voice_id)) {
+      // A cloned voice's sample is its owner's: the owner's key is needed, and no shared cache keeps it.
+      const auth = await deps.authenticator.authenticate(presentedKey(req.headers));
+      deps.authenticator.authorize(auth, 'voices');
+      await deps.rateLimiter.hit(auth.key.id);
+      const cloned = await deps.cloning.sampleWav(voice_id, auth.account.id);
+      if (!cloned) throw errors.voiceNotFound(voice_id);
+      return reply.type('audio/wav').header('cache-control', 'private, no-store').send(cloned);
+    }
     // A voice that works with some models only is sampled with one of them (the first available).
     const defaultId = deps.models.defaultModelId();
     const own = deps.voices.modelsFor?.(voice_id);

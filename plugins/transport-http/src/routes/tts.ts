@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { startPaidSynthesis, validateFields, type HttpRouteSpec, type Logger, type PaidSynthesisServices } from '@sawt/core';
-import { sendSynthesis } from '../audio-response.js';
+import { sendSynthesis, type OutputLimits } from '../audio-response.js';
 import { errorResponses, jsonBody } from '../openapi.js';
 import { ttsFields } from '../request-fields.js';
 import { apiRoute, type RouteDeps } from '../server.js';
@@ -8,7 +8,7 @@ import { apiRoute, type RouteDeps } from '../server.js';
 export function registerTtsRoutes(
   app: FastifyInstance,
   describe: (r: HttpRouteSpec) => void,
-  deps: RouteDeps & PaidSynthesisServices & { logger: Logger; maxTextChars: number; track: <T>(p: Promise<T>, cancel: () => void) => Promise<T> },
+  deps: RouteDeps & PaidSynthesisServices & { logger: Logger; maxTextChars: number; output: OutputLimits; track: <T>(p: Promise<T>, cancel: () => void) => Promise<T> },
 ): void {
   const fields = ttsFields(deps.maxTextChars);
   apiRoute(app, describe, deps, {
@@ -29,6 +29,6 @@ export function registerTtsRoutes(
       auth: req.auth!, requestId: req.id, modelId: model_id, voiceId: body.voice_id, text: body.text,
       speed: body.speed, stability: body.stability, purpose: 'tts http', transport: 'http', startedAt: performance.now() - reply.elapsedTime,
     });
-    await deps.track(sendSynthesis(req, reply, { stream: run.stream, admission: run.admission, streaming: body.streaming, sampleRate: 24000 }, deps.logger), () => run.stream.destroy());
+    await deps.track(sendSynthesis(req, reply, { stream: run.stream, admission: run.admission, streaming: body.streaming, sampleRate: 24000 }, deps.output, deps.logger), () => run.stream.destroy());
   });
 }

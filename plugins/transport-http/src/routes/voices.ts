@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
-  VOICE_AGES, VOICE_GENDERS, decodeAudioFile, errors, fieldsToJsonSchema, isSawtError, plausibleRawPcm16, probeAudioFile, resolveModelFor, startPaidSynthesis, validateFields,
-  type FieldRules, type HttpRouteSpec, type Logger, type PaidSynthesisServices, type VoiceCloning, type WorkDir,
+  VOICE_AGES, VOICE_GENDERS, decodeAudioFile, transcodeToWav, errors, fieldsToJsonSchema, isSawtError, plausibleRawPcm16, probeAudioFile, resolveModelFor, startPaidSynthesis, validateFields,
+  type FieldRules, type HttpRouteSpec, type Logger, type PaidSynthesisServices, type Plan, type VoiceCloning, type WorkDir,
 } from '@sawt/core';
-import { sendSynthesis } from '../audio-response.js';
+import { sendSynthesis, type OutputLimits } from '../audio-response.js';
 import { receiveForm, type MultipartForm, type UploadedFile } from '../multipart.js';
 import { errorResponses } from '../openapi.js';
 import { absoluteUrl, apiRoute, type RouteDeps } from '../server.js';
@@ -13,6 +13,8 @@ export const VOICE_FILE_MESSAGE = 'voice_file is required and must be a file';
 export const REFERENCE_MESSAGE = 'reference_audio_file is required and must be a file';
 /** Longest reference or voice file decoded (seconds). */
 const MAX_SECONDS = 600;
+/** What is kept of a clone's reference recording: its first 5 minutes, as PCM16 mono 24 kHz WAV. */
+export const STORED_REFERENCE = { seconds: 300, sampleRate: 24000 };
 
 export function previewFields(maxTextChars: number): FieldRules {
   return {
@@ -65,6 +67,9 @@ export interface VoiceRouteDeps extends RouteDeps, PaidSynthesisServices {
   ffprobePath: string;
   cloning: VoiceCloning;
   workDir: WorkDir;
+  output: OutputLimits;
+  /** Cloned voices an account of each plan may hold (null: no limit). */
+  maxClonedVoices: Record<Plan, number | null>;
   track: <T>(p: Promise<T>, cancel: () => void) => Promise<T>;
 }
 
@@ -136,7 +141,7 @@ export function registerVoiceRoutes(app: FastifyInstance, describe: (r: HttpRout
             }
           },
         });
-        await deps.track(sendSynthesis(req, reply, { stream: run.stream, admission: run.admission, streaming: true, sampleRate: 24000 }, deps.logger), () => run.stream.destroy());
+        await deps.track(sendSynthesis(req, reply, { stream: run.stream, admission: run.admission, streaming: true, sampleRate: 24000 }, deps.output, deps.logger), () => run.stream.destroy());
       } finally {
         await f.cleanup();
       }
@@ -161,6 +166,12 @@ export function registerVoiceRoutes(app: FastifyInstance, describe: (r: HttpRout
         if (!reference || reference.bytes === 0) throw errors.validation(REFERENCE_MESSAGE);
         const body = validateFields(f.fields, cloneFields, { coerce: true }) as Record<string, string | number | undefined>;
         const model = await resolveModelFor(deps, req.auth!, String(body.model));
+        const { account } = req.auth!;
+        const limit = deps.maxClonedVoices[account.plan] ?? null;
+        const held = limit === null ? 0 : await deps.cloning.count(account.id);
+        if (limit !== null && held >= limit) {
+          throw errors.validation(`This account holds ${held} cloned voice${held === 1 ? '' : 's'}, the limit of its plan (${account.plan}: ${limit}); delete one (DELETE /api/v1/voices/{voice_id}) before cloning another`);
+        }
         const refPcm = await decode(reference, 'reference_audio_file must be an audio file (WAV, MP3, M4A, FLAC or OGG)', false);
         let samplePcm: Buffer;
         try {
@@ -176,15 +187,40 @@ export function registerVoiceRoutes(app: FastifyInstance, describe: (r: HttpRout
           if (isSawtError(e)) throw e;
           throw errors.internal('Failed to process voice file', e);
         }
+        // The reference is kept transcoded and capped, not as uploaded.
+        const storedReference = deps.workDir.file('reference', '.wav');
+        f.track(storedReference);
+        try {
+          await transcodeToWav(deps.ffmpegPath, reference.path, storedReference, { sampleRate: STORED_REFERENCE.sampleRate, maxSeconds: STORED_REFERENCE.seconds });
+        } catch (e) {
+          throw errors.internal('Failed to process voice file', e);
+        }
         const record = await deps.cloning.create({
           accountId: req.auth!.account.id, modelId: model.model_id, name: String(body.name).trim(), description: orNull(body.description),
           gender: orNull(body.gender), age: orNull(body.age), languages: list(body.languages), dialect: list(body.dialects), avatarUrl: orNull(body.avatar_url),
-          stability: Number(body.stability), text: String(body.text), profile, referenceFile: reference.path, referenceSha256: reference.sha256, samplePcm,
+          stability: Number(body.stability), text: String(body.text), profile, referenceFile: storedReference, referenceSha256: reference.sha256, samplePcm,
         });
         return { ...record, sample_url: absoluteUrl(req, record.sample_url) };
       } finally {
         await f.cleanup();
       }
     });
+  });
+
+  apiRoute(app, describe, deps, {
+    method: 'DELETE', path: '/voices/:voice_id', summary: "Delete one of this account's cloned voices: its record, reference recording, profile and sample", scope: 'clone',
+    parameters: [{ name: 'voice_id', in: 'path', required: true, schema: { type: 'string' }, description: 'A voice_id returned by POST /voices/clone' }],
+    responses: {
+      200: {
+        description: 'The voice is deleted; its voice_id no longer works',
+        content: { 'application/json': { schema: { type: 'object', required: ['voice_id', 'deleted'], properties: { voice_id: { type: 'string' }, deleted: { type: 'boolean', enum: [true] } } } } },
+      },
+      ...errorResponses('authentication', 'endpointNotAllowed', 'notFound', 'rateLimit', 'internal'),
+    },
+  }, async (req) => {
+    const { voice_id } = req.params as { voice_id: string };
+    // Built-in voices and other accounts' clones are "not found", alike.
+    if (!(await deps.cloning.delete(voice_id, req.auth!.account.id))) throw errors.voiceNotFound(voice_id);
+    return { voice_id, deleted: true };
   });
 }
