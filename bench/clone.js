@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSawt, tokens, toMicro } from '@sawt/core';
-import { analyzeVoice } from '@sawt/plugin-engine';
+import { analyzeVoice } from '@sawt/native';
 import { createDnsmos } from './dnsmos.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -192,20 +192,20 @@ for (const backend of backends) {
   try {
     // (a) quality
     if (parts.has('quality')) {
-    const en = await upload(srv.port, srv.key, noisyEnFile);
-    const enOut = wavSamples(en.body);
-    const b = siSdr(clean48, noisy48), a = siSdr(clean48, enOut);
-    out.quality.english_snr0 = { before: round(b), after: round(a), improvement: round(a - b) };
-    const rows = [];
-    for (const m of mixes) {
-      const r = await upload(srv.port, srv.key, m.wav);
-      const y = wavSamples(r.body);
-      const before = siSdr(m.clean, m.noisy), after = siSdr(m.clean, y);
-      rows.push({ speaker: m.speaker, noise: m.noise, snr: m.snr, before: round(before), after: round(after), improvement: round(after - before) });
-    }
-    out.quality.arabic = rows;
-    const mean = (xs) => round(xs.reduce((s, v) => s + v, 0) / xs.length);
-    out.quality.arabicMeanImprovement = Object.fromEntries([0, 5].map((snr) => [`snr${snr}`, mean(rows.filter((r) => r.snr === snr).map((r) => r.improvement))]));
+      const en = await upload(srv.port, srv.key, noisyEnFile);
+      const enOut = wavSamples(en.body);
+      const b = siSdr(clean48, noisy48), a = siSdr(clean48, enOut);
+      out.quality.english_snr0 = { before: round(b), after: round(a), improvement: round(a - b) };
+      const rows = [];
+      for (const m of mixes) {
+        const r = await upload(srv.port, srv.key, m.wav);
+        const y = wavSamples(r.body);
+        const before = siSdr(m.clean, m.noisy), after = siSdr(m.clean, y);
+        rows.push({ speaker: m.speaker, noise: m.noise, snr: m.snr, before: round(before), after: round(after), improvement: round(after - before) });
+      }
+      out.quality.arabic = rows;
+      const mean = (xs) => round(xs.reduce((s, v) => s + v, 0) / xs.length);
+      out.quality.arabicMeanImprovement = Object.fromEntries([0, 5].map((snr) => [`snr${snr}`, mean(rows.filter((r) => r.snr === snr).map((r) => r.improvement))]));
     }
     // (b) speed
     // GTCRN is a few times real time only (one ONNX run per 16 ms frame): one mono run keeps the bench short.

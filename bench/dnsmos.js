@@ -13,7 +13,7 @@ const poly = (x, [a, b, c]) => a * x * x + b * x + c;
 /** A scorer of PCM16 mono audio (Int16Array or Buffer) at `rate`, or null when the model is not there. */
 export async function createDnsmos(rate = 24000) {
   if (!existsSync(DNSMOS_PATH)) return null;
-  const { OnnxSession, resample } = await import('../plugins/engine/dist/index.js');
+  const { OnnxSession, resample } = await import('@sawt/native');
   const session = await OnnxSession.create(DNSMOS_PATH);
   return async function score(pcm) {
     const i16 = pcm instanceof Int16Array ? pcm : new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length >> 1);

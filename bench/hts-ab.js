@@ -22,7 +22,8 @@ import path from 'node:path';
 import { here, round, writeResults } from './harness.js';
 import { createDnsmos, DNSMOS_PATH } from './dnsmos.js';
 
-const { synthesizeHtsStream, htsParameters, textToLabels, normalizeText, FESTIVAL_LABEL_OPTIONS, DEFAULT_LABEL_OPTIONS } = await import('../plugins/engine/dist/index.js');
+const { textToLabels, normalizeText, FESTIVAL_LABEL_OPTIONS, DEFAULT_LABEL_OPTIONS } = await import('../plugins/engine/dist/index.js');
+const { synthesizeHtsStream, htsParameters } = await import('@sawt/native');
 const shared = path.resolve(here, '../../shared/models');
 const voicePath = path.join(shared, 'hts/ara_norm_ziad/ara_norm_ziad_hts.htsvoice');
 if (!existsSync(voicePath) || !existsSync(DNSMOS_PATH)) {
@@ -48,9 +49,9 @@ const ALL = [
   ['default/windowed-60-200', D, WINDOWED],
   ['default/windowed-100-200', D, { firstWindowFrames: 100, windowFrames: 200 }],
   ['default/windowed-60-400', D, { firstWindowFrames: 60, windowFrames: 400 }],
-  ["default/windowed-60-grow-600", D, {}],
-  ["default/windowed-100-grow-600", D, { firstWindowFrames: 100 }],
-  ["default/windowed-80-grow-600", D, { firstWindowFrames: 80 }],
+  ['default/windowed-60-grow-600', D, {}],
+  ['default/windowed-100-grow-600', D, { firstWindowFrames: 100 }],
+  ['default/windowed-80-grow-600', D, { firstWindowFrames: 80 }],
   ['default/windowed-60-whole', D, { firstWindowFrames: 60, windowFrames: 100000 }],
   ['default/whole/gain-0dB', D, { ...WHOLE, gainDb: 0 }],
   ['default/whole/gain-12dB', D, { ...WHOLE, gainDb: -12 }],

@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { OnnxSession } from '../plugins/engine/dist/native/index.js';
+import { OnnxSession } from '@sawt/native';
 import { here, machine, pct, round, writeResults } from './harness.js';
 
 const require = createRequire(import.meta.url);

@@ -63,7 +63,6 @@ async function streamRound(s, seed) {
   return { firstChunkToFirstAudioMs: firstAudio - t0, sentenceEndToFirstAudioMs: firstAudio - sentenceEndAt, flushToFinalMs: finalAt - flushAt, pieces: pieces.length };
 }
 
-
 async function scenario(nSessions, rounds, fn) {
   const sessions = await Promise.all(Array.from({ length: nSessions }, (_, i) => openSession(VOICES[i % VOICES.length])));
   await ask('eld-reset', 'eld-reset');

@@ -1,6 +1,10 @@
 // Entry point of sawt_native.node: see addon.h; the exported API is documented
-// in plugins/engine/src/native/addon.ts.
+// in native/lib/addon.ts.
 #include "addon.h"
+
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "dfn3.h"
 #include "errors.h"

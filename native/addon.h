@@ -20,8 +20,8 @@ class SawtAddon : public Napi::Addon<SawtAddon> {
 
   // ONNX runs execute on libuv's pool, which fs, dns and crypto share: at most
   // kMaxConcurrentOnnxRuns of them are queued there, the rest wait here. Every
-  // ONNX run of the addon (OnnxSession, Piper) goes through this queue; a worker
-  // queued here calls OnnxRunFinished once, on the main thread, when it settles.
+  // ONNX run of the addon (OnnxSession, Piper, a DFN3 window) goes through this
+  // queue; a worker queued here calls OnnxRunFinished once, on the main thread, when it settles.
   static constexpr int kMaxConcurrentOnnxRuns = 2;
   void QueueOnnxRun(Napi::AsyncWorker* worker);
   void OnnxRunFinished();

@@ -36,8 +36,8 @@ class PcmChunk {
 
 struct WordTiming {
   double textOffset;  // UTF-16 code units from the start of the segment text
-  double length;      // UTF-16 code units
-  double audioMs;     // from the start of the chunk
+  double length;  // UTF-16 code units
+  double audioMs;  // from the start of the chunk
 };
 
 // One call of onEvent. Created on a synthesis thread, consumed on the main thread.

@@ -1,6 +1,7 @@
 #include "chunk_stream.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace sawt {
 
@@ -112,9 +113,12 @@ void DeliverChunkEvent(Napi::Env env, Napi::Function onEvent, ChunkStream* strea
 
 Napi::Object JobHandle(Napi::Env env, const std::shared_ptr<ChunkStream>& stream) {
   Napi::Object handle = Napi::Object::New(env);
-  handle.Set("pause", Napi::Function::New(env, [stream](const Napi::CallbackInfo&) { stream->Pause(); }, "pause"));
-  handle.Set("resume", Napi::Function::New(env, [stream](const Napi::CallbackInfo&) { stream->Resume(); }, "resume"));
-  handle.Set("cancel", Napi::Function::New(env, [stream](const Napi::CallbackInfo&) { stream->Cancel(); }, "cancel"));
+  handle.Set("pause", Napi::Function::New(
+                          env, [stream](const Napi::CallbackInfo&) { stream->Pause(); }, "pause"));
+  handle.Set("resume", Napi::Function::New(
+                           env, [stream](const Napi::CallbackInfo&) { stream->Resume(); }, "resume"));
+  handle.Set("cancel", Napi::Function::New(
+                           env, [stream](const Napi::CallbackInfo&) { stream->Cancel(); }, "cancel"));
   return handle;
 }
 

@@ -34,15 +34,24 @@ class ChunkStream {
   virtual ~ChunkStream() = default;
 
   // Any thread.
-  void Pause() { Update([&] { paused_ = true; }); }
-  void Resume() { Update([&] { paused_ = false; }); }
-  void Cancel() { Update([&] { cancelled_ = true; }); }
+  void Pause() {
+    Update([&] { paused_ = true; });
+  }
+  void Resume() {
+    Update([&] { paused_ = false; });
+  }
+  void Cancel() {
+    Update([&] { cancelled_ = true; });
+  }
 
   // Main thread: a queued chunk reached JS, which frees one unit of credit.
-  void OnDelivered() { Update([&] { --queued_; }); }
+  void OnDelivered() {
+    Update([&] { --queued_; });
+  }
 
  protected:
-  explicit ChunkStream(int maxQueuedChunks) : maxQueuedChunks_(maxQueuedChunks) {}
+  // `failureCode`: the code of a failure that is not an EngineFailure (the engine's own).
+  ChunkStream(int maxQueuedChunks, ErrorCode failureCode) : failureCode_(failureCode), maxQueuedChunks_(maxQueuedChunks) {}
 
   // Main thread. The channel's finalize data holds a reference to the job until
   // the channel is finalized.
@@ -57,7 +66,8 @@ class ChunkStream {
   // The producing thread: one turn — send what waits, then `produce` one piece
   // of audio (it returns false when there is nothing left: the stream ends),
   // then queue the next turn. A failure ends the stream with an error event;
-  // an exception other than EngineFailure is reported as `failure` + what().
+  // an exception other than EngineFailure is reported as `failure` + what(),
+  // under failureCode_.
   template <typename Produce>
   void RunTurn(const char* failure, Produce produce) {
     try {
@@ -69,7 +79,7 @@ class ChunkStream {
     } catch (const EngineFailure& e) {
       Finish(e.code(), e.what());
     } catch (const std::exception& e) {
-      Finish(ErrorCode::kEspeak, std::string(failure) + e.what());
+      Finish(failureCode_, std::string(failure) + e.what());
     }
   }
 
@@ -119,6 +129,7 @@ class ChunkStream {
   // teardown (then the job is cancelled and must not touch the channel again).
   static void OnChannelFinalized(Napi::Env, std::shared_ptr<ChunkStream>* holder, ChunkStream* stream);
 
+  const ErrorCode failureCode_;
   const int maxQueuedChunks_;
 
   std::mutex channelMutex_;  // held around every use of channel_ off the main thread
@@ -129,7 +140,7 @@ class ChunkStream {
   bool paused_ = false;
   bool cancelled_ = false;
   bool parked_ = false;  // waiting for credit, not queued for a turn
-  int queued_ = 0;       // chunks in the channel not yet handed to JS
+  int queued_ = 0;  // chunks in the channel not yet handed to JS
   std::deque<std::unique_ptr<ChunkMessage>> backlog_;  // ready, waiting for credit
 };
 

@@ -9,15 +9,15 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "addon.h"
 #include "errors.h"
 #include "ort_shared.h"
 #include "promise_worker.h"
 
 namespace sawt {
-
-// The process-wide ONNX Runtime environment (onnx_session.cc).
 
 namespace {
 
@@ -314,8 +314,8 @@ class Stream {
     } catch (const Ort::Exception& ex) {
       throw EngineFailure(ErrorCode::kOnnx, std::string("DeepFilterNet3: ") + ex.what());
     }
-    const float* gains = m[0].GetTensorData<float>();   // [1,1,W,32]
-    const float* coefs = c[0].GetTensorData<float>();   // [1,W,96,10]
+    const float* gains = m[0].GetTensorData<float>();  // [1,1,W,32]
+    const float* coefs = c[0].GetTensorData<float>();  // [1,W,96,10]
     const Tables& t = T();
     cf Y[kFft], y[kFft];
     for (int64_t fr = nextOut_; fr < end; ++fr) {
@@ -429,12 +429,14 @@ class ProcessWorker : public CodedPromiseWorker {
   }
   void OnOK() override {
     stream_->busy = false;
+    SawtAddon::Of(Env()).OnnxRunFinished();
     Napi::Float32Array y = Napi::Float32Array::New(Env(), out_.size());
     if (!out_.empty()) std::memcpy(y.Data(), out_.data(), out_.size() * sizeof(float));
     deferred_.Resolve(y);
   }
   void OnError(const Napi::Error& error) override {
     stream_->busy = false;
+    SawtAddon::Of(Env()).OnnxRunFinished();
     CodedPromiseWorker::OnError(error);
   }
 
@@ -505,7 +507,11 @@ Napi::Value Dfn3Process(const Napi::CallbackInfo& info) {
   auto handle = info[0].As<Napi::External<StreamHandle>>();
   if (handle.Data()->busy) ThrowInvalidArgument(env, "DeepFilterNet3 stream is busy (one call at a time)");
   handle.Data()->busy = true;
-  return (new ProcessWorker(env, handle, info[1].As<Napi::Float32Array>(), info[2].ToBoolean().Value()))->Start();
+  // Through the addon's bounded queue of ONNX runs, as OnnxSession.run is.
+  auto* worker = new ProcessWorker(env, handle, info[1].As<Napi::Float32Array>(), info[2].ToBoolean().Value());
+  Napi::Promise promise = worker->Promise();
+  SawtAddon::Of(env).QueueOnnxRun(worker);
+  return promise;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@ const char* ErrorCodeName(ErrorCode code) {
     case ErrorCode::kOnnx: return "SAWT_ENGINE_ONNX";
     case ErrorCode::kCudaUnavailable: return "SAWT_ENGINE_CUDA_UNAVAILABLE";
     case ErrorCode::kCancelled: return "SAWT_ENGINE_CANCELLED";
+    case ErrorCode::kHts: return "SAWT_ENGINE_HTS";
   }
   return "SAWT_ENGINE_UNKNOWN";
 }

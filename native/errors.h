@@ -1,6 +1,6 @@
 // Error codes shared by every binding of the addon. Every error that reaches
 // JavaScript is an `Error` with a string `code` property from this list; the
-// TypeScript wrapper (plugins/engine/src/native/errors.ts) mirrors it.
+// TypeScript wrapper (native/lib/errors.ts) mirrors it.
 #pragma once
 
 #include <napi.h>
@@ -11,11 +11,12 @@
 namespace sawt {
 
 enum class ErrorCode {
-  kInvalidArgument,   // SAWT_ENGINE_INVALID_ARGUMENT
-  kEspeak,            // SAWT_ENGINE_ESPEAK
-  kOnnx,              // SAWT_ENGINE_ONNX
-  kCudaUnavailable,   // SAWT_ENGINE_CUDA_UNAVAILABLE
-  kCancelled,         // SAWT_ENGINE_CANCELLED
+  kInvalidArgument,  // SAWT_ENGINE_INVALID_ARGUMENT
+  kEspeak,  // SAWT_ENGINE_ESPEAK
+  kOnnx,  // SAWT_ENGINE_ONNX
+  kCudaUnavailable,  // SAWT_ENGINE_CUDA_UNAVAILABLE
+  kCancelled,  // SAWT_ENGINE_CANCELLED
+  kHts,  // SAWT_ENGINE_HTS
 };
 
 const char* ErrorCodeName(ErrorCode code);

@@ -66,7 +66,7 @@ struct Api {
 
 Api LinkedApi() {
   return Api{espeak_Initialize, espeak_SetSynthCallback, espeak_SetVoiceByName, espeak_SetParameter,
-             espeak_Synth,      espeak_TextToPhonemes,   espeak_ListVoices,
+             espeak_Synth, espeak_TextToPhonemes, espeak_ListVoices,
              espeak_SetPhonemeTrace};
 }
 
@@ -268,7 +268,9 @@ std::vector<IpaClause> PhonemizeClauses(const std::string& text, const std::stri
     size_t end = cursor != nullptr ? static_cast<size_t>(static_cast<const char*>(cursor) - base) : text.size();
     if (cursor != nullptr && end > start) {
       // espeak has read one character (UTF-8 sequence) past the clause.
-      do --end; while (end > start && (static_cast<unsigned char>(base[end]) & 0xC0) == 0x80);
+      do {
+        --end;
+      } while (end > start && (static_cast<unsigned char>(base[end]) & 0xC0) == 0x80);
     }
     size_t a = start, b = std::min(end, text.size());
     while (a < b && isSpace(base[a])) ++a;
@@ -290,7 +292,7 @@ std::string PhonemizeInputIpa(const std::string& text, const std::string& voice)
   instance.api().SetPhonemeTrace(espeakPHONEMES_IPA, trace);
   tState = SinkState{};  // no sink: the audio is dropped
   const espeak_ERROR status = instance.api().Synth(text.c_str(), text.size() + 1, 0, POS_CHARACTER, 0,
-                                           espeakCHARS_UTF8 | espeakPHONEMES, nullptr, nullptr);
+                                                   espeakCHARS_UTF8 | espeakPHONEMES, nullptr, nullptr);
   instance.api().SetPhonemeTrace(0, nullptr);
   std::fclose(trace);
   std::string result(buffer != nullptr ? buffer : "", size);

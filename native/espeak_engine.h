@@ -27,18 +27,18 @@ struct VoiceInfo {
 };
 
 struct SynthParams {
-  std::string voice;   // espeak voice spec: "ar", "ar+m3", ...
-  int rate = 175;      // words per minute, 80..450
-  int pitch = 50;      // 0..100
-  int range = 50;      // 0..100
+  std::string voice;  // espeak voice spec: "ar", "ar+m3", ...
+  int rate = 175;  // words per minute, 80..450
+  int pitch = 50;  // 0..100
+  int range = 50;  // 0..100
   bool phonemeInput = false;  // honour [[...]] phoneme mnemonics in the text
 };
 
 // A word boundary reported by espeak during synthesis.
 struct WordEvent {
-  int textPosition;   // 1-based, in Unicode code points of the segment text
-  int length;         // in code points
-  int audioMs;        // ms since the start of this segment's audio
+  int textPosition;  // 1-based, in Unicode code points of the segment text
+  int length;  // in code points
+  int audioMs;  // ms since the start of this segment's audio
 };
 
 // Receives a segment's audio while the espeak lock is held. Must not block on

@@ -24,6 +24,7 @@ size_t HTS_ModelSet_get_vector_length(HTS_ModelSet* ms, size_t stream_index);
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "chunk_stream.h"
@@ -113,9 +114,9 @@ class HtsPool {
 
 struct HtsControls {
   double speed = 1.0;
-  double halfTone = 0.0;   // additive, on the generated log F0
-  double f0Spread = 1.0;   // scale of log F0 around its utterance mean
-  double alpha = -1.0;     // all-pass constant; < 0: the voice's own
+  double halfTone = 0.0;  // additive, on the generated log F0
+  double f0Spread = 1.0;  // scale of log F0 around its utterance mean
+  double alpha = -1.0;  // all-pass constant; < 0: the voice's own
   double gvLf0 = 1.0, gvMgc = 1.0;
   double gainDb = -6.0;
   double postfilter = 0.0;  // mel-cepstral postfilter coefficient (HTS beta): sharper formants; 0: none
@@ -125,9 +126,9 @@ struct HtsControls {
 // The generated (or caller-given) streams of one utterance, owned outside the engine.
 struct HtsParams {
   size_t frames = 0;
-  std::vector<size_t> dims;                    // per stream (MCP, LF0, LPF)
-  std::vector<std::vector<double>> data;       // per stream: frames × dim (LF0: kNoData when unvoiced)
-  std::vector<size_t> labelFrames;             // from labels: the frame each label (phone) starts at; empty for given streams
+  std::vector<size_t> dims;  // per stream (MCP, LF0, LPF)
+  std::vector<std::vector<double>> data;  // per stream: frames × dim (LF0: kNoData when unvoiced)
+  std::vector<size_t> labelFrames;  // from labels: the frame each label (phone) starts at; empty for given streams
 };
 
 void ApplyConditions(HTS_Engine* engine, const HtsControls& c) {
@@ -158,7 +159,9 @@ void VoiceClosures(HtsParams& p, const std::vector<size_t>& labels) {
     if (before < 0 && after >= p.frames) continue;  // nothing voiced to bridge from
     const double from = before >= 0 ? lf0[static_cast<size_t>(before)] : lf0[after];
     const double to = after < p.frames ? lf0[after] : from;
-    for (size_t f = start; f < stop && f < p.frames; ++f) lf0[f] = from + (to - from) * static_cast<double>(f - start + 1) / static_cast<double>(stop - start + 1);
+    for (size_t f = start; f < stop && f < p.frames; ++f) {
+      lf0[f] = from + (to - from) * static_cast<double>(f - start + 1) / static_cast<double>(stop - start + 1);
+    }
   }
 }
 
@@ -211,10 +214,15 @@ HtsParams Generate(HTS_Engine* engine, const std::vector<std::string>& labels, c
     auto& lf0 = p.data[1];
     double sum = 0;
     size_t n = 0;
-    for (size_t f = 0; f < p.frames; ++f) if (lf0[f] > kNoData / 2) { sum += lf0[f]; ++n; }
+    for (size_t f = 0; f < p.frames; ++f)
+      if (lf0[f] > kNoData / 2) {
+        sum += lf0[f];
+        ++n;
+      }
     if (n) {
       const double mean = sum / n;
-      for (size_t f = 0; f < p.frames; ++f) if (lf0[f] > kNoData / 2) lf0[f] = mean + (lf0[f] - mean) * c.f0Spread;
+      for (size_t f = 0; f < p.frames; ++f)
+        if (lf0[f] > kNoData / 2) lf0[f] = mean + (lf0[f] - mean) * c.f0Spread;
     }
   }
   return p;
@@ -280,7 +288,7 @@ void Vocode(HTS_Engine* engine, const HtsParams& p, size_t begin, size_t end, do
     for (size_t i = 0; i < samples; ++i) out.push_back(HTS_Engine_get_generated_speech(engine, i));
   }
   HTS_GStreamSet_clear(&engine->gss);
-  if (!ok) throw EngineFailure(ErrorCode::kEspeak, "HTS vocoder failed");
+  if (!ok) throw EngineFailure(ErrorCode::kHts, "HTS vocoder failed");
 }
 
 // --- the streaming job (same event contract as synthesis.cc) ---
@@ -302,18 +310,18 @@ struct JobOptions {
   int maxQueuedChunks = 4;
   int chunkMs = 200;
   int threads = 2;
-  int firstWindowFrames = 80;   // 0.4 s at 5 ms frames
-  int windowFrames = 600;       // 3 s
-  bool urgent = true;           // the turns up to the first window go ahead of other jobs' later turns
+  int firstWindowFrames = 80;  // 0.4 s at 5 ms frames
+  int windowFrames = 600;  // 3 s
+  bool urgent = true;  // the turns up to the first window go ahead of other jobs' later turns
 };
 
 constexpr size_t kWarmupFrames = 8;  // vocoded before a window and dropped (MLSA filter settles)
-constexpr size_t kFadeFrames = 2;    // vocoded past a window's end and cross-faded into the next
+constexpr size_t kFadeFrames = 2;  // vocoded past a window's end and cross-faded into the next
 
 class HtsJob final : public ChunkStream, public std::enable_shared_from_this<HtsJob> {
  public:
   explicit HtsJob(JobOptions o)
-      : ChunkStream(o.maxQueuedChunks),
+      : ChunkStream(o.maxQueuedChunks, ErrorCode::kHts),
         options_(std::move(o)),
         pool_(HtsPool::For(options_.voicePath, options_.threads)),
         gain_(std::pow(10.0, options_.controls.gainDb / 20.0)),
@@ -359,7 +367,9 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
   // before any audio rather than halfway.
   HtsParams NextParams(HTS_Engine* engine) {
     const size_t i = next_++;
-    if (options_.parameters.empty()) return Generate(engine, options_.utterances[i], options_.controls, i < options_.closures.size() ? &options_.closures[i] : nullptr);
+    if (options_.parameters.empty()) {
+      return Generate(engine, options_.utterances[i], options_.controls, i < options_.closures.size() ? &options_.closures[i] : nullptr);
+    }
     if (i == 0) {
       for (size_t k = 0; k < options_.parameters.size(); ++k) CheckFitsVoice(engine, options_.parameters[k], k);
     }
@@ -487,7 +497,7 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
     double textOffset, length;
   };
   std::deque<PlacedWord> words_;  // of the current sentence, not yet sent
-  size_t segmentOutput_ = 0;      // output samples of the current sentence cut into chunks so far
+  size_t segmentOutput_ = 0;  // output samples of the current sentence cut into chunks so far
 };
 
 // --- argument parsing (main thread) ---
@@ -592,7 +602,8 @@ std::vector<double> ParseStream(Napi::Env env, const Napi::Value& v, const std::
       data[i] = kNoData;
     } else if (!std::isfinite(x)) {
       ThrowInvalidArgument(env, std::string("Expected finite values") + (lf0 ? " (or NaN: unvoiced)" : "") + " for " + name +
-                                    " but received " + (std::isnan(x) ? "NaN" : x > 0 ? "Infinity" : "-Infinity") +
+                                    " but received " + (std::isnan(x) ? "NaN" : x > 0 ? "Infinity"
+                                                                                      : "-Infinity") +
                                     " at index " + std::to_string(i));
     } else {
       data[i] = x;
@@ -726,7 +737,8 @@ void ParseSource(Napi::Env env, const Napi::Object& opts, JobOptions& o) {
   const Napi::Value closures = opts.Get("voicedClosures");
   if (!closures.IsUndefined()) {
     if (!parameters.IsUndefined()) {
-      ThrowInvalidArgument(env, "Expected no voicedClosures with parameters (edit the given lf0 instead) for options.voicedClosures but received " + Received(closures));
+      ThrowInvalidArgument(env, "Expected no voicedClosures with parameters (edit the given lf0 instead) for options.voicedClosures but received " +
+                                    Received(closures));
     }
     o.closures = ParseClosures(env, closures, o.utterances);
   }
@@ -849,7 +861,7 @@ class ParametersWorker : public Napi::AsyncWorker {
   JobOptions o_;
   std::vector<HtsParams> results_;
   size_t sampleRate_ = 48000, fperiod_ = 240;
-  ErrorCode code_ = ErrorCode::kEspeak;
+  ErrorCode code_ = ErrorCode::kHts;
 };
 
 }  // namespace

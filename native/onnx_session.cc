@@ -9,11 +9,12 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "addon.h"
-#include "ort_shared.h"
 #include "errors.h"
+#include "ort_shared.h"
 
 namespace sawt {
 namespace {
@@ -76,8 +77,8 @@ const ElementType* FindType(const std::string& name) {
 
 struct TensorDescription {
   std::string name;
-  std::string type;             // one of kElementTypes' names, or e.g. "float16", "sequence"
-  std::vector<int64_t> dims;    // -1 where dynamic
+  std::string type;  // one of kElementTypes' names, or e.g. "float16", "sequence"
+  std::vector<int64_t> dims;  // -1 where dynamic
 };
 
 // Immutable after creation; shared by the JS object and the runs in flight.
@@ -209,7 +210,6 @@ class CreateSessionWorker : public Napi::AsyncWorker {
 
 }  // namespace
 
-// The process-wide environment, for other native users of ONNX Runtime (dfn3.cc).
 Ort::Env& SharedOrtEnv() { return ProcessEnv(); }
 
 // The directory of the loaded libonnxruntime, where it looks for provider libraries.
@@ -246,7 +246,6 @@ void AppendCudaProvider(Ort::SessionOptions& options) {
                         std::string("CUDA execution provider is not available: ") + e.what());
   }
 }
-
 
 class OnnxRunWorker : public Napi::AsyncWorker {
  public:

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "addon.h"
@@ -28,7 +29,9 @@ class LoadWorker : public CodedPromiseWorker {
       : CodedPromiseWorker(env, "sawt.piper.load", ErrorCode::kOnnx), settings_(std::move(settings)) {}
 
  protected:
-  void Execute() override { Run([&] { model_ = PiperModel::Load(settings_); }); }
+  void Execute() override {
+    Run([&] { model_ = PiperModel::Load(settings_); });
+  }
   void OnOK() override;
 
  private:
@@ -82,9 +85,10 @@ class SynthesizeWorker : public Napi::AsyncWorker {
     Settle();
     auto* owned = new std::vector<int16_t>(std::move(pcm_));
     Napi::ArrayBuffer buffer = owned->empty()
-        ? Napi::ArrayBuffer::New(env, 0)
-        : Napi::ArrayBuffer::New(env, owned->data(), owned->size() * sizeof(int16_t),
-                                 [](Napi::Env, void*, std::vector<int16_t>* v) { delete v; }, owned);
+                                   ? Napi::ArrayBuffer::New(env, 0)
+                                   : Napi::ArrayBuffer::New(
+                                         env, owned->data(), owned->size() * sizeof(int16_t),
+                                         [](Napi::Env, void*, std::vector<int16_t>* v) { delete v; }, owned);
     if (owned->empty()) delete owned;
     Napi::Object result = Napi::Object::New(env);
     result.Set("pcm", Napi::Int16Array::New(env, buffer.ByteLength() / 2, buffer, 0));
@@ -242,13 +246,17 @@ class ClausesWorker : public CodedPromiseWorker {
  public:
   ClausesWorker(Napi::Env env, std::string text, std::string voice, bool input)
       : CodedPromiseWorker(env, "sawt.piper.phonemes", ErrorCode::kEspeak),
-        text_(std::move(text)), voice_(std::move(voice)), input_(input) {}
+        text_(std::move(text)),
+        voice_(std::move(voice)),
+        input_(input) {}
 
  protected:
   void Execute() override {
     Run([&] {
-      if (input_) ipa_ = espeak::PhonemizeInputIpa(text_, voice_);
-      else clauses_ = espeak::PhonemizeClauses(text_, voice_);
+      if (input_)
+        ipa_ = espeak::PhonemizeInputIpa(text_, voice_);
+      else
+        clauses_ = espeak::PhonemizeClauses(text_, voice_);
     });
   }
   void OnOK() override {
@@ -293,8 +301,10 @@ Napi::Function DefinePiperSessionClass(Napi::Env env) {
 }
 
 void RegisterPiperFunctions(Napi::Env env, Napi::Object exports) {
-  exports.Set("piperClauses", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Phonemes(i, false); }, "piperClauses"));
-  exports.Set("phonemeInputIpa", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Phonemes(i, true); }, "phonemeInputIpa"));
+  exports.Set("piperClauses", Napi::Function::New(
+                                  env, [](const Napi::CallbackInfo& i) { return Phonemes(i, false); }, "piperClauses"));
+  exports.Set("phonemeInputIpa", Napi::Function::New(
+                                     env, [](const Napi::CallbackInfo& i) { return Phonemes(i, true); }, "phonemeInputIpa"));
 }
 
 }  // namespace sawt

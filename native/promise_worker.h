@@ -18,6 +18,8 @@ class PromiseWorker : public Napi::AsyncWorker {
     Queue();
     return p;
   }
+  // The promise, for a caller that queues the worker itself (SawtAddon::QueueOnnxRun).
+  Napi::Promise Promise() { return deferred_.Promise(); }
 
  protected:
   PromiseWorker(Napi::Env env, const char* name) : Napi::AsyncWorker(env, name), deferred_(Napi::Promise::Deferred::New(env)) {}

@@ -9,8 +9,8 @@
 namespace sawt {
 namespace {
 
-constexpr double kRolloff = 0.92;        // cutoff as a fraction of the lower Nyquist
-constexpr double kKaiserBeta = 8.6;      // ~85 dB stop band
+constexpr double kRolloff = 0.92;  // cutoff as a fraction of the lower Nyquist
+constexpr double kKaiserBeta = 8.6;  // ~85 dB stop band
 constexpr double kZeroCrossings = 16.0;  // sinc zero crossings each side at the cutoff
 constexpr int64_t kMaxExactPhases = 1024;  // beyond: interpolate between table rows
 

@@ -34,17 +34,17 @@ class Resampler {
   float Dot(const float* coefficients, const float* x) const;
 
   int inRate_, outRate_;
-  int64_t up_, down_;        // outRate/inRate reduced: output k sits at input k*down/up
-  int halfTaps_;             // taps each side of the centre
-  int taps_;                 // 2 * halfTaps_ + 1
-  int phases_;               // rows of the table (== up_ when exact)
+  int64_t up_, down_;  // outRate/inRate reduced: output k sits at input k*down/up
+  int halfTaps_;  // taps each side of the centre
+  int taps_;  // 2 * halfTaps_ + 1
+  int phases_;  // rows of the table (== up_ when exact)
   bool exactPhases_;
-  std::vector<float> table_; // (phases_ + 1) × taps_
+  std::vector<float> table_;  // (phases_ + 1) × taps_
 
   std::vector<float> history_;  // input from absolute index historyStart_ (may be < 0)
   int64_t historyStart_ = 0;
-  int64_t inputCount_ = 0;      // input samples seen since the last reset
-  int64_t nextOutput_ = 0;      // index k of the next output sample
+  int64_t inputCount_ = 0;  // input samples seen since the last reset
+  int64_t nextOutput_ = 0;  // index k of the next output sample
 };
 
 }  // namespace sawt

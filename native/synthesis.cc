@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "chunk_stream.h"
@@ -39,7 +40,9 @@ std::vector<uint32_t> Utf16Offsets(const std::string& text) {
   uint32_t units = 0;
   for (size_t i = 0; i < text.size();) {
     const unsigned char lead = static_cast<unsigned char>(text[i]);
-    const size_t bytes = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    const size_t bytes = lead < 0x80 ? 1 : lead < 0xE0 ? 2
+                                       : lead < 0xF0   ? 3
+                                                       : 4;
     offsets.push_back(units);
     units += bytes == 4 ? 2 : 1;
     i += bytes;
@@ -92,7 +95,7 @@ class SynthesisJob final : public espeak::SynthSink,
                            public std::enable_shared_from_this<SynthesisJob> {
  public:
   explicit SynthesisJob(SynthesisOptions options)
-      : ChunkStream(options.maxQueuedChunks),
+      : ChunkStream(options.maxQueuedChunks, ErrorCode::kEspeak),
         options_(std::move(options)),
         resampler_(espeak::kSampleRate, options_.sampleRate),
         chunkSamples_(static_cast<size_t>(options_.chunkMs) * options_.sampleRate / 1000) {}

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <utility>
 
 namespace sawt {
 namespace voice {
@@ -204,7 +205,8 @@ std::vector<double> TrackF0(const float* x, size_t n, int sr, int hop) {
     }
     if (best < 0) {
       int m = minLag;
-      for (int tau = minLag; tau <= maxLag; ++tau) if (dn[tau] < dn[m]) m = tau;
+      for (int tau = minLag; tau <= maxLag; ++tau)
+        if (dn[tau] < dn[m]) m = tau;
       if (dn[m] < 0.3) best = m;
     }
     if (best < 0) continue;
@@ -394,9 +396,9 @@ std::vector<float> Convert(const float* xin, size_t n, int sr, const ConvertPara
     return out;
   }
   const int order = sr >= 20000 ? 24 : 16;
-  const int hop = sr / 200;       // 5 ms envelope frames
-  const int win = sr / 40;        // 25 ms analysis window
-  const int f0Hop = sr / 100;     // 10 ms F0 frames
+  const int hop = sr / 200;  // 5 ms envelope frames
+  const int win = sr / 40;  // 25 ms analysis window
+  const int f0Hop = sr / 100;  // 10 ms F0 frames
   constexpr double kPre = 0.9;
 
   // Pre-emphasis.
@@ -462,9 +464,11 @@ std::vector<float> Convert(const float* xin, size_t n, int sr, const ConvertPara
     for (int g = 0; g < kGrid; ++g) {
       const double src = (g + 0.5) / p.warp - 0.5;
       double v;
-      if (src <= 0) v = env[0];
-      else if (src >= kGrid - 1) v = env[kGrid - 1];
-      else {
+      if (src <= 0) {
+        v = env[0];
+      } else if (src >= kGrid - 1) {
+        v = env[kGrid - 1];
+      } else {
         const int i = static_cast<int>(src);
         const double t = src - i;
         v = std::exp(std::log(env[i]) * (1 - t) + std::log(env[i + 1]) * t);
@@ -495,7 +499,11 @@ std::vector<float> Convert(const float* xin, size_t n, int sr, const ConvertPara
   }
 
   // Analysis pitch marks on the residual.
-  struct Mark { long pos; int period; bool voiced; };
+  struct Mark {
+    long pos;
+    int period;
+    bool voiced;
+  };
   std::vector<Mark> marks;
   const int uvStep = sr / 100;
   auto f0At = [&](long pos) {

@@ -21,25 +21,25 @@ constexpr int kMfcc = 13;
 struct Analysis {
   int sampleRate = 0;
   double totalSeconds = 0;
-  double speechSeconds = 0;   // energy-VAD frames
-  double voicedSeconds = 0;   // speech frames with an F0
-  double f0Median = 0;        // Hz, 0 when no voiced frame
+  double speechSeconds = 0;  // energy-VAD frames
+  double voicedSeconds = 0;  // speech frames with an F0
+  double f0Median = 0;  // Hz, 0 when no voiced frame
   double logF0Mean = 0;
   double logF0Std = 0;
-  double syllableRate = 0;    // nuclei per second of speech
-  std::vector<double> ltasDb;   // kBins, dB, mean over 100..7500 Hz removed
+  double syllableRate = 0;  // nuclei per second of speech
+  std::vector<double> ltasDb;  // kBins, dB, mean over 100..7500 Hz removed
   std::vector<double> bandsDb;  // third-octave bands 100 Hz..8 kHz, dB, mean removed
   std::vector<double> bandCenters;
-  std::vector<double> mfccMean; // c1..c12 (kMfcc - 1 values)
+  std::vector<double> mfccMean;  // c1..c12 (kMfcc - 1 values)
 };
 
 Analysis Analyze(const float* x, size_t n, int sampleRate);
 
 struct SpectralMatch {
-  double warp = 1;              // >1: reference formants are higher than the base's
-  double distanceBefore = 0;    // dB RMS, unwarped
-  double distanceAfter = 0;     // dB RMS, warped
-  std::vector<double> eqDb;     // kBins
+  double warp = 1;  // >1: reference formants are higher than the base's
+  double distanceBefore = 0;  // dB RMS, unwarped
+  double distanceAfter = 0;  // dB RMS, warped
+  std::vector<double> eqDb;  // kBins
 };
 
 SpectralMatch MatchSpectra(const std::vector<double>& refLtasDb, const std::vector<double>& baseLtasDb, int sampleRate);

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "errors.h"
@@ -132,7 +134,9 @@ class TrackF0Worker : public SamplesWorker {
 double NumberField(Napi::Env env, const Napi::Object& o, const char* name, double lo, double hi) {
   Napi::Value v = o.Get(name);
   const double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : NAN;
-  if (!(d >= lo && d <= hi)) ThrowInvalidArgument(env, std::string("Expected a number between ") + std::to_string(lo) + " and " + std::to_string(hi) + " for " + name);
+  if (!(d >= lo && d <= hi)) {
+    ThrowInvalidArgument(env, std::string("Expected a number between ") + std::to_string(lo) + " and " + std::to_string(hi) + " for " + name);
+  }
   return d;
 }
 
@@ -166,7 +170,8 @@ Napi::Value ConvertVoice(const Napi::CallbackInfo& info) {
     Napi::Float64Array fa = f0.As<Napi::Float64Array>();
     if (fa.ElementLength() != s.size() / static_cast<size_t>(rate / 100)) ThrowInvalidArgument(env, "Expected one f0 value per 10 ms of samples");
     p.f0.assign(fa.Data(), fa.Data() + fa.ElementLength());
-    for (double& v : p.f0) if (!(v >= 0 && v < 2000)) v = 0;
+    for (double& v : p.f0)
+      if (!(v >= 0 && v < 2000)) v = 0;
   }
   return (new ConvertWorker(env, std::move(s), rate, std::move(p)))->Start();
 }
@@ -176,7 +181,9 @@ Napi::Value MatchSpectraJs(const Napi::CallbackInfo& info) {
   const std::vector<double> ref = NumbersFrom(env, info[0], "ref");
   const std::vector<double> base = NumbersFrom(env, info[1], "base");
   const int rate = RateFrom(env, info[2]);
-  if (ref.size() != voice::kBins || base.size() != voice::kBins) ThrowInvalidArgument(env, "Expected " + std::to_string(voice::kBins) + " values for each spectrum");
+  if (ref.size() != voice::kBins || base.size() != voice::kBins) {
+    ThrowInvalidArgument(env, "Expected " + std::to_string(voice::kBins) + " values for each spectrum");
+  }
   const voice::SpectralMatch m = voice::MatchSpectra(ref, base, rate);
   Napi::Object o = Napi::Object::New(env);
   o.Set("warp", m.warp);

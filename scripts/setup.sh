@@ -8,7 +8,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 SYSTEM_PACKAGES=(
   ca-certificates debian-archive-keyring pkg-config g++ make cmake ninja-build ccache python3
-  libespeak-ng-dev espeak-ng-data libhtsengine-dev libsqlite3-dev ffmpeg
+  libespeak-ng-dev espeak-ng-data libhtsengine-dev libsqlite3-dev ffmpeg clang-format cpplint
 )
 
 as_root() {
@@ -47,7 +47,7 @@ export SCARF_ANALYTICS=false
 if [ ! -f node_modules/.package-lock.json ] || ! cmp -s package-lock.json node_modules/.sawt-lock 2>/dev/null; then
   npm ci --no-audit --no-fund --loglevel=error
   cp package-lock.json node_modules/.sawt-lock
-elif [ ! -f build/Release/sawt_native.node ]; then
+elif [ ! -f native/build/Release/sawt_native.node ]; then
   npm run --silent build:native
 fi
 npm run --silent build

@@ -27,7 +27,7 @@ t.test('insufficient balance states required and available amounts in decimals',
     code: 40201, status: 402, message: 'Insufficient wallet balance: required 0.0042, available 0.001',
   });
   const held = await wallet.reserve(acc.id, 600, { requestId: 'r2' });
-  await t.rejects(wallet.reserve(acc.id, 500, { requestId: 'r3' }), { message: /required 0.0005, available 0.0004$/, }, 'reserved money is not available');
+  await t.rejects(wallet.reserve(acc.id, 500, { requestId: 'r3' }), { message: /required 0.0005, available 0.0004$/ }, 'reserved money is not available');
   await held.release('test');
   t.same(await wallet.balance(acc.id), { accountId: acc.id, balance: 1000, reserved: 0, available: 1000 });
   const fresh = await accounts.create({ name: 'B', plan: 'free' });

@@ -7,7 +7,7 @@ import { cloneFields, postForm, PREVIEW_TEXT, previewFields, referenceWav } from
 
 const semitones = (a, b) => 12 * Math.log2(a / b);
 
-const { analyzeVoice } = await import(ENGINE);
+const { analyzeVoice } = await import('@sawt/native');
 const f0Of = async (pcm) => (await analyzeVoice(pcm, 24000)).f0Median;
 const TEXT = 'السلام عليكم ورحمة الله وبركاته. يسعدنا أن نقدم لكم خدمة صوت لتحويل النص العربي إلى كلام واضح.';
 

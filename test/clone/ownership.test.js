@@ -39,7 +39,7 @@ t.test('delete by the owner only, a per-plan limit, a capped stored reference, s
 
   const del = (id, key) => fetch(`${srv.api}/voices/${id}`, { method: 'DELETE', headers: { 'x-api-key': key } });
   let r = await del(made[0], otherKey.key);
-  t.equal(r.status, 404, "another account cannot delete it");
+  t.equal(r.status, 404, 'another account cannot delete it');
   t.match(await r.json(), { errorCode: 40401 });
   r = await del('fusha-omar', ownerKey.key);
   t.equal(r.status, 404, 'a built-in voice cannot be deleted');

@@ -88,6 +88,12 @@ t.test('plugins start in dependency order and stop in reverse, whatever the conf
   ]);
 });
 
+t.test('a plugin that asks for a service it did not declare is refused, naming both', async (t) => {
+  const e = await bootError(t, [{ resolve: fixture('recorder/x.js') }, { resolve: fixture('undeclared/index.js') }]);
+  t.equal(e.code, 'SAWT_ERR_PLUGIN_REGISTER');
+  t.match(e.message, /'undeclared' asked for service 'rec\.x' without declaring it/);
+});
+
 t.test('two plugins providing the same service are refused', async (t) => {
   const e = await bootError(t, [storage, { resolve: '@sawt/plugin-storage', id: 'x' }]);
   t.ok(e.code === 'SAWT_ERR_PLUGIN_DUPLICATE_PROVIDER' || e.code === 'SAWT_ERR_PLUGIN_INVALID');

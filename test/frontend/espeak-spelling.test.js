@@ -1,7 +1,7 @@
 // Diacritized Arabic respelled where espeak-ng's Arabic rules misread it (sawt-mini), checked on
 // espeak-ng's own phonemes.
 import t from 'tap';
-import { phonemize } from '../../plugins/engine/dist/index.js';
+import { phonemize } from '@sawt/native';
 import { spellForEspeak } from '../../plugins/engine/dist/frontend/espeak-spelling.js';
 
 const espeak = async (text) => phonemize(await spellForEspeak(text), 'ar', 'espeak');

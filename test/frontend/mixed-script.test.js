@@ -4,7 +4,8 @@
 // spans, Arabic readings phonemized as the engine does) and the HTS voice's phone names (labels).
 import t from 'tap';
 import { readFileSync } from 'node:fs';
-import { LatinReader, EngineTextPipeline, phonemize, textToLabels } from '../../plugins/engine/dist/index.js';
+import { LatinReader, EngineTextPipeline, textToLabels } from '../../plugins/engine/dist/index.js';
+import { phonemize } from '@sawt/native';
 import { splitRaw } from '../../plugins/engine/dist/frontend/raw.js';
 import { spellForEspeak } from '../../plugins/engine/dist/frontend/espeak-spelling.js';
 

@@ -9,7 +9,7 @@ import { repoRoot } from './helpers.js';
 import { tokens } from '@sawt/core';
 import { ENGINE } from './helpers.js';
 
-const { synthesizeStream } = await import(ENGINE);
+const { synthesizeStream } = await import('@sawt/native');
 
 const run = promisify(execFile);
 const bin = path.join(repoRoot, 'packages/cli/bin/sawt.js');

@@ -9,7 +9,8 @@ import { startServer, tempDir, repoRoot, parseWav, pcmStats } from '../helpers/s
 import { ready, wsConfig } from '../helpers/ws.js';
 import { ENGINE, VOICE_FILE } from './helpers.js';
 
-const { loadDialects, BUILTIN_DIALECTS_DIR, textToPhones, textToLabels, textToUtterances, htsParameters, DEFAULT_LABEL_OPTIONS } = await import(ENGINE);
+const { loadDialects, BUILTIN_DIALECTS_DIR, textToPhones, textToLabels, textToUtterances, DEFAULT_LABEL_OPTIONS } = await import(ENGINE);
+const { htsParameters } = await import('@sawt/native');
 const dialects = loadDialects([BUILTIN_DIALECTS_DIR]);
 const rewrite = (d) => (dialects.get(d).hasHtsRules ? (p) => dialects.get(d).applyHts(p) : undefined);
 const phones = (text, d) => textToPhones(text, DEFAULT_LABEL_OPTIONS, rewrite(d));

@@ -6,7 +6,8 @@ import { startServer, withoutBundledModels } from '../helpers/server.js';
 import { ready, wsConfig } from '../helpers/ws.js';
 import { ENGINE, VOICE_FILE } from './helpers.js';
 
-const { synthesizeHtsStream, htsParameters, textToLabels, trackF0 } = await import(ENGINE);
+const { textToLabels } = await import(ENGINE);
+const { synthesizeHtsStream, htsParameters, trackF0 } = await import('@sawt/native');
 
 const SHORT = 'السَّلَامُ عَلَيْكُمْ.';
 const LONG = 'السَّلَامُ عَلَيْكُمْ وَرَحْمَةُ اللَّهِ وَبَرَكَاتُهُ. يُعَدُّ الْعِلْمُ مِفْتَاحَ التَّقَدُّمِ، وَالْقِرَاءَةُ غِذَاءُ الْعَقْلِ.';

@@ -10,7 +10,8 @@ import { ready, wsConfig } from '../helpers/ws.js';
 import { cloneFields, postForm, PREVIEW_TEXT, previewFields, referenceWav } from '../clone/helpers.js';
 import { ENGINE, GOLDEN, VOICE_FILE } from './helpers.js';
 
-const { synthesizeHtsStream, htsParameters, textToLabels, textToUtterances, DEFAULT_LABEL_OPTIONS, FESTIVAL_LABEL_OPTIONS } = await import(ENGINE);
+const { textToLabels, textToUtterances, DEFAULT_LABEL_OPTIONS, FESTIVAL_LABEL_OPTIONS } = await import(ENGINE);
+const { synthesizeHtsStream, htsParameters } = await import('@sawt/native');
 
 const LONG = 'السَّلَامُ عَلَيْكُمْ وَرَحْمَةُ اللَّهِ وَبَرَكَاتُهُ. يُعَدُّ الْعِلْمُ مِفْتَاحَ التَّقَدُّمِ، وَالْقِرَاءَةُ غِذَاءُ الْعَقْلِ.';
 const LONG_WORDS = LONG.replace(/[.،]/g, '').split(/\s+/);

@@ -4,9 +4,9 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { BASE, ENGINE, LONG_SENTENCE, SENTENCE, collect, medianPitch, rms } from './helpers.js';
+import { BASE, LONG_SENTENCE, SENTENCE, collect, medianPitch, rms } from './helpers.js';
 
-const { espeakInstances, phonemize, synthesizeStream } = await import(ENGINE);
+const { espeakInstances, phonemize, synthesizeStream } = await import('@sawt/native');
 
 // The copies are made in TMPDIR and removed at once: none may stay.
 const tmp = mkdtempSync(path.join(tmpdir(), 'sawt-espeak-test-'));

@@ -2,9 +2,9 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import { BASE, ENGINE, LONG_SENTENCE, SENTENCE, collect, rms } from './helpers.js';
+import { BASE, LONG_SENTENCE, SENTENCE, collect, rms } from './helpers.js';
 
-const { nativeAddon, synthesizeStream } = await import(ENGINE);
+const { nativeAddon, synthesizeStream } = await import('@sawt/native');
 
 const manySegments = (n) => Array.from({ length: n }, () => SENTENCE);
 

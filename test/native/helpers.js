@@ -1,7 +1,7 @@
 // Shared by the native tests: signal measures and synthesis collectors.
 import { fileURLToPath } from 'node:url';
 
-export const ENGINE = fileURLToPath(new URL('../../plugins/engine/dist/native/index.js', import.meta.url));
+export const NATIVE = fileURLToPath(new URL('../../native/dist/index.js', import.meta.url));
 
 export function rms(samples, from = 0, to = samples.length) {
   let sum = 0;

@@ -8,13 +8,13 @@ import { execFile } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { ENGINE } from './helpers.js';
+import { NATIVE } from './helpers.js';
 
 const child = `
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-const { nativeAddon, OnnxSession } = await import(${JSON.stringify(pathToFileURL(ENGINE).href)});
+const { nativeAddon, OnnxSession } = await import(${JSON.stringify(pathToFileURL(NATIVE).href)});
 const { tinyAddModel } = await import(${JSON.stringify(new URL('./tiny-onnx.js', import.meta.url).href)});
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 async function rssMb() {

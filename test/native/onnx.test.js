@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { ENGINE } from './helpers.js';
 import { tinyAddModel } from './tiny-onnx.js';
 
-const { OnnxSession, availableProviders } = await import(ENGINE);
+const { OnnxSession, availableProviders } = await import('@sawt/native');
 
 const dir = await mkdtemp(join(tmpdir(), 'sawt-onnx-'));
 t.teardown(() => rm(dir, { recursive: true, force: true }));

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { ENGINE, rms, sine } from './helpers.js';
+import { rms, sine } from './helpers.js';
 
-const { Resampler, resample } = await import(ENGINE);
+const { Resampler, resample } = await import('@sawt/native');
 
 const zeroCrossings = (x) => {
   let n = 0;

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { BASE, ENGINE, LONG_SENTENCE, SENTENCE, collect, medianPitch, rms } from './helpers.js';
+import { BASE, LONG_SENTENCE, SENTENCE, collect, medianPitch, rms } from './helpers.js';
 
-const { listVoices, phonemize, synthesizeStream } = await import(ENGINE);
+const { listVoices, phonemize, synthesizeStream } = await import('@sawt/native');
 
 t.test('phonemize gives IPA with Arabic phonemes', async (t) => {
   const ipa = await phonemize('مُحَمَّدٌ عَرَبِيٌّ', 'ar');

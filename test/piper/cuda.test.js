@@ -8,7 +8,7 @@ import { createSawt } from '@sawt/core';
 import { defaultConfigPath, silentLogger, tempDir } from '../helpers/server.js';
 import { standinModelsDir } from './models-dir.js';
 
-const { locateAddon } = await import('../../plugins/engine/dist/index.js');
+const { locateAddon } = await import('@sawt/native');
 const skip = existsSync(join(dirname(locateAddon()), 'libonnxruntime_providers_cuda.so')) && 'the CUDA provider library is installed here';
 
 async function startError(t, edit, modelsDir = tempDir(t)) {

@@ -4,11 +4,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { ENGINE } from '../native/helpers.js';
+
 import { tinyAddModel } from '../native/tiny-onnx.js';
 import { STANDIN } from './helpers.js';
 
-const { PiperSession } = await import(ENGINE);
+const { PiperSession } = await import('@sawt/native');
 
 const session = await PiperSession.create(join(STANDIN, 'ar_JO-standin-tiny.onnx'), { intraOpThreads: 1 });
 t.teardown(() => session.release());

@@ -7,6 +7,7 @@
  */
 
 // C0 controls, DEL, C1 controls, bidi embeddings/overrides/isolates, line and paragraph separators.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\u001b': '\\e' };
 

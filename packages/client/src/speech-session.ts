@@ -7,6 +7,7 @@ export interface WebSocketLike {
   readonly bufferedAmount: number;
   send(data: string): void;
   close(code?: number, reason?: string): void;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- browser WebSocket and ws events differ
   addEventListener(type: string, listener: (ev: any) => void): void;
   /** The ws package can stop reading the socket: used for backpressure when present. */
   pause?: () => void;
@@ -181,7 +182,10 @@ export class SpeechSession implements AsyncIterable<SpeechEvent> {
       const finish = (err: Error | null) => {
         if (done) return;
         done = true;
-        if (err) { reject(err); try { this.ws.close(1000); } catch {} } else resolve(this);
+        if (err) {
+          reject(err);
+          try { this.ws.close(1000); } catch { /* already closed */ }
+        } else resolve(this);
       };
       this.initWaiter = (m) => {
         if (m.type === 'connectionInitialized') finish(null);

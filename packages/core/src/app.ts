@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { loadConfig, runtimeFromEnv, type SawtConfig } from './config.js';
 import { importPlugin, orderPlugins, validateOptions, type LoadedPlugin } from './loader.js';
 import { PluginError } from './plugin-errors.js';
-import type { PluginContext } from './plugin.js';
+import type { PluginContext, PluginLifecycle } from './plugin.js';
 import { PromMetrics } from './metrics.js';
 import type { Logger, Metrics, RuntimeSettings } from './services.js';
 import { tokens, type ServiceRef } from './tokens.js';
@@ -29,11 +29,11 @@ export class SawtApp {
   private stopping: Promise<void> | null = null;
 
   constructor(
-    readonly container: DependencyContainer,
+    private readonly container: DependencyContainer,
     readonly runtime: RuntimeSettings,
     readonly logger: Logger,
     readonly plugins: LoadedPlugin[],
-    private readonly contexts: Map<LoadedPlugin, PluginContext<any>>,
+    private readonly lifecycles: Map<LoadedPlugin, PluginLifecycle>,
     private readonly workDir: ProcessWorkDir,
   ) {}
 
@@ -52,7 +52,7 @@ export class SawtApp {
     if (swept.length) this.logger.info({ folders: swept }, 'removed the temp folders of processes that are gone');
     for (const lp of this.plugins) {
       try {
-        await lp.plugin.start?.(this.contexts.get(lp)!);
+        await this.lifecycles.get(lp)?.start?.();
         this.started.push(lp);
       } catch (e) {
         await this.stop();
@@ -66,7 +66,7 @@ export class SawtApp {
     this.stopping ??= (async () => {
       for (const lp of [...this.started].reverse()) {
         try {
-          await lp.plugin.stop?.(this.contexts.get(lp)!);
+          await this.lifecycles.get(lp)?.stop?.();
         } catch (e) {
           this.logger.error({ err: e, plugin: lp.plugin.id }, 'plugin failed to stop cleanly');
         }
@@ -111,17 +111,18 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
   }
   const ordered = orderPlugins(loaded, [tokens.runtime, tokens.logger, tokens.metrics, tokens.workDir]);
 
-  const contexts = new Map<LoadedPlugin, PluginContext<any>>();
+  const lifecycles = new Map<LoadedPlugin, PluginLifecycle>();
   for (const lp of ordered) {
     const { plugin } = lp;
     const provides = new Set(plugin.provides.map((r) => r.id));
+    const declared = new Set([tokens.runtime, tokens.logger, tokens.metrics, tokens.workDir, ...plugin.provides, ...plugin.consumes, ...(plugin.optionalConsumes ?? [])].map((r) => r.id));
     const ctx: PluginContext<any> = {
       pluginId: plugin.id,
       options: lp.options,
-      container,
       runtime,
       logger: logger.child({ plugin: plugin.id }),
       get: <T>(ref: ServiceRef<T>) => {
+        if (!declared.has(ref.id)) throw new PluginError('SAWT_ERR_PLUGIN_REGISTER', `Plugin '${plugin.id}' asked for service '${ref.id}' without declaring it in consumes or optionalConsumes`, plugin.id);
         if (!container.isRegistered(ref.symbol, true)) throw new PluginError('SAWT_ERR_PLUGIN_REGISTER', `Plugin '${plugin.id}' asked for service '${ref.id}', which is not registered (declare it in consumes)`, plugin.id);
         return container.resolve<T>(ref.symbol);
       },
@@ -131,9 +132,12 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
       },
       has: (ref) => container.isRegistered(ref.symbol, true),
     };
-    contexts.set(lp, ctx);
     try {
-      await plugin.register(ctx);
+      const returned = await plugin.register(ctx);
+      lifecycles.set(lp, {
+        start: returned?.start ?? (plugin.start && (() => plugin.start!(ctx))),
+        stop: returned?.stop ?? (plugin.stop && (() => plugin.stop!(ctx))),
+      });
     } catch (e) {
       if (e instanceof PluginError) throw e;
       throw new PluginError('SAWT_ERR_PLUGIN_REGISTER', `Plugin '${plugin.id}' failed to register: ${(e as Error).message}`, plugin.id, { cause: e });
@@ -144,5 +148,5 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
       }
     }
   }
-  return new SawtApp(container, runtime, logger, ordered, contexts, workDir);
+  return new SawtApp(container, runtime, logger, ordered, lifecycles, workDir);
 }

@@ -21,7 +21,7 @@ export interface SawtConfig {
 const DEFAULT_CONFIG = 'config/default.json';
 
 /**
- * Reads the runtime settings from the environment (decisions §1). Paths not set
+ * Reads the runtime settings from the environment (README, "Operating it"). Paths not set
  * by the environment are relative to the working directory when it has a
  * `config/` folder (a checkout or a deployment directory), else to the
  * installation (so `sawt …` works the same from any directory). Without

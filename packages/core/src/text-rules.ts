@@ -1,5 +1,5 @@
 /**
- * The text rule of the interface (decisions §2): at least 3 words and at least
+ * The text rule of the public API: at least 3 words and at least
  * 10 characters after trimming, words separated by white space. Applies to HTTP
  * text-to-speech, preview and the text of a WebSocket flush. Characters are
  * counted as Unicode code points; the same count is what billing charges.

@@ -18,17 +18,6 @@ export interface BillingOptions {
   leases: LeaseSettings;
 }
 
-interface BillingState {
-  wallet: SqlWallet;
-  leases: ReservationLeases;
-  /** The in-process counter, swept of ended windows (absent when limits are shared). */
-  localRate: FixedWindowRateLimiter | null;
-  admission: SawtAdmissionControl;
-  sweeper?: NodeJS.Timeout;
-}
-
-const state = new WeakMap<object, BillingState>();
-
 /** Wallet with leased reservations and ledger, concurrency and rate limits, and admission control. */
 export default definePlugin<BillingOptions>({
   id: 'billing',
@@ -74,31 +63,27 @@ export default definePlugin<BillingOptions>({
     const wallet = new SqlWallet(db, ctx.get(tokens.accounts), ctx.get(tokens.quota), leases, ctx.logger);
     const { concurrency, rateLimiter, localRate } = chooseLimits(ctx.has(tokens.sharedLimits) ? ctx.get(tokens.sharedLimits) : null, ctx.options.rateLimit);
     const admission = new SawtAdmissionControl(concurrency, wallet, ctx.logger);
-    state.set(ctx.container, { wallet, leases, localRate, admission });
     ctx.provide(tokens.wallet, wallet);
     ctx.provide(tokens.concurrency, concurrency);
     ctx.provide(tokens.rateLimiter, rateLimiter);
     ctx.provide(tokens.admission, admission);
     ctx.get(tokens.metrics).addGauge({ name: 'sawt_wallet_reservations_open', help: 'Wallet reservations this process holds open (synthesis or denoise paid for but not yet settled or released).', read: () => wallet.openReservations });
-  },
-
-  async start(ctx) {
-    const s = state.get(ctx.container)!;
-    await s.leases.start((row, reason) => s.wallet.releaseOrphan(row, reason));
-    if (s.localRate) {
-      const local = s.localRate;
-      s.sweeper = setInterval(() => local.sweep(), Math.max(ctx.options.rateLimit.windowMs, 1000));
-      s.sweeper.unref();
-    }
-  },
-
-  async stop(ctx) {
-    const s = state.get(ctx.container);
-    if (!s) return;
-    clearInterval(s.sweeper);
-    await s.admission.releaseAll('shutdown');
-    await s.wallet.releaseOpen('shutdown');
-    await s.leases.stop();
+    let sweeper: NodeJS.Timeout | undefined;
+    return {
+      async start() {
+        await leases.start((row, reason) => wallet.releaseOrphan(row, reason));
+        if (localRate) {
+          sweeper = setInterval(() => localRate.sweep(), Math.max(ctx.options.rateLimit.windowMs, 1000));
+          sweeper.unref();
+        }
+      },
+      async stop() {
+        clearInterval(sweeper);
+        await admission.releaseAll('shutdown');
+        await wallet.releaseOpen('shutdown');
+        await leases.stop();
+      },
+    };
   },
 });
 

@@ -3,7 +3,7 @@
 // synthesis windows, overlap-add (Hann at 50 % overlap sums to 1, so no
 // normalization). The model sees one frame per run() and carries three state
 // caches, fed back from its `*_out` outputs; a streaming model cannot batch frames.
-import { OnnxSession, type Tensor } from '@sawt/plugin-engine';
+import { OnnxSession, type Tensor } from '@sawt/native';
 import type { Denoiser, DenoiseSession } from './denoisers.js';
 import { Framer, MultiChannelFramer } from './framer.js';
 

@@ -79,8 +79,6 @@ class ShuttingDown extends Error {
   }
 }
 
-const state = new WeakMap<object, { denoiser: Denoiser }>();
-
 export default definePlugin<DenoiseOptions>({
   id: 'denoise',
   tags: ['transport'],
@@ -98,7 +96,6 @@ export default definePlugin<DenoiseOptions>({
     const priceMicro = toMicro(opts.pricePerMinute);
     const workDir = ctx.get(tokens.workDir);
     const denoiser = await makeDenoiser(opts, ModelFiles.of(ctx.runtime), logger);
-    state.set(ctx, { denoiser });
     const app = http.app as FastifyInstance;
 
     http.describe({
@@ -211,9 +208,12 @@ export default definePlugin<DenoiseOptions>({
       })();
       await http.trackInFlight(work, () => ac.abort(new ShuttingDown()));
     }
-  },
-  async stop(ctx) {
-    await state.get(ctx)?.denoiser.dispose?.();
+
+    return {
+      async stop() {
+        await denoiser.dispose?.();
+      },
+    };
   },
 });
 

@@ -111,7 +111,7 @@ export async function denoiseFile(opts: {
     const frameBytes = 4 * C;
     for await (const chunk of dec.stdout!) {
       if (signal.aborted) throw signal.reason;
-      let b = carry.length ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
+      const b = carry.length ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
       const usable = b.length - (b.length % frameBytes);
       carry = Buffer.from(b.subarray(usable));
       if (!usable) continue;

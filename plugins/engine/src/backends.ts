@@ -4,7 +4,7 @@ import { errors } from '@sawt/core';
 import { DEFAULT_LABEL_OPTIONS, textToUtterances, type HtsUtterance, type LabelOptions, type PhoneRewrite } from './hts/labels.js';
 import type { Dialect } from './frontend/dialects.js';
 import { addOffsets, outputEqOffset, type OutputEq } from './hts/output-eq.js';
-import { synthesizeHtsStream, synthesizeStream } from './native/index.js';
+import { synthesizeHtsStream, synthesizeStream } from '@sawt/native';
 
 /** Settings an engine back end receives after validation and the text front end. */
 export interface BackendRequest {

@@ -23,8 +23,7 @@ import {
 } from '@sawt/core';
 import { samplePath, type BuiltinVoiceCatalog, type VoiceConfig } from './catalog.js';
 import { htsVoiceToward } from './hts/voice-mapping.js';
-import { analyzeVoice, convertVoice, matchSpectra, trackF0, type ConvertParams, type VoiceAnalysis } from './native/voice.js';
-import { Resampler } from './native/resampler.js';
+import { analyzeVoice, convertVoice, matchSpectra, Resampler, trackF0, type ConvertParams, type VoiceAnalysis } from '@sawt/native';
 
 export const PROFILE_VERSION = 1;
 export const CLONE_RATE = 24000;

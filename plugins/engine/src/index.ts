@@ -4,14 +4,13 @@ import { BuiltinVoiceCatalog, ConfiguredModelCatalog, type ModelConfig, type Voi
 import { EspeakBackend, HtsBackend } from './backends.js';
 import { PiperBackend, type PiperOptions } from './piper/backend.js';
 import { loadPiperModels, piperFiles } from './piper/setup.js';
-import { htsParameters } from './native/index.js';
+import { espeakInstances, htsParameters, phonemize } from '@sawt/native';
 import { Diacritizer, type DiacritizerFiles } from './frontend/diacritize.js';
 import { BUILTIN_DIALECTS_DIR, loadDialects, type Dialect } from './frontend/dialects.js';
 import { EngineTextPipeline } from './frontend/pipeline.js';
 import type { LatinOptions } from './frontend/latin/index.js';
 import { EngineSynthesizer } from './synthesizer.js';
 import { cloningMigrations, VoiceCatalogWithClones, VoiceCloningService } from './cloning.js';
-import { espeakInstances, phonemize } from './native/index.js';
 import { textToLabels, textToPhones, type LabelOptions } from './hts/labels.js';
 
 export interface EngineOptions {
@@ -102,9 +101,6 @@ const downloadSchema = {
   required: ['file', 'url', 'sha256'],
   properties: { file: { type: 'string' }, url: { type: 'string' }, sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
 };
-
-let htsWarmup: string | null = null;
-let htsThreads = 2;
 
 export default definePlugin<EngineOptions>({
   id: 'engine',
@@ -228,10 +224,8 @@ export default definePlugin<EngineOptions>({
     const htsVoice = htsModel ? files.find(htsModel.files![0]!) : null;
     const dialects = loadDialects([BUILTIN_DIALECTS_DIR, ...options.dialectDirs.map((d) => path.resolve(runtime.configDir ?? '.', d))]);
     const hts = new HtsBackend(htsVoice, options.chunkMs, options.hts.labels, options.hts.threads, dialects);
-    htsWarmup = hts.voicePathIfAny();
-    htsThreads = options.hts.threads;
+    const htsWarmup = hts.voicePathIfAny();
     const piper = new PiperBackend(options.piper, options.chunkMs, (o, m) => ctx.logger.warn(o, m));
-    pendingPiper.set(models, { backend: piper, files });
     const backends = [new EspeakBackend(options.chunkMs), hts, piper];
     for (const m of models.list()) {
       if (!backends.some((b) => b.engine === m.engine)) throw new Error(`model '${m.model_id}' names engine '${m.engine}', which this build does not have (known: ${backends.map((b) => b.engine).join(', ')})`);
@@ -255,7 +249,6 @@ export default definePlugin<EngineOptions>({
       htsPhones: (text: string, dialect: Dialect | undefined) => textToPhones(text, options.hts.labels, dialect?.hasHtsRules ? (p) => dialect.applyHts(p) : undefined),
     };
     const pipeline = new EngineTextPipeline({ segment: options.segment, diacritizer: null, dialects, lexicon: options.lexicon, latin: options.latin, models: phoneModels });
-    pendingDiacritizers.set(pipeline, diacritizerFiles && { files: diacritizerFiles, models });
     ctx.provide<ModelCatalog>(tokens.models, models);
     const database = ctx.get(tokens.database);
     database.addMigrations(ctx.pluginId, cloningMigrations);
@@ -273,37 +266,30 @@ export default definePlugin<EngineOptions>({
       name: 'sawt_engine_jobs', help: 'Synthesis jobs started and not finished, per engine: running, waiting for a native thread, or waiting for their reader.', labelNames: ['engine'],
       read: () => synthesizer.jobsInFlight().map((j) => ({ labels: { engine: j.engine }, value: j.jobs })),
     });
-  },
-  async start(ctx) {
-    // Before espeak's first use (it takes effect once per process).
-    espeakInstances(ctx.options.espeak.instances);
-    // espeak-ng loads its Arabic data on first use (~13 ms): pay that at boot, not on the first request.
-    await phonemize('مرحبا', 'ar');
-    // The diacritizer's ONNX session (~0.3 s) and the HTS pool (one engine per worker thread, ~0.1 s each)
-    // load here, not at registration: commands that only read the catalog (sawt models pull/verify) skip them.
-    const pipeline = ctx.get(tokens.textPipeline) as EngineTextPipeline;
-    const pending = pendingDiacritizers.get(pipeline);
-    const piper = pendingPiper.get(ctx.get(tokens.models) as ConfiguredModelCatalog)!;
-    await Promise.all([
-      // Piper voice files load here; a broken one (config, id map, inputs, CUDA) stops the start.
-      loadPiperModels(piper.backend, piper.files, ctx.options, (o, m) => ctx.logger.info(o, m)),
-      pending && loadDiacritizer(ctx, pending.files, ctx.options).then((d) => (d ? pipeline.useDiacritizer(d) : noteNoDiacritizer(pending.models, ctx.options))),
-      htsWarmup && htsParameters({ voicePath: htsWarmup, utterances: [textToLabels('نَعَمْ')[0]!], threads: htsThreads }),
-    ]);
-  },
-  stop(ctx) {
-    (ctx.get(tokens.textPipeline) as EngineTextPipeline).release();
-    pendingPiper.get(ctx.get(tokens.models) as ConfiguredModelCatalog)?.backend.release();
+    return {
+      async start() {
+        // Before espeak's first use (it takes effect once per process).
+        espeakInstances(options.espeak.instances);
+        // espeak-ng loads its Arabic data on first use (~13 ms): pay that at boot, not on the first request.
+        await phonemize('مرحبا', 'ar');
+        // The diacritizer's ONNX session (~0.3 s) and the HTS pool (one engine per worker thread, ~0.1 s each)
+        // load here, not at registration: commands that only read the catalog (sawt models pull/verify) skip them.
+        await Promise.all([
+          // Piper voice files load here; a broken one (config, id map, inputs, CUDA) stops the start.
+          loadPiperModels(piper, files, options, (o, m) => ctx.logger.info(o, m)),
+          diacritizerFiles && loadDiacritizer(ctx, diacritizerFiles, options).then((d) => (d ? pipeline.useDiacritizer(d) : noteNoDiacritizer(models, options))),
+          htsWarmup && htsParameters({ voicePath: htsWarmup, utterances: [textToLabels('نَعَمْ')[0]!], threads: options.hts.threads }),
+        ]);
+      },
+      stop() {
+        pipeline.release();
+        piper.release();
+      },
+    };
   },
 });
 
 type EngineLogger = { logger: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void } };
-
-/** The Piper back end of each catalog, whose voice files load at start. */
-const pendingPiper = new WeakMap<ConfiguredModelCatalog, { backend: PiperBackend; files: ModelFiles }>();
-
-/** The diacritizer loaded at start for each pipeline (null: its files are missing). */
-const pendingDiacritizers = new WeakMap<EngineTextPipeline, { files: DiacritizerFiles; models: ConfiguredModelCatalog } | null>();
 
 /** The diacritizer's files (SAWT_MODELS_DIR first, then bundled), or null with a warning when one is missing. */
 function findDiacritizer(ctx: EngineLogger, modelFiles: ModelFiles, options: EngineOptions): DiacritizerFiles | null {
@@ -352,4 +338,3 @@ export { firstChunk, ARABIC_PROBE, PiperBackend } from './piper/backend.js';
 export { PiperStream, wordsBySentence } from './piper/stream.js';
 export { textToLabels, textToPhones, textToUtterances, splitUtterances, splitUtterancesAt, wordStartLabels, parseUtterance, utteranceLabels, wordPhones, syllabify, DEFAULT_LABEL_OPTIONS, FESTIVAL_LABEL_OPTIONS, type LabelOptions, type PhoneRewrite, type HtsUtterance, type HtsWord } from './hts/labels.js';
 export { alphaForWarp, eqToMelCepstrum, htsVoiceToward, keepLoudness, melCepstrumGainDb, warpFrequency, TRAINED_ALPHA, HTS_RATE, MCEP_LENGTH, type SpeakerMapping } from './hts/voice-mapping.js';
-export * from './native/index.js';

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { SpeechStream } from '@sawt/core';
-import type { ChunkInfo } from './native/index.js';
+import type { ChunkInfo } from '@sawt/native';
 
 /**
  * One speech stream made of two played one after the other: `head` (synthesis of the first

@@ -14,8 +14,6 @@ export interface RedisOptions {
   slots: SlotLeaseSettings;
 }
 
-const state = new WeakMap<object, { redis: Redis; concurrency: RedisConcurrencyLimiter }>();
-
 /** Concurrency slots (leases with heartbeat) and per-key rate limits shared by every node, on Redis. */
 export default definePlugin<RedisOptions>({
   id: 'redis',
@@ -51,24 +49,20 @@ export default definePlugin<RedisOptions>({
     const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableAutoPipelining: true });
     redis.on('error', (err: Error) => ctx.logger.warn({ err }, 'redis connection error'));
     const concurrency = new RedisConcurrencyLimiter(redis, prefix, options.slots, ctx.logger);
-    state.set(ctx.container, { redis, concurrency });
     const shared: SharedLimits = {
       concurrency,
       rateLimiter: (settings) => new RedisSlidingWindowRateLimiter(redis, prefix, settings),
     };
     ctx.provide(tokens.sharedLimits, shared);
-  },
-
-  async start(ctx) {
-    const s = state.get(ctx.container)!;
-    await s.redis.connect();
-    s.concurrency.start();
-  },
-
-  async stop(ctx) {
-    const s = state.get(ctx.container);
-    if (!s) return;
-    s.concurrency.stop();
-    await s.redis.quit().catch(() => s.redis.disconnect());
+    return {
+      async start() {
+        await redis.connect();
+        concurrency.start();
+      },
+      async stop() {
+        concurrency.stop();
+        await redis.quit().catch(() => redis.disconnect());
+      },
+    };
   },
 });

@@ -20,8 +20,6 @@ export interface StorageOptions {
   blobsDir?: string;
 }
 
-const state = new WeakMap<object, { db: KnexDatabase; blobs: FileBlobStore | DatabaseBlobStore }>();
-
 export default definePlugin<StorageOptions>({
   id: 'storage',
   provides: [tokens.database, tokens.blobStore],
@@ -59,18 +57,14 @@ export default definePlugin<StorageOptions>({
     } else {
       blobs = new FileBlobStore(path.resolve(runtime.dataDir, options.blobsDir ?? 'blobs'));
     }
-    state.set(ctx.container, { db, blobs });
     ctx.provide(tokens.database, db);
     ctx.provide(tokens.blobStore, blobs);
-  },
-
-  async start(ctx) {
-    const { db, blobs } = state.get(ctx.container)!;
-    if (blobs instanceof FileBlobStore) await blobs.init();
-    await db.open();
-  },
-
-  async stop(ctx) {
-    await state.get(ctx.container)?.db.close();
+    return {
+      async start() {
+        if (blobs instanceof FileBlobStore) await blobs.init();
+        await db.open();
+      },
+      stop: () => db.close(),
+    };
   },
 });

@@ -36,10 +36,6 @@ const clonedVoiceSchema = {
 /** Cloned voices an account may hold, by plan (option maxClonedVoices). */
 export const DEFAULT_CLONE_LIMITS: Record<Plan, number | null> = { free: 3, basic: 10, starter: 25, growth: 50, scale: 100, enterprise: null };
 
-/** Per-instance shutdown routine, keyed by the plugin context (one per booted app). */
-const shutdowns = new WeakMap<object, () => Promise<void>>();
-const endpoints = new WeakMap<object, MetricsEndpoint>();
-
 export { docsSize } from './docs.js';
 
 export default definePlugin<HttpOptions>({
@@ -138,30 +134,26 @@ export default definePlugin<HttpOptions>({
     };
     ctx.provide(tokens.httpServer, service);
 
-    endpoints.set(ctx, metricsEndpoint);
-    shutdowns.set(ctx, async () => {
-      closing = true;
-      stopLogging();
-      await metricsEndpoint.close();
-      const pending = [...inFlight.keys()];
-      if (pending.length) {
-        ctx.logger.info({ inFlight: pending.length }, 'waiting for in-flight requests');
-        await Promise.race([Promise.allSettled(pending), sleep(ctx.options.shutdownGraceMs)]);
-        for (const cancel of inFlight.values()) cancel();
-        await Promise.allSettled([...inFlight.keys()]);
-      }
-      await app.close();
-    });
-  },
-  async start(ctx) {
-    const service = ctx.get(tokens.httpServer);
-    const app = service.app as import('fastify').FastifyInstance;
-    const address = await app.listen({ host: ctx.runtime.host, port: ctx.runtime.port });
-    ctx.logger.info({ address }, 'Sawt HTTP API listening');
-    const metricsAddress = await endpoints.get(ctx)?.listen(ctx.runtime.host);
-    if (metricsAddress) ctx.logger.info({ address: metricsAddress }, 'metrics listening');
-  },
-  async stop(ctx) {
-    await shutdowns.get(ctx)?.();
+    return {
+      async start() {
+        const address = await app.listen({ host: ctx.runtime.host, port: ctx.runtime.port });
+        ctx.logger.info({ address }, 'Sawt HTTP API listening');
+        const metricsAddress = await metricsEndpoint.listen(ctx.runtime.host);
+        if (metricsAddress) ctx.logger.info({ address: metricsAddress }, 'metrics listening');
+      },
+      async stop() {
+        closing = true;
+        stopLogging();
+        await metricsEndpoint.close();
+        const pending = [...inFlight.keys()];
+        if (pending.length) {
+          ctx.logger.info({ inFlight: pending.length }, 'waiting for in-flight requests');
+          await Promise.race([Promise.allSettled(pending), sleep(ctx.options.shutdownGraceMs)]);
+          for (const cancel of inFlight.values()) cancel();
+          await Promise.allSettled([...inFlight.keys()]);
+        }
+        await app.close();
+      },
+    };
   },
 });

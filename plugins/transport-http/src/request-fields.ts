@@ -1,6 +1,6 @@
 import type { FieldRules } from '@sawt/core';
 
-/** Body of POST /text-to-speech/{model_id} (interface.md), shared by validation and OpenAPI. */
+/** Body of POST /text-to-speech/{model_id} (the public API), shared by validation and OpenAPI. */
 export function ttsFields(maxTextChars: number): FieldRules {
   return {
     voice_id: { type: 'string', required: true, description: 'Voice to use (from GET /voices)' },

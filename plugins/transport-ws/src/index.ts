@@ -47,9 +47,6 @@ class ConnectionCounts {
 
 const tooMany = (what: string, max: number) => new SawtError('concurrency', `Too many open WebSocket connections for this ${what}: at most ${max} at a time; close one before opening another`);
 
-/** Per-instance shutdown routine, keyed by the plugin context. */
-const shutdowns = new WeakMap<object, () => Promise<void>>();
-
 /** WSS /websocket/text-to-speech on the HTTP server of transport-http. */
 export default definePlugin<WsOptions>({
   id: 'transport-ws',
@@ -139,19 +136,18 @@ export default definePlugin<WsOptions>({
     http.server.on('upgrade', onUpgrade);
     const keyCheck = watchKeys(sessions, deps.authenticator, ctx.options.keyCheckMs, ctx.logger);
 
-    shutdowns.set(ctx, async () => {
-      closing = true;
-      clearInterval(keyCheck);
-      http.server.off('upgrade', onUpgrade);
-      for (const s of sessions) s.shutdown();
-      if (sessions.size) await Promise.race([Promise.allSettled([...sessions].map((s) => s.done)), sleep(ctx.options.shutdownGraceMs)]);
-      for (const s of sessions) s.terminate();
-      await Promise.allSettled([...sessions].map((s) => s.done));
-      wss.close();
-    });
-  },
-  async stop(ctx) {
-    await shutdowns.get(ctx)?.();
+    return {
+      async stop() {
+        closing = true;
+        clearInterval(keyCheck);
+        http.server.off('upgrade', onUpgrade);
+        for (const s of sessions) s.shutdown();
+        if (sessions.size) await Promise.race([Promise.allSettled([...sessions].map((s) => s.done)), sleep(ctx.options.shutdownGraceMs)]);
+        for (const s of sessions) s.terminate();
+        await Promise.allSettled([...sessions].map((s) => s.done));
+        wss.close();
+      },
+    };
   },
 });
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { OnnxSession } from '../native/index.js';
+import { OnnxSession } from '@sawt/native';
 import { mapTextParts, RAW_SPAN } from './raw.js';
 import { RunQueue } from './run-queue.js';
 

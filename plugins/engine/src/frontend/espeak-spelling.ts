@@ -6,7 +6,6 @@ import { mapTextParts } from './raw.js';
  * long ā that the spelling does not write (هذا، هذه، ذلك، هؤلاء، لكن، هكذا, also after و ف ب ل ك)
  * gets its alif (espeak says hada:), and the article's silent alif after بِ/كَ is dropped. The HTS labels have their own rules for both (hts/labels.ts).
  */
-const M = '[\\u064b-\\u0652]*';
 const WORD_END = '(?=$|[^\\p{L}\\p{M}])';
 const SILENT_ALIF = new RegExp(`([\\u064f\\u064e]\\u0648\\u0652?)\\u0627${WORD_END}`, 'gu');
 /** Words whose first letter is followed by an unwritten ā (bare letters, clitics removed). */

@@ -1,4 +1,4 @@
-import { phonemize } from '../native/index.js';
+import { phonemize } from '@sawt/native';
 import type { Dialect } from './dialects.js';
 import { splitRaw } from './raw.js';
 

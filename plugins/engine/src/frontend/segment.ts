@@ -47,7 +47,10 @@ function fit(piece: string, maxChars: number): string[] {
   let cur = '';
   for (const c of clauses) {
     if (c.length > maxChars) {
-      if (cur) out.push(cur), (cur = '');
+      if (cur) {
+        out.push(cur);
+        cur = '';
+      }
       out.push(...splitWords(c, maxChars));
     } else if (cur && cur.length + 1 + c.length > maxChars) {
       out.push(cur);

@@ -17,7 +17,7 @@
 import { errors, type SpeechStream } from '@sawt/core';
 import type { BackendRequest, SpeechBackend } from '../backends.js';
 import type { PiperVoiceParams } from '../catalog.js';
-import { PiperSession } from '../native/index.js';
+import { PiperSession } from '@sawt/native';
 import { piperSentences } from './phonemes.js';
 import { PiperStream } from './stream.js';
 import { readPiperVoiceConfig, speakerId, type PiperVoiceConfig } from './voice-config.js';

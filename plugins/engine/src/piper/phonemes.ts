@@ -14,7 +14,7 @@
  * espeak's phoneme trace, one clause at a time.
  */
 import { hasRawSpan, protectRaw } from '../frontend/raw.js';
-import { ipaClauses, phonemeInputIpa } from '../native/index.js';
+import { ipaClauses, phonemeInputIpa } from '@sawt/native';
 
 const TERMINATORS: Record<string, [string, boolean]> = {
   '.': ['.', true],

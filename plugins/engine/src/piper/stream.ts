@@ -9,8 +9,8 @@
  * characters. They are estimates, not the model's alignment.
  */
 import { Readable } from 'node:stream';
-import type { ChunkInfo, WordTiming } from '../native/index.js';
-import type { PiperSession } from '../native/index.js';
+import type { ChunkInfo, WordTiming } from '@sawt/native';
+import type { PiperSession } from '@sawt/native';
 import { phonemeIds } from './phonemes.js';
 import type { PiperVoiceConfig } from './voice-config.js';
 

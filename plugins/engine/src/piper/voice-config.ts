@@ -30,6 +30,7 @@ export function readPiperVoiceConfig(path: string): PiperVoiceConfig {
   }
   const bad = (what: string) => new Error(`Piper voice config ${path}: ${what}`);
   if (typeof raw !== 'object' || raw === null) throw bad('not a JSON object');
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- untrusted JSON, every field checked below
   const c = raw as Record<string, any>;
   const sampleRate = c.audio?.sample_rate;
   if (!Number.isInteger(sampleRate) || sampleRate < 8000 || sampleRate > 192000) throw bad('audio.sample_rate must be an integer rate in Hz');

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { phonemize } from '../../native/index.js';
+import { phonemize } from '@sawt/native';
 import { mapTextParts } from '../raw.js';
 import { mapIpaWord, type PhoneSet } from './ipa.js';
 import { ARABIC_LETTER_NAMES, ENGLISH_LETTER_NAMES, baseLetter, type LetterNames } from './letters.js';
@@ -23,11 +23,12 @@ export interface LatinOptions {
 
 export const BUILTIN_LATIN_LEXICON = fileURLToPath(new URL('../../../lexicon/latin.json', import.meta.url));
 
-const M = '[\\u064b-\\u0652]*';
 const LATIN = '[A-Za-z\\u00c0-\\u024f](?:[A-Za-z\\u00c0-\\u024f]|[\'’.&-](?=[A-Za-z\\u00c0-\\u024f]))*';
 /** A Latin token with what is glued before it, or a lone clitic word and one space. */
+// eslint-disable-next-line no-misleading-character-class -- the harakat range is matched mark by mark on purpose
 const TOKEN = new RegExp(`(?<![\\p{L}\\p{M}\\p{N}\\u0640])([\\u0621-\\u064a\\u064b-\\u0652]*?)(\\s?)(${LATIN})(?![\\p{L}\\p{N}])`, 'gu');
 /** و/ف, then ب/ك/ل, then the article (لل = لِ + ال). */
+
 const CLITICS = /^([وف])?([بكل])?(ال|(?<=ل)ل)?$/u;
 const SUN_PHONES = new Set(['t', 'd', 's', 'z', 'n', 'r', 'l', '^', 'th', 'ch', 'T', 'D', 'S', 'Z', 'tS', 'dZ']);
 const SUN_LETTERS = /^[تثدذرزسشصضطظلن]/u;

@@ -6,6 +6,7 @@
  */
 const TATWEEL = /\u0640/gu;
 const INVISIBLE = /[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/gu;
+// eslint-disable-next-line no-misleading-character-class -- modifiers and keycap marks are matched one by one on purpose
 const EMOJI = /(?:\p{Extended_Pictographic}|[\u{1F1E6}-\u{1F1FF}\u{1F3FB}-\u{1F3FF}\u{FE00}-\u{FE0F}\u20e3\u{E0020}-\u{E007F}])+/gu;
 const QURANIC = /[\u0610-\u061a\u06d6-\u06dc\u06de-\u06e8\u06ea-\u06ed]/gu;
 const ORPHAN_MARKS = /(^|[^\p{L}\u064b-\u0652\u0670])[\u064b-\u0652\u0670]+/gu;

@@ -135,7 +135,7 @@ function readNumbersInContext(text: string): string {
       }
     }
     const g = w1 && !num.includes('.') && !sign ? genderOfPlural(w1.trim()) : 'm';
-    const r = Number(num.replace(/\..*/u, "").slice(-2));
+    const r = Number(num.replace(/\..*/u, '').slice(-2));
     // 11–99: the tamyiz is accusative; write the tanween an undiacritized ـا leaves out (فصلا → فصلاً)
     const w1out = w1 && !num.includes('.') && r >= 11 && /^\s\p{L}{2,}[^اى\s]ا$/u.test(w1) && !/^\s(?:أيضا|جدا|تقريبا|فقط|معا)$/u.test(w1) ? `${w1}\u064b` : (w1 ?? '');
     // a noun right after the number is its counted noun, in construct (مئتا إصابة); a particle is not

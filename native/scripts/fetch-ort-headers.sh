@@ -13,7 +13,7 @@
 # Idempotent; CMakeLists.txt looks in the same places in the same order.
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cache="$root/.cache/onnxruntime-headers"
 header_rel=include/onnxruntime/onnxruntime_cxx_api.h
 

@@ -1,6 +1,6 @@
 /**
- * The raw interface of the native engine addon (`build/Release/sawt_native.node`,
- * sources in `native/`). Callers should use the validating wrappers of this
+ * The raw interface of the native engine addon (`native/build/Release/sawt_native.node`,
+ * C++ sources beside this folder). Callers should use the validating wrappers of this
  * folder; this module only locates, loads and types the addon.
  *
  * Threads and memory, as the C++ side implements them:
@@ -11,9 +11,10 @@
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, parse } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EngineError } from './errors.js';
+import type { Dfn3Files, Dfn3ModelHandle, Dfn3Options, Dfn3StreamHandle } from './dfn3.js';
+import type { ConvertParams, SpectralMatch, VoiceAnalysis } from './voice.js';
 
 export type TensorType = 'float32' | 'float64' | 'int64' | 'int32' | 'int16' | 'int8' | 'uint8' | 'bool';
 export type TensorData =
@@ -294,26 +295,26 @@ export interface NativeAddon {
   Resampler: new (inRate: number, outRate: number) => NativeResampler;
   OnnxSession: { create(path: string, options?: NativeOnnxSessionOptions): Promise<NativeOnnxSession> };
   availableProviders(): string[];
+  analyzeVoice(samples: Int16Array, sampleRate: number): Promise<VoiceAnalysis>;
+  convertVoice(samples: Int16Array, sampleRate: number, params: ConvertParams): Promise<Int16Array>;
+  matchSpectra(ref: number[], base: number[], sampleRate: number): SpectralMatch;
+  trackF0(samples: Int16Array, sampleRate: number): Promise<Float64Array>;
+  dfn3Load(files: Dfn3Files, options?: Dfn3Options): Promise<Dfn3ModelHandle>;
+  dfn3Open(model: Dfn3ModelHandle): Dfn3StreamHandle;
+  dfn3Process(stream: Dfn3StreamHandle, samples: Float32Array, flush: boolean): Promise<Float32Array>;
 }
 
-const ADDON_PATH = join('build', 'Release', 'sawt_native.node');
+/** Where `npm run build:native` puts the addon: native/build/Release, beside this package's dist/. */
+const BUILT_ADDON = fileURLToPath(new URL('../build/Release/sawt_native.node', import.meta.url));
 
-/** SAWT_NATIVE_ADDON, else the nearest build/Release/sawt_native.node above this file. */
+/** SAWT_NATIVE_ADDON, else the addon built inside this package (native/build/Release/sawt_native.node). */
 export function locateAddon(): string {
   const override = process.env.SAWT_NATIVE_ADDON;
   if (override) return override;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  const { root } = parse(dir);
-  for (;;) {
-    const candidate = join(dir, ADDON_PATH);
-    if (existsSync(candidate)) return candidate;
-    if (dir === root) break;
-    dir = dirname(dir);
-  }
+  if (existsSync(BUILT_ADDON)) return BUILT_ADDON;
   throw new EngineError(
     'SAWT_ENGINE_ADDON_MISSING',
-    `The native engine addon (${ADDON_PATH}) was not found above ${fileURLToPath(import.meta.url)}: ` +
-      'run `npm run build:native` or set SAWT_NATIVE_ADDON',
+    `The native engine addon was not found at ${BUILT_ADDON}: run \`npm run build:native\` or set SAWT_NATIVE_ADDON`,
   );
 }
 

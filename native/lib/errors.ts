@@ -11,7 +11,9 @@ export const ENGINE_ERROR_CODES = [
   'SAWT_ENGINE_CUDA_UNAVAILABLE',
   /** The synthesis was cancelled (stream destroyed or cancel()). */
   'SAWT_ENGINE_CANCELLED',
-  /** build/Release/sawt_native.node was not found (not built). */
+  /** The HTS engine failed (parameter generation or vocoding). */
+  'SAWT_ENGINE_HTS',
+  /** native/build/Release/sawt_native.node was not found (not built). */
   'SAWT_ENGINE_ADDON_MISSING',
 ] as const;
 
@@ -52,4 +54,13 @@ export function fromNative(error: unknown, callSite: string, fallback: EngineErr
   const wrapped = new EngineError(code, message, { cause: error });
   wrapped.stack = `${wrapped.name} [${code}]: ${message}\n${callSite}`;
   return wrapped;
+}
+
+/** Awaits `call` (an addon call) and turns its failure into an EngineError from `callSite` (see fromNative). */
+export async function callNative<T>(callSite: string, fallback: EngineErrorCode, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw fromNative(error, callSite, fallback);
+  }
 }

@@ -1,0 +1,58 @@
+/**
+ * DeepFilterNet3 (48 kHz full-band speech enhancement) in the addon (dfn3.cc):
+ * STFT, ERB and complex features, ERB gains, deep filter and overlap-add are in
+ * C++ and the three ONNX models run there on libuv's pool, in windows of frames
+ * (bounded memory). A model's sessions are shared by every stream opened on it;
+ * a stream is one channel, stateful across calls. The stream hides the STFT
+ * delay: after flush the output is exactly as long as the input and lines up with it.
+ */
+import { nativeAddon } from './addon.js';
+import { callNative, captureCallSite, fromNative } from './errors.js';
+
+/** The three models, by the names of the model directory (`denoise/dfn3/` in the models layout). */
+export const DFN3_FILES = { enc: 'enc.onnx', erbDec: 'erb_dec.onnx', dfDec: 'df_dec.onnx' } as const;
+export type Dfn3Files = Record<keyof typeof DFN3_FILES, string>;
+
+export interface Dfn3Options {
+  /** ONNX Runtime threads per model run; default 1 (faster than 2 on a 2-core machine). */
+  intraOpThreads?: number;
+  /** 'cuda': ONNX Runtime's CUDA execution provider; load rejects (SAWT_ENGINE_CUDA_UNAVAILABLE) naming what is missing. Default 'cpu'. */
+  executionProvider?: 'cpu' | 'cuda';
+  /** Frames (10 ms each) emitted per model window; default 1000. */
+  blockFrames?: number;
+  /** Frames of already emitted audio re-run before a window (recurrent warm-up); default 100. */
+  contextFrames?: number;
+}
+
+/** Opaque handles of the addon: loaded sessions, and one channel's stream state. */
+export interface Dfn3ModelHandle { readonly __dfn3Model?: never }
+export interface Dfn3StreamHandle { readonly __dfn3Stream?: never }
+
+/** One channel of audio through a loaded model. */
+export class Dfn3Stream {
+  constructor(private readonly handle: Dfn3StreamHandle) {}
+
+  /** Denoises the next samples (48 kHz mono float); `flush` ends the stream and returns its tail. */
+  process(samples: Float32Array, flush = false): Promise<Float32Array> {
+    return callNative(captureCallSite(), 'SAWT_ENGINE_ONNX', () => nativeAddon().dfn3Process(this.handle, samples, flush));
+  }
+}
+
+/** The three DFN3 sessions, loaded once and shared by every stream opened on them. */
+export class Dfn3Model {
+  private constructor(private readonly handle: Dfn3ModelHandle) {}
+
+  /** Loads the three models (absolute paths). */
+  static async load(files: Dfn3Files, options: Dfn3Options = {}): Promise<Dfn3Model> {
+    return new Dfn3Model(await callNative(captureCallSite(), 'SAWT_ENGINE_ONNX', () => nativeAddon().dfn3Load(files, options)));
+  }
+
+  openStream(): Dfn3Stream {
+    const callSite = captureCallSite();
+    try {
+      return new Dfn3Stream(nativeAddon().dfn3Open(this.handle));
+    } catch (error) {
+      throw fromNative(error, callSite, 'SAWT_ENGINE_ONNX');
+    }
+  }
+}
