@@ -117,8 +117,9 @@ for (const s of SPEAKERS) {
 }
 const dir = path.join(here, 'results');
 mkdirSync(dir, { recursive: true });
-const file = path.join(dir, `clone-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-writeFileSync(file, JSON.stringify({ text: TEXT, results }, null, 2));
+const date = new Date().toISOString();
+const file = path.join(dir, `clone-${date.replace(/[:.]/g, '-')}.json`);
+writeFileSync(file, JSON.stringify({ date, text: TEXT, results }, null, 2));
 console.log(`written ${path.relative(process.cwd(), file)}`);
 await app.stop();
 rmSync(work, { recursive: true, force: true });

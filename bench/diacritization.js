@@ -6,7 +6,8 @@
 //   WER: words with at least one letter wrong / words (same two variants)
 // Usage: npm run bench:diacritization [-- --models DIR] [--show]
 // DIR defaults to SAWT_MODELS_DIR, else the bundled models/.
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeResults } from './harness.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -71,6 +72,4 @@ const result = {
 };
 diacritizer.release();
 if (values.show) console.log(mistakes.join('\n'));
-console.log(JSON.stringify(result, null, 2));
-mkdirSync(path.join(root, 'bench/results'), { recursive: true });
-writeFileSync(path.join(root, 'bench/results/diacritization.json'), `${JSON.stringify({ date: new Date().toISOString(), ...result }, null, 2)}\n`);
+writeResults('diacritization', { date: new Date().toISOString(), ...result });

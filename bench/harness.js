@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
 
 export const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -15,7 +16,9 @@ export const VOICES = ['fusha-omar', 'fusha-layla', 'egyptian-karim', 'egyptian-
 
 /** Starts bench/server.js (extra environment variables in `env`); returns its port and key, an IPC ask(), and stop(). */
 export async function startBenchServer({ env } = {}) {
-  const server = fork(path.join(here, 'server.js'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...(env && { env: { ...process.env, ...env } }) });
+  // BENCH_SERVER_NODE_ARGS: node options of the server process alone (e.g. --cpu-prof --cpu-prof-dir=DIR).
+  const execArgv = process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean);
+  const server = fork(path.join(here, 'server.js'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...(execArgv && { execArgv }), ...(env && { env: { ...process.env, ...env } }) });
   const [ready] = await once(server, 'message');
   const ask = async (msg, type) => {
     server.send(msg);
@@ -41,15 +44,17 @@ export const machine = () => ({ cpus: os.cpus().length, cpu: os.cpus()[0]?.model
 
 /** Writes bench/results/<name>-<date>.json, prints it, and says where it went. */
 export function writeResults(name, results) {
-  mkdirSync(path.join(here, 'results'), { recursive: true });
-  const file = path.join(here, 'results', `${name}-${results.date.replace(/[:.]/g, '-')}.json`);
+  // SAWT_BENCH_RESULTS_DIR: another folder (the report's test writes its runs to a temporary one).
+  const dir = process.env.SAWT_BENCH_RESULTS_DIR ?? path.join(here, 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${name}-${results.date.replace(/[:.]/g, '-')}.json`);
   writeFileSync(file, JSON.stringify(results, null, 2));
   console.log(JSON.stringify(results, null, 2));
   console.log(`written to ${path.relative(process.cwd(), file)}`);
 }
 
-/** p50/p95/max (and n) of a list of milliseconds. */
-export const summary = (arr, d = 2) => ({ p50: round(pct(arr, 50), d), p95: round(pct(arr, 95), d), max: round(Math.max(...arr), d), n: arr.length });
+/** p50/p95/max, n and the samples themselves (for the report's distributions) of a list of milliseconds. */
+export const summary = (arr, d = 2) => ({ p50: round(pct(arr, 50), d), p95: round(pct(arr, 95), d), max: round(Math.max(...arr), d), n: arr.length, samples: arr.map((x) => round(x, 1)) });
 
 /**
  * One streaming text-to-speech request: time to the first audio byte, total time
@@ -108,3 +113,26 @@ export const concurrentFigures = (streams, { results, wallSeconds }) => ({
   firstByteMs: summary(results.map((r) => r.firstByteMs)),
   realTimeFactor: { p50: round(pct(results.map(rtfOf), 50), 4) },
 });
+
+/** An initialized sawt-mini WebSocket session at `url`; next(pred) resolves with the time of the next message matching pred. */
+export async function openWsSession(url, voice_id) {
+  const ws = new WebSocket(url);
+  const waiters = [];
+  ws.on('message', (d) => {
+    const at = performance.now();
+    const m = JSON.parse(d.toString());
+    if (m.type === 'error') throw new Error(`server error: ${m.errorMessage}`);
+    for (const w of [...waiters]) {
+      if (w.pred(m)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(at);
+      }
+    }
+  });
+  const next = (pred) => new Promise((resolve) => waiters.push({ pred, resolve }));
+  await once(ws, 'open');
+  const init = next((m) => m.type === 'connectionInitialized');
+  ws.send(JSON.stringify({ type: 'initConnection', voice_id, model_id: 'sawt-mini' }));
+  await init;
+  return { ws, next, send: (o) => ws.send(JSON.stringify(o)) };
+}

@@ -3,7 +3,8 @@
 import { TEXT, VOICES, concurrentFigures, concurrentStreams, machine, pct, round, sequentialFigures, startBenchServer, streamTts, writeResults } from './harness.js';
 
 const N = Number(process.env.BENCH_REQUESTS ?? 60);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+// Concurrency levels (comma-separated): throughput against concurrency; the last is reported as `concurrent`.
+const LEVELS = String(process.env.BENCH_CONCURRENCY ?? '1,4,8').split(',').map(Number).filter((n) => n > 0);
 
 const { port, key, setup, ask, stop } = await startBenchServer();
 const streamOnce = (voice_id) => streamTts({ port, key, voice_id });
@@ -17,11 +18,15 @@ const seq = [];
 for (let i = 0; i < N; i++) seq.push(await streamOnce());
 const seqEld = await ask('eld', 'eld');
 
-// 2. Concurrent streams: throughput and event-loop delay meanwhile.
-await ask('eld-reset', 'eld-reset');
-const perStream = Math.max(4, Math.round(N / CONCURRENCY));
-const conc = await concurrentStreams(CONCURRENCY, perStream, (i) => streamOnce(VOICES[i % VOICES.length]));
-const concEld = await ask('eld', 'eld');
+// 2. Concurrent streams at each level: throughput and event-loop delay meanwhile.
+const levels = [];
+for (const streams of LEVELS) {
+  await ask('eld-reset', 'eld-reset');
+  const perStream = Math.max(4, Math.round(N / streams));
+  const conc = await concurrentStreams(streams, perStream, (i) => streamOnce(VOICES[i % VOICES.length]));
+  const eld = await ask('eld', 'eld');
+  levels.push({ ...concurrentFigures(streams, conc), eventLoopDelayMs: { max: round(eld.maxMs), p99: round(eld.p99Ms), mean: round(eld.meanMs) } });
+}
 
 const results = {
   date: new Date().toISOString(),
@@ -34,10 +39,8 @@ const results = {
     totalMs: { p50: round(pct(seq.map((r) => r.totalMs), 50)) },
     eventLoopDelayMs: { max: round(seqEld.maxMs), p99: round(seqEld.p99Ms) },
   },
-  concurrent: {
-    ...concurrentFigures(CONCURRENCY, conc),
-    eventLoopDelayMs: { max: round(concEld.maxMs), p99: round(concEld.p99Ms), mean: round(concEld.meanMs) },
-  },
+  concurrent: levels.at(-1),
+  concurrency: levels,
   targets: { firstByteP50Ms: 30, eventLoopDelayMaxMs: 20 },
 };
 await stop();

@@ -24,8 +24,8 @@ const key = await app.get(tokens.apiKeys).create({ accountId: account.id });
 let eld = monitorEventLoopDelay({ resolution: 1 });
 eld.enable();
 // Peak RSS since the last 'rss-reset', sampled every 50 ms.
-let rssPeak = process.memoryUsage().rss;
-setInterval(() => { rssPeak = Math.max(rssPeak, process.memoryUsage().rss); }, 50).unref();
+let rssPeak = process.memoryUsage.rss();
+setInterval(() => { rssPeak = Math.max(rssPeak, process.memoryUsage.rss()); }, 50).unref();
 
 // The bench process went away (crashed or killed): do not linger.
 process.on('disconnect', () => process.exit(0));
@@ -38,10 +38,10 @@ process.on('message', async (msg) => {
   } else if (msg === 'eld') {
     process.send({ type: 'eld', maxMs: eld.max / 1e6, p99Ms: eld.percentile(99) / 1e6, meanMs: eld.mean / 1e6 });
   } else if (msg === 'rss-reset') {
-    rssPeak = process.memoryUsage().rss;
+    rssPeak = process.memoryUsage.rss();
     process.send({ type: 'rss-reset', rss: rssPeak });
   } else if (msg === 'rss') {
-    const rss = process.memoryUsage().rss;
+    const rss = process.memoryUsage.rss();
     rssPeak = Math.max(rssPeak, rss);
     process.send({ type: 'rss', rss, peak: rssPeak });
   } else if (msg === 'stop') {
@@ -52,4 +52,4 @@ process.on('message', async (msg) => {
 });
 // What the run measured: the diacritizer (on by default when its bundled model loads) and the models offered.
 const setup = { diacritizer: app.get(tokens.textPipeline).diacritizerLoaded === true, models: app.get(tokens.models).list().filter((m) => m.available).map((m) => m.model_id) };
-process.send({ type: 'ready', port: app.get(tokens.httpServer).server.address().port, key: key.key, rss: process.memoryUsage().rss, setup });
+process.send({ type: 'ready', port: app.get(tokens.httpServer).server.address().port, key: key.key, rss: process.memoryUsage.rss(), setup });

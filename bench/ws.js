@@ -7,9 +7,7 @@
 //    flush to the isFinal message.
 // The server runs in a child process (bench/server.js); results go to
 // bench/results/ws-<date>.json and are printed. Bounded to well under 2 minutes.
-import { once } from 'node:events';
-import WebSocket from 'ws';
-import { TEXT, VOICES, machine, round, startBenchServer, summary, writeResults } from './harness.js';
+import { TEXT, VOICES, machine, openWsSession, round, startBenchServer, summary, writeResults } from './harness.js';
 
 const ROUNDS = Number(process.env.BENCH_WS_ROUNDS ?? 20);
 const SESSIONS = Number(process.env.BENCH_WS_SESSIONS ?? 10);
@@ -19,28 +17,7 @@ const { port, key, setup, ask, stop } = await startBenchServer();
 const url = `ws://127.0.0.1:${port}/api/v1/websocket/text-to-speech?x-api-key=${encodeURIComponent(key)}`;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** An initialized session; next(pred) resolves with the time of the next message matching pred. */
-async function openSession(voice_id) {
-  const ws = new WebSocket(url);
-  const waiters = [];
-  ws.on('message', (d) => {
-    const at = performance.now();
-    const m = JSON.parse(d.toString());
-    if (m.type === 'error') throw new Error(`server error: ${m.errorMessage}`);
-    for (const w of [...waiters]) {
-      if (w.pred(m)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(at);
-      }
-    }
-  });
-  const next = (pred) => new Promise((resolve) => waiters.push({ pred, resolve }));
-  await once(ws, 'open');
-  const init = next((m) => m.type === 'connectionInitialized');
-  ws.send(JSON.stringify({ type: 'initConnection', voice_id, model_id: 'sawt-mini' }));
-  await init;
-  return { ws, next, send: (o) => ws.send(JSON.stringify(o)) };
-}
+const openSession = (voice_id) => openWsSession(url, voice_id);
 
 const isAudio = (m) => typeof m.audio === 'string';
 const isFinal = (m) => m.isFinal === true;

@@ -7,6 +7,7 @@
 #include "espeak_engine.h"
 #include "hts_synthesis.h"
 #include "onnx_session.h"
+#include "piper_binding.h"
 #include "resampler_binding.h"
 #include "synthesis.h"
 #include "voice_binding.h"
@@ -90,11 +91,27 @@ Napi::Value ListVoices(const Napi::CallbackInfo& info) {
   return result;
 }
 
+// espeakInstances(count?): sets the espeak-ng instances (before the first use; later calls change
+// nothing) and returns the count in force.
+Napi::Value EspeakInstances(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() > 0 && !info[0].IsUndefined()) {
+    if (!info[0].IsNumber()) ThrowInvalidArgument(env, "Expected a number between 1 and 8 for count");
+    const double count = info[0].As<Napi::Number>().DoubleValue();
+    if (!(count >= 1 && count <= 8) || count != static_cast<int>(count)) {
+      ThrowInvalidArgument(env, "Expected an integer between 1 and 8 for count");
+    }
+    return Napi::Number::New(env, espeak::SetInstances(static_cast<int>(count)));
+  }
+  return Napi::Number::New(env, espeak::Instances());
+}
+
 }  // namespace
 
 SawtAddon::SawtAddon(Napi::Env env, Napi::Object exports) {
   exports.Set("phonemize", Napi::Function::New(env, Phonemize, "phonemize"));
   exports.Set("listVoices", Napi::Function::New(env, ListVoices, "listVoices"));
+  exports.Set("espeakInstances", Napi::Function::New(env, EspeakInstances, "espeakInstances"));
   exports.Set("createSynthesis", Napi::Function::New(env, CreateSynthesis, "createSynthesis"));
   exports.Set("createHtsSynthesis", Napi::Function::New(env, CreateHtsSynthesis, "createHtsSynthesis"));
   exports.Set("htsParameters", Napi::Function::New(env, HtsParameters, "htsParameters"));
@@ -105,6 +122,10 @@ SawtAddon::SawtAddon(Napi::Env env, Napi::Object exports) {
   exports.Set("availableProviders", Napi::Function::New(env, AvailableProviders, "availableProviders"));
   RegisterVoiceFunctions(env, exports);
   RegisterDfn3Functions(env, exports);
+  Napi::Function piperClass = DefinePiperSessionClass(env);
+  piperSessionClass = Napi::Persistent(piperClass);
+  exports.Set("PiperSession", piperClass);
+  RegisterPiperFunctions(env, exports);
 }
 
 }  // namespace sawt

@@ -9,8 +9,6 @@
 
 namespace sawt {
 
-class OnnxRunWorker;
-
 class SawtAddon : public Napi::Addon<SawtAddon> {
  public:
   SawtAddon(Napi::Env env, Napi::Object exports);
@@ -18,16 +16,19 @@ class SawtAddon : public Napi::Addon<SawtAddon> {
   static SawtAddon& Of(Napi::Env env) { return *env.GetInstanceData<SawtAddon>(); }
 
   Napi::FunctionReference onnxSessionClass;
+  Napi::FunctionReference piperSessionClass;
 
   // ONNX runs execute on libuv's pool, which fs, dns and crypto share: at most
-  // kMaxConcurrentOnnxRuns of them are queued there, the rest wait here.
+  // kMaxConcurrentOnnxRuns of them are queued there, the rest wait here. Every
+  // ONNX run of the addon (OnnxSession, Piper) goes through this queue; a worker
+  // queued here calls OnnxRunFinished once, on the main thread, when it settles.
   static constexpr int kMaxConcurrentOnnxRuns = 2;
-  void QueueOnnxRun(OnnxRunWorker* worker);
+  void QueueOnnxRun(Napi::AsyncWorker* worker);
   void OnnxRunFinished();
 
  private:
   int activeOnnxRuns_ = 0;
-  std::deque<OnnxRunWorker*> waitingOnnxRuns_;
+  std::deque<Napi::AsyncWorker*> waitingOnnxRuns_;
 };
 
 }  // namespace sawt

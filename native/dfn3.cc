@@ -12,12 +12,12 @@
 #include <vector>
 
 #include "errors.h"
+#include "ort_shared.h"
 #include "promise_worker.h"
 
 namespace sawt {
 
 // The process-wide ONNX Runtime environment (onnx_session.cc).
-Ort::Env& SharedOrtEnv();
 
 namespace {
 
@@ -150,6 +150,7 @@ struct Settings {
   int intraOpThreads = 1;  // one thread per run: measured 3x faster than two on 2 cores
   int blockFrames = 1000;
   int contextFrames = 100;
+  bool cuda = false;  // ONNX Runtime's CUDA execution provider (AppendCudaProvider names what is missing)
 };
 
 // One set of sessions per model, shared by all streams; ONNX Runtime sessions
@@ -167,10 +168,14 @@ std::shared_ptr<Model> LoadDfn3(const Settings& s) {
   options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
   if (s.intraOpThreads > 0) options.SetIntraOpNumThreads(s.intraOpThreads);
   options.SetInterOpNumThreads(1);
+  if (s.cuda) AppendCudaProvider(options);
   auto load = [&](const std::string& path) {
     try {
       return std::make_unique<Ort::Session>(env, path.c_str(), options);
     } catch (const Ort::Exception& e) {
+      if (s.cuda && std::string(e.what()).find("CUDA") != std::string::npos) {
+        throw EngineFailure(ErrorCode::kCudaUnavailable, std::string("CUDA execution provider is not available: ") + e.what());
+      }
       throw EngineFailure(ErrorCode::kOnnx, "Failed to load DeepFilterNet3 model " + path + ": " + e.what());
     }
   };
@@ -473,6 +478,12 @@ Napi::Value Dfn3Load(const Napi::CallbackInfo& info) {
     s.intraOpThreads = IntOption(env, o, "intraOpThreads", s.intraOpThreads, 0, 256);
     s.blockFrames = IntOption(env, o, "blockFrames", s.blockFrames, 1, 100000);
     s.contextFrames = IntOption(env, o, "contextFrames", s.contextFrames, 0, 100000);
+    Napi::Value provider = o.Get("executionProvider");
+    if (!provider.IsUndefined()) {
+      const std::string name = provider.IsString() ? provider.As<Napi::String>().Utf8Value() : "";
+      if (name != "cpu" && name != "cuda") ThrowInvalidArgument(env, "Expected one of cpu, cuda for executionProvider");
+      s.cuda = name == "cuda";
+    }
   }
   return (new LoadWorker(env, s))->Start();
 }

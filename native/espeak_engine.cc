@@ -1,10 +1,20 @@
 #include "espeak_engine.h"
 
+#include <dlfcn.h>
 #include <espeak-ng/speak_lib.h>
+#include <fcntl.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <utility>
 
@@ -29,6 +39,11 @@ class FifoLock {
     }
     turn_.notify_all();
   }
+  // Tickets taken and not yet served (the holder included).
+  uint64_t Waiting() {
+    std::lock_guard<std::mutex> guard(mutex_);
+    return nextTicket_ - serving_;
+  }
 
  private:
   std::mutex mutex_;
@@ -37,16 +52,81 @@ class FifoLock {
   uint64_t serving_ = 0;
 };
 
-FifoLock gLock;
-// Guarded by gLock.
-bool gInitialized = false;
-std::string gCurrentVoice;      // last voice spec set successfully
-SynthSink* gSink = nullptr;     // sink of the espeak_Synth call in progress
-bool gSinkStopped = false;
-std::exception_ptr gSinkError;  // thrown by the sink; must not unwind through C
+// The espeak-ng functions Sawt calls, from one copy of the library.
+struct Api {
+  decltype(&espeak_Initialize) Initialize = nullptr;
+  decltype(&espeak_SetSynthCallback) SetSynthCallback = nullptr;
+  decltype(&espeak_SetVoiceByName) SetVoiceByName = nullptr;
+  decltype(&espeak_SetParameter) SetParameter = nullptr;
+  decltype(&espeak_Synth) Synth = nullptr;
+  decltype(&espeak_TextToPhonemes) TextToPhonemes = nullptr;
+  decltype(&espeak_ListVoices) ListVoices = nullptr;
+  decltype(&espeak_SetPhonemeTrace) SetPhonemeTrace = nullptr;
+};
+
+Api LinkedApi() {
+  return Api{espeak_Initialize, espeak_SetSynthCallback, espeak_SetVoiceByName, espeak_SetParameter,
+             espeak_Synth,      espeak_TextToPhonemes,   espeak_ListVoices,
+             espeak_SetPhonemeTrace};
+}
+
+template <typename F>
+void Resolve(void* handle, const char* name, F& out) {
+  out = reinterpret_cast<F>(dlsym(handle, name));
+  if (out == nullptr) throw EngineFailure(ErrorCode::kEspeak, std::string("espeak-ng copy lacks ") + name);
+}
+
+// A private copy of the linked libespeak-ng: the file is copied to a temporary
+// file (a different inode, so the dynamic loader maps it anew, with its own
+// globals), opened RTLD_LOCAL and the copy removed at once (the mapping stays).
+Api LoadCopy() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&espeak_Initialize), &info) == 0 || info.dli_fname == nullptr) {
+    throw EngineFailure(ErrorCode::kEspeak, "cannot locate the espeak-ng library to load another instance");
+  }
+  const int in = open(info.dli_fname, O_RDONLY | O_CLOEXEC);
+  if (in < 0) throw EngineFailure(ErrorCode::kEspeak, std::string("cannot read ") + info.dli_fname);
+  const char* tmp = std::getenv("TMPDIR");
+  std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/sawt-espeak-XXXXXX";
+  const int out = mkostemp(path.data(), O_CLOEXEC);
+  if (out < 0) {
+    close(in);
+    throw EngineFailure(ErrorCode::kEspeak, "cannot create a temporary copy of espeak-ng in " + path);
+  }
+  struct stat st {};
+  bool copied = fstat(in, &st) == 0;
+  for (off_t offset = 0; copied && offset < st.st_size;) {
+    const ssize_t n = sendfile(out, in, &offset, static_cast<size_t>(st.st_size - offset));
+    if (n <= 0) copied = false;
+  }
+  close(in);
+  close(out);
+  void* handle = copied ? dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL) : nullptr;
+  const std::string error = handle ? "" : (copied ? dlerror() : "copy failed");
+  unlink(path.c_str());
+  if (handle == nullptr) throw EngineFailure(ErrorCode::kEspeak, "cannot load another espeak-ng instance: " + error);
+  Api api;
+  Resolve(handle, "espeak_Initialize", api.Initialize);
+  Resolve(handle, "espeak_SetSynthCallback", api.SetSynthCallback);
+  Resolve(handle, "espeak_SetVoiceByName", api.SetVoiceByName);
+  Resolve(handle, "espeak_SetParameter", api.SetParameter);
+  Resolve(handle, "espeak_Synth", api.Synth);
+  Resolve(handle, "espeak_TextToPhonemes", api.TextToPhonemes);
+  Resolve(handle, "espeak_ListVoices", api.ListVoices);
+  Resolve(handle, "espeak_SetPhonemeTrace", api.SetPhonemeTrace);
+  return api;  // the handle is never closed: instances live as long as the process
+}
+
+// The synthesis in progress on this thread (the callback runs on the caller's thread).
+struct SinkState {
+  SynthSink* sink = nullptr;
+  bool stopped = false;
+  std::exception_ptr error;  // thrown by the sink; must not unwind through C
+};
+thread_local SinkState tState;
 
 int OnSynth(short* wav, int count, espeak_EVENT* events) {
-  if (gSink == nullptr) return 0;
+  if (tState.sink == nullptr) return 0;
   thread_local std::vector<WordEvent> words;
   words.clear();
   for (espeak_EVENT* e = events; e != nullptr && e->type != espeakEVENT_LIST_TERMINATED; ++e) {
@@ -56,52 +136,116 @@ int OnSynth(short* wav, int count, espeak_EVENT* events) {
   }
   if (count <= 0 && words.empty()) return 0;
   try {
-    if (gSink->OnAudio(reinterpret_cast<const int16_t*>(wav), wav ? static_cast<size_t>(count) : 0,
-                       words)) {
+    if (tState.sink->OnAudio(reinterpret_cast<const int16_t*>(wav), wav ? static_cast<size_t>(count) : 0,
+                             words)) {
       return 0;
     }
   } catch (...) {
-    gSinkError = std::current_exception();
+    tState.error = std::current_exception();
   }
-  gSinkStopped = true;
+  tState.stopped = true;
   return 1;  // abort synthesis of this segment
 }
 
-// Caller holds gLock.
-void EnsureInitialized() {
-  if (gInitialized) return;
-  const int rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, nullptr,
-                                     espeakINITIALIZE_DONT_EXIT);
-  if (rate != kSampleRate) {
-    throw EngineFailure(ErrorCode::kEspeak,
-                        rate < 0 ? "espeak-ng failed to initialize (is espeak-ng-data installed?)"
-                                 : "espeak-ng reported an unexpected sample rate " +
-                                       std::to_string(rate));
+class Instance {
+ public:
+  explicit Instance(Api api) : api_(api) {}
+
+  FifoLock lock;
+
+  // Caller holds `lock`.
+  void EnsureInitialized() {
+    if (initialized_) return;
+    const int rate = api_.Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, nullptr, espeakINITIALIZE_DONT_EXIT);
+    if (rate != kSampleRate) {
+      throw EngineFailure(ErrorCode::kEspeak,
+                          rate < 0 ? "espeak-ng failed to initialize (is espeak-ng-data installed?)"
+                                   : "espeak-ng reported an unexpected sample rate " +
+                                         std::to_string(rate));
+    }
+    api_.SetSynthCallback(OnSynth);
+    initialized_ = true;
   }
-  espeak_SetSynthCallback(OnSynth);
-  gInitialized = true;
+
+  // Caller holds `lock`. Loading a voice reloads its dictionary: skip when unchanged.
+  void SelectVoice(const std::string& voice) {
+    if (voice == currentVoice_) return;
+    currentVoice_.clear();
+    if (api_.SetVoiceByName(voice.c_str()) != EE_OK) {
+      throw EngineFailure(ErrorCode::kEspeak, "espeak-ng has no voice \"" + voice + "\"");
+    }
+    currentVoice_ = voice;
+  }
+
+  const Api& api() const { return api_; }
+
+ private:
+  const Api api_;
+  // Guarded by `lock`.
+  bool initialized_ = false;
+  std::string currentVoice_;  // last voice spec set successfully
+};
+
+std::mutex gInstancesMutex;
+int gCount = 1;
+std::vector<std::unique_ptr<Instance>> gInstances;  // filled once, then read without the mutex
+std::atomic<bool> gLoaded{false};
+
+// Loads the instances on first use.
+Instance& At(int index) {
+  if (!gLoaded.load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> guard(gInstancesMutex);
+    if (!gLoaded.load(std::memory_order_relaxed)) {
+      std::vector<std::unique_ptr<Instance>> made;
+      made.push_back(std::make_unique<Instance>(LinkedApi()));
+      // A copy that cannot be loaded (e.g. no writable TMPDIR) leaves fewer instances, not an error:
+      // calls for the missing ones go to those loaded (index modulo the count).
+      try {
+        for (int i = 1; i < gCount; ++i) made.push_back(std::make_unique<Instance>(LoadCopy()));
+      } catch (const EngineFailure&) {
+      }
+      gInstances = std::move(made);
+      gLoaded.store(true, std::memory_order_release);
+    }
+  }
+  return *gInstances[static_cast<size_t>(index) % gInstances.size()];
 }
 
-// Caller holds gLock. Loading a voice reloads its dictionary: skip when unchanged.
-void SelectVoice(const std::string& voice) {
-  if (voice == gCurrentVoice) return;
-  gCurrentVoice.clear();
-  if (espeak_SetVoiceByName(voice.c_str()) != EE_OK) {
-    throw EngineFailure(ErrorCode::kEspeak, "espeak-ng has no voice \"" + voice + "\"");
+// The instance with the fewest waiting calls (the first of them on a tie).
+Instance& LeastBusy() {
+  Instance* best = &At(0);
+  uint64_t fewest = best->lock.Waiting();
+  for (int i = 1; i < Instances() && fewest > 0; ++i) {
+    Instance& candidate = At(i);
+    const uint64_t waiting = candidate.lock.Waiting();
+    if (waiting < fewest) best = &candidate, fewest = waiting;
   }
-  gCurrentVoice = voice;
+  return *best;
 }
 
 }  // namespace
 
+int SetInstances(int count) {
+  std::lock_guard<std::mutex> guard(gInstancesMutex);
+  if (!gLoaded.load(std::memory_order_relaxed)) gCount = std::max(1, std::min(8, count));
+  return gCount;
+}
+
+int Instances() {
+  std::lock_guard<std::mutex> guard(gInstancesMutex);
+  return gCount;
+}
+
 std::string Phonemize(const std::string& text, const std::string& voice, bool ipa) {
-  std::lock_guard<FifoLock> guard(gLock);
-  EnsureInitialized();
-  SelectVoice(voice);
+  Instance& instance = LeastBusy();
+  std::lock_guard<FifoLock> guard(instance.lock);
+  instance.EnsureInitialized();
+  instance.SelectVoice(voice);
   std::string result;
   const void* cursor = text.c_str();
   while (cursor != nullptr) {  // one clause per call
-    const char* clause = espeak_TextToPhonemes(&cursor, espeakCHARS_UTF8, ipa ? espeakPHONEMES_IPA : 0);
+    const char* clause =
+        instance.api().TextToPhonemes(&cursor, espeakCHARS_UTF8, ipa ? espeakPHONEMES_IPA : 0);
     if (clause == nullptr || *clause == '\0') continue;
     if (!result.empty()) result += ' ';
     result += clause;
@@ -109,11 +253,69 @@ std::string Phonemize(const std::string& text, const std::string& voice, bool ip
   return result;
 }
 
+std::vector<IpaClause> PhonemizeClauses(const std::string& text, const std::string& voice) {
+  Instance& instance = LeastBusy();
+  std::lock_guard<FifoLock> guard(instance.lock);
+  instance.EnsureInitialized();
+  instance.SelectVoice(voice);
+  std::vector<IpaClause> result;
+  const char* base = text.c_str();
+  const void* cursor = base;
+  const auto isSpace = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (cursor != nullptr) {
+    const size_t start = static_cast<const char*>(cursor) - base;
+    const char* clause = instance.api().TextToPhonemes(&cursor, espeakCHARS_UTF8, espeakPHONEMES_IPA);
+    size_t end = cursor != nullptr ? static_cast<size_t>(static_cast<const char*>(cursor) - base) : text.size();
+    if (cursor != nullptr && end > start) {
+      // espeak has read one character (UTF-8 sequence) past the clause.
+      do --end; while (end > start && (static_cast<unsigned char>(base[end]) & 0xC0) == 0x80);
+    }
+    size_t a = start, b = std::min(end, text.size());
+    while (a < b && isSpace(base[a])) ++a;
+    while (b > a && isSpace(base[b - 1])) --b;
+    result.push_back(IpaClause{clause != nullptr ? clause : "", text.substr(a, b - a)});
+  }
+  return result;
+}
+
+std::string PhonemizeInputIpa(const std::string& text, const std::string& voice) {
+  Instance& instance = LeastBusy();
+  std::lock_guard<FifoLock> guard(instance.lock);
+  instance.EnsureInitialized();
+  instance.SelectVoice(voice);
+  char* buffer = nullptr;
+  size_t size = 0;
+  FILE* trace = open_memstream(&buffer, &size);
+  if (trace == nullptr) throw EngineFailure(ErrorCode::kEspeak, "cannot open a phoneme trace");
+  instance.api().SetPhonemeTrace(espeakPHONEMES_IPA, trace);
+  tState = SinkState{};  // no sink: the audio is dropped
+  const espeak_ERROR status = instance.api().Synth(text.c_str(), text.size() + 1, 0, POS_CHARACTER, 0,
+                                           espeakCHARS_UTF8 | espeakPHONEMES, nullptr, nullptr);
+  instance.api().SetPhonemeTrace(0, nullptr);
+  std::fclose(trace);
+  std::string result(buffer != nullptr ? buffer : "", size);
+  std::free(buffer);
+  if (status != EE_OK) throw EngineFailure(ErrorCode::kEspeak, "espeak-ng failed to read phoneme input");
+  std::string joined;
+  size_t from = 0;
+  while (from < result.size()) {
+    size_t nl = result.find('\n', from);
+    if (nl == std::string::npos) nl = result.size();
+    if (nl > from) {
+      if (!joined.empty()) joined += ' ';
+      joined += result.substr(from, nl - from);
+    }
+    from = nl + 1;
+  }
+  return joined;
+}
+
 std::vector<VoiceInfo> ListVoices() {
-  std::lock_guard<FifoLock> guard(gLock);
-  EnsureInitialized();
+  Instance& instance = At(0);
+  std::lock_guard<FifoLock> guard(instance.lock);
+  instance.EnsureInitialized();
   std::vector<VoiceInfo> result;
-  for (const espeak_VOICE** v = espeak_ListVoices(nullptr); v != nullptr && *v != nullptr; ++v) {
+  for (const espeak_VOICE** v = instance.api().ListVoices(nullptr); v != nullptr && *v != nullptr; ++v) {
     VoiceInfo info;
     info.name = (*v)->name ? (*v)->name : "";
     info.identifier = (*v)->identifier ? (*v)->identifier : "";
@@ -128,22 +330,22 @@ std::vector<VoiceInfo> ListVoices() {
   return result;
 }
 
-bool SynthesizeSegment(const SynthParams& params, const std::string& text, SynthSink& sink) {
-  std::lock_guard<FifoLock> guard(gLock);
-  EnsureInitialized();
-  SelectVoice(params.voice);
-  espeak_SetParameter(espeakRATE, params.rate, 0);
-  espeak_SetParameter(espeakPITCH, params.pitch, 0);
-  espeak_SetParameter(espeakRANGE, params.range, 0);
-  gSink = &sink;
-  gSinkStopped = false;
+bool SynthesizeSegment(const SynthParams& params, const std::string& text, SynthSink& sink, int index) {
+  Instance& instance = At(index);
+  std::lock_guard<FifoLock> guard(instance.lock);
+  instance.EnsureInitialized();
+  instance.SelectVoice(params.voice);
+  const Api& api = instance.api();
+  api.SetParameter(espeakRATE, params.rate, 0);
+  api.SetParameter(espeakPITCH, params.pitch, 0);
+  api.SetParameter(espeakRANGE, params.range, 0);
+  tState = SinkState{&sink, false, nullptr};
   unsigned int flags = espeakCHARS_UTF8 | espeakENDPAUSE;
   if (params.phonemeInput) flags |= espeakPHONEMES;
-  const espeak_ERROR status =
-      espeak_Synth(text.c_str(), text.size() + 1, 0, POS_CHARACTER, 0, flags, nullptr, nullptr);
-  gSink = nullptr;
-  if (gSinkError) std::rethrow_exception(std::exchange(gSinkError, nullptr));
-  if (gSinkStopped) return false;
+  const espeak_ERROR status = api.Synth(text.c_str(), text.size() + 1, 0, POS_CHARACTER, 0, flags, nullptr, nullptr);
+  SinkState state = std::exchange(tState, SinkState{});
+  if (state.error) std::rethrow_exception(state.error);
+  if (state.stopped) return false;
   if (status != EE_OK) {
     throw EngineFailure(ErrorCode::kEspeak,
                         "espeak-ng failed to synthesize (error " + std::to_string(status) + ")");

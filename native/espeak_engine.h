@@ -1,10 +1,13 @@
-// Process-wide access to espeak-ng.
+// Process-wide access to espeak-ng, on one or more independent instances.
 //
-// espeak-ng keeps global state and crashes when two threads call it at once, so
-// every call in this process goes through one FIFO lock (fair: syntheses that
-// take turns per segment interleave in arrival order). The library is
-// initialized lazily, under that lock, in AUDIO_OUTPUT_SYNCHRONOUS mode: audio
-// is handed to the caller's sink on the calling thread while the lock is held.
+// espeak-ng keeps global state and crashes when two threads call one copy at once.
+// Instance 0 is the library the addon links; each further instance is another copy
+// of the same library file, loaded privately (its own globals), so instances run
+// in parallel on different cores. Every call to an instance goes through that
+// instance's FIFO lock (fair: syntheses that take turns per segment interleave in
+// arrival order). An instance is initialized lazily, under its lock, in
+// AUDIO_OUTPUT_SYNCHRONOUS mode: audio is handed to the caller's sink on the
+// calling thread while the lock is held.
 // All functions here may be called from any thread and block while another
 // thread holds the lock; none of them touches JavaScript.
 #pragma once
@@ -49,11 +52,32 @@ class SynthSink {
                        const std::vector<WordEvent>& words) = 0;
 };
 
+// Instances to use (1..8); takes effect while no instance has been loaded yet, later
+// calls are ignored. Default 1. Returns the count in force.
+int SetInstances(int count);
+// The count in force (loads nothing).
+int Instances();
+
 // Throws EngineFailure (SAWT_ENGINE_ESPEAK) on failure, e.g. an unknown voice.
 // ipa = false gives espeak's own phoneme mnemonics, usable again inside [[ ]].
+// Runs on the instance whose lock is free soonest (round robin).
 std::string Phonemize(const std::string& text, const std::string& voice, bool ipa = true);
+// One clause of espeak_TextToPhonemes (IPA, no ties; phonememode 0x02, as Piper
+// calls it) and the text it consumed, trimmed of white space and of espeak's
+// one character of look-ahead (Piper's terminator is read from its end).
+struct IpaClause {
+  std::string phonemes;
+  std::string consumed;
+};
+std::vector<IpaClause> PhonemizeClauses(const std::string& text, const std::string& voice);
+// IPA of `text` that may hold [[mnemonics]]: espeak synthesizes it with phoneme
+// input and its phoneme trace is read back (one line per clause, joined by a
+// space). TextToPhonemes cannot read [[ ]].
+std::string PhonemizeInputIpa(const std::string& text, const std::string& voice);
 std::vector<VoiceInfo> ListVoices();
-// Holds the lock for the whole segment. Returns false when the sink stopped it.
-bool SynthesizeSegment(const SynthParams& params, const std::string& text, SynthSink& sink);
+// On instance `instance` (0..Instances()-1); holds its lock for the whole segment.
+// Returns false when the sink stopped it.
+bool SynthesizeSegment(const SynthParams& params, const std::string& text, SynthSink& sink,
+                       int instance = 0);
 
 }  // namespace sawt::espeak

@@ -54,10 +54,11 @@ class HtsPool {
     return *pool;
   }
 
-  void Submit(Task task) {
+  // `urgent` turns (a job's first audio) go ahead of the others, each kind in arrival order.
+  void Submit(Task task, bool urgent = false) {
     {
       std::lock_guard<std::mutex> guard(mutex_);
-      tasks_.push_back(std::move(task));
+      (urgent ? urgentTasks_ : tasks_).push_back(std::move(task));
     }
     wake_.notify_one();
   }
@@ -91,9 +92,10 @@ class HtsPool {
       Task task;
       {
         std::unique_lock<std::mutex> guard(mutex_);
-        wake_.wait(guard, [&] { return !tasks_.empty(); });
-        task = std::move(tasks_.front());
-        tasks_.pop_front();
+        wake_.wait(guard, [&] { return !urgentTasks_.empty() || !tasks_.empty(); });
+        auto& queue = urgentTasks_.empty() ? tasks_ : urgentTasks_;
+        task = std::move(queue.front());
+        queue.pop_front();
       }
       task(ok ? &engine : nullptr);
     }
@@ -103,7 +105,7 @@ class HtsPool {
   const int threads_;
   std::mutex mutex_;
   std::condition_variable wake_, loadedCv_;
-  std::deque<Task> tasks_;
+  std::deque<Task> urgentTasks_, tasks_;
   int loadState_ = 0;  // 0 loading, 1 loaded, -1 failed
 };
 
@@ -116,6 +118,7 @@ struct HtsControls {
   double alpha = -1.0;     // all-pass constant; < 0: the voice's own
   double gvLf0 = 1.0, gvMgc = 1.0;
   double gainDb = -6.0;
+  double postfilter = 0.0;  // mel-cepstral postfilter coefficient (HTS beta): sharper formants; 0: none
   std::vector<double> mgcOffset;  // added to every generated mel-cepstrum frame (a smooth EQ); empty: none
 };
 
@@ -135,8 +138,33 @@ void ApplyConditions(HTS_Engine* engine, const HtsControls& c) {
   if (streams > 1) HTS_Engine_set_gv_weight(engine, 1, c.gvLf0);
 }
 
-// Labels → parameter streams; leaves the engine refreshed.
-HtsParams Generate(HTS_Engine* engine, const std::vector<std::string>& labels, const HtsControls& c) {
+// A voiced closure on each of the given labels (stops the voice only has voiceless, e.g. /g/ as k):
+// log F0 over the first 60 % of the phone's frames bridged linearly from the last voiced frame before
+// to the first voiced frame after (one side only at an utterance edge); the release stays as generated.
+void VoiceClosures(HtsParams& p, const std::vector<size_t>& labels) {
+  if (p.data.size() < 2) return;
+  auto& lf0 = p.data[1];
+  const auto voiced = [&](size_t f) { return lf0[f] > kNoData / 2; };
+  for (size_t label : labels) {
+    if (label >= p.labelFrames.size()) continue;
+    const size_t start = p.labelFrames[label];
+    const size_t end = label + 1 < p.labelFrames.size() ? p.labelFrames[label + 1] : p.frames;
+    if (end <= start) continue;
+    const size_t stop = start + std::max<size_t>(1, static_cast<size_t>(std::llround((end - start) * 0.6)));
+    long before = static_cast<long>(start) - 1;
+    while (before >= 0 && !voiced(static_cast<size_t>(before))) --before;
+    size_t after = start;
+    while (after < p.frames && !voiced(after)) ++after;
+    if (before < 0 && after >= p.frames) continue;  // nothing voiced to bridge from
+    const double from = before >= 0 ? lf0[static_cast<size_t>(before)] : lf0[after];
+    const double to = after < p.frames ? lf0[after] : from;
+    for (size_t f = start; f < stop && f < p.frames; ++f) lf0[f] = from + (to - from) * static_cast<double>(f - start + 1) / static_cast<double>(stop - start + 1);
+  }
+}
+
+// Labels → parameter streams; leaves the engine refreshed. `closures`: labels given a voiced closure.
+HtsParams Generate(HTS_Engine* engine, const std::vector<std::string>& labels, const HtsControls& c,
+                   const std::vector<size_t>* closures = nullptr) {
   ApplyConditions(engine, c);
   std::vector<char*> lines;
   lines.reserve(labels.size());
@@ -171,6 +199,7 @@ HtsParams Generate(HTS_Engine* engine, const std::vector<std::string>& labels, c
     p.data.push_back(std::move(d));
   }
   HTS_Engine_refresh(engine);
+  if (closures && !closures->empty()) VoiceClosures(p, *closures);
   // A constant mel-cepstral offset is a fixed filter in the log-spectral domain (a smooth EQ).
   if (!p.data.empty() && !c.mgcOffset.empty()) {
     const size_t dim = p.dims[0], n = std::min(dim, c.mgcOffset.size());
@@ -211,7 +240,7 @@ void CheckFitsVoice(HTS_Engine* engine, const HtsParams& p, size_t index) {
 }
 
 // Vocodes frames [begin, end) of `p` on `engine`; appends 48 kHz samples (as doubles).
-void Vocode(HTS_Engine* engine, const HtsParams& p, size_t begin, size_t end, double alpha, std::vector<double>& out) {
+void Vocode(HTS_Engine* engine, const HtsParams& p, size_t begin, size_t end, double alpha, double beta, std::vector<double>& out) {
   const size_t n = end - begin, streams = p.dims.size();
   std::vector<HTS_PStream> ps(streams);
   std::vector<std::vector<double*>> rows(streams);
@@ -240,6 +269,7 @@ void Vocode(HTS_Engine* engine, const HtsParams& p, size_t begin, size_t end, do
   const double savedVolume = HTS_Engine_get_volume(engine);
   engine->pss = mine;
   if (alpha >= 0) HTS_Engine_set_alpha(engine, alpha);
+  HTS_Engine_set_beta(engine, beta);
   HTS_Engine_set_volume(engine, 0.0);
   const bool ok = HTS_Engine_generate_sample_sequence(engine) == TRUE;
   engine->pss = saved;
@@ -266,6 +296,7 @@ struct JobOptions {
   std::vector<std::vector<std::string>> utterances;
   std::vector<HtsParams> parameters;  // instead of utterances: streams to vocode as they are (no Generate)
   std::vector<std::vector<WordSpec>> words;  // per utterance, or empty: no word timings
+  std::vector<std::vector<size_t>> closures;  // per utterance: labels given a voiced closure, or empty: none
   HtsControls controls;
   int sampleRate = 24000;
   int maxQueuedChunks = 4;
@@ -273,6 +304,7 @@ struct JobOptions {
   int threads = 2;
   int firstWindowFrames = 80;   // 0.4 s at 5 ms frames
   int windowFrames = 600;       // 3 s
+  bool urgent = true;           // the turns up to the first window go ahead of other jobs' later turns
 };
 
 constexpr size_t kWarmupFrames = 8;  // vocoded before a window and dropped (MLSA filter settles)
@@ -295,7 +327,10 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
  private:
   void QueueTurn() override {
     auto self = shared_from_this();
-    pool_.Submit([self](HTS_Engine* engine) { self->Step(engine); });
+    // Before the first window of the first sentence is vocoded (read on the worker that ran the last
+    // turn, or on the main thread while no turn is queued).
+    const bool first = options_.urgent && next_ <= 1 && frame_ == 0;
+    pool_.Submit([self](HTS_Engine* engine) { self->Step(engine); }, first);
   }
 
   // A worker thread: one turn — send what waits, then generate or vocode one window.
@@ -324,7 +359,7 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
   // before any audio rather than halfway.
   HtsParams NextParams(HTS_Engine* engine) {
     const size_t i = next_++;
-    if (options_.parameters.empty()) return Generate(engine, options_.utterances[i], options_.controls);
+    if (options_.parameters.empty()) return Generate(engine, options_.utterances[i], options_.controls, i < options_.closures.size() ? &options_.closures[i] : nullptr);
     if (i == 0) {
       for (size_t k = 0; k < options_.parameters.size(); ++k) CheckFitsVoice(engine, options_.parameters[k], k);
     }
@@ -359,7 +394,7 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
     const size_t from = begin >= kWarmupFrames ? begin - kWarmupFrames : 0;
     const size_t to = std::min(p.frames, end + kFadeFrames);
     std::vector<double> raw;
-    Vocode(engine, p, from, to, options_.controls.alpha, raw);
+    Vocode(engine, p, from, to, options_.controls.alpha, options_.controls.postfilter, raw);
     const size_t skip = (begin - from) * fperiod_;
     const size_t keep = (end - begin) * fperiod_;
     std::vector<double> body(raw.begin() + std::min(skip, raw.size()), raw.begin() + std::min(skip + keep, raw.size()));
@@ -645,6 +680,29 @@ std::vector<std::vector<WordSpec>> ParseWords(Napi::Env env, const Napi::Value& 
   return words;
 }
 
+// voicedClosures: per utterance, label indices (each inside that utterance's labels) whose phone gets a
+// voiced closure after generation (VoiceClosures).
+std::vector<std::vector<size_t>> ParseClosures(Napi::Env env, const Napi::Value& value,
+                                               const std::vector<std::vector<std::string>>& utterances) {
+  const size_t n = utterances.size();
+  if (!value.IsArray() || value.As<Napi::Array>().Length() != n) {
+    ThrowInvalidArgument(env, "Expected an array of " + std::to_string(n) + " label lists (one per utterance) for voicedClosures but received " +
+                                  (value.IsArray() ? "an array of " + std::to_string(value.As<Napi::Array>().Length()) : Received(value)));
+  }
+  const Napi::Array arr = value.As<Napi::Array>();
+  std::vector<std::vector<size_t>> closures(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    const std::string at = "voicedClosures[" + std::to_string(i) + "]";
+    const Napi::Value list = arr.Get(i);
+    if (!list.IsArray()) ThrowInvalidArgument(env, "Expected an array of label indices for " + at + " but received " + Received(list));
+    const Napi::Array items = list.As<Napi::Array>();
+    for (uint32_t j = 0; j < items.Length(); ++j) {
+      closures[i].push_back(IntegerField(env, items.Get(j), at + "[" + std::to_string(j) + "]", 0, utterances[i].size() - 1));
+    }
+  }
+  return closures;
+}
+
 // What a synthesis vocodes: labels to generate streams from, or streams given as they are; exactly one.
 void ParseSource(Napi::Env env, const Napi::Object& opts, JobOptions& o) {
   const Napi::Value utterances = opts.Get("utterances"), parameters = opts.Get("parameters");
@@ -664,6 +722,13 @@ void ParseSource(Napi::Env env, const Napi::Object& opts, JobOptions& o) {
                                     Received(words));
     }
     o.words = ParseWords(env, words, o.utterances);
+  }
+  const Napi::Value closures = opts.Get("voicedClosures");
+  if (!closures.IsUndefined()) {
+    if (!parameters.IsUndefined()) {
+      ThrowInvalidArgument(env, "Expected no voicedClosures with parameters (edit the given lf0 instead) for options.voicedClosures but received " + Received(closures));
+    }
+    o.closures = ParseClosures(env, closures, o.utterances);
   }
 }
 
@@ -686,6 +751,7 @@ void ParseCommon(Napi::Env env, const Napi::Value& value, JobOptions& o) {
   c.gvLf0 = NumberField(env, opts, "gvWeightLf0", 0, 4, 1);
   c.gvMgc = NumberField(env, opts, "gvWeightMgc", 0, 4, 1);
   c.gainDb = NumberField(env, opts, "gainDb", -40, 12, -6);
+  c.postfilter = NumberField(env, opts, "postfilter", 0, 0.8, 0);
   c.mgcOffset = MgcOffsetField(env, opts);
   o.threads = static_cast<int>(NumberField(env, opts, "threads", 1, 64, 2));
 }
@@ -703,6 +769,9 @@ Napi::Value CreateHtsSynthesis(const Napi::CallbackInfo& info) {
   o.chunkMs = static_cast<int>(NumberField(env, opts, "chunkMs", 0, 60000, 200));
   o.firstWindowFrames = static_cast<int>(NumberField(env, opts, "firstWindowFrames", 10, 100000, 80));
   o.windowFrames = static_cast<int>(NumberField(env, opts, "windowFrames", 10, 100000, 600));
+  const Napi::Value urgent = opts.Get("urgent");
+  if (!urgent.IsUndefined() && !urgent.IsBoolean()) ThrowInvalidArgument(env, "Expected a boolean for urgent");
+  o.urgent = urgent.IsUndefined() || urgent.As<Napi::Boolean>().Value();
   if (!info[1].IsFunction()) ThrowInvalidArgument(env, "Expected a function for onEvent");
   auto job = std::make_shared<HtsJob>(std::move(o));
   HtsJob::Start(env, info[1].As<Napi::Function>(), job);
@@ -727,7 +796,8 @@ class ParametersWorker : public Napi::AsyncWorker {
       pool.Submit([&, done](HTS_Engine* engine) {
         try {
           if (!engine) throw EngineFailure(ErrorCode::kInvalidArgument, "HTS voice failed to load: " + o_.voicePath);
-          results_.push_back(Generate(engine, labels, o_.controls));
+          const size_t u = results_.size();
+          results_.push_back(Generate(engine, labels, o_.controls, u < o_.closures.size() ? &o_.closures[u] : nullptr));
           sampleRate_ = HTS_Engine_get_sampling_frequency(engine);
           fperiod_ = HTS_Engine_get_fperiod(engine);
           done->set_value();
@@ -765,6 +835,9 @@ class ParametersWorker : public Napi::AsyncWorker {
         dims.Set(kStreamNames[s], static_cast<double>(p.dims[s]));
       }
       o.Set("dims", dims);
+      auto starts = Napi::Int32Array::New(env, p.labelFrames.size());
+      for (size_t i = 0; i < p.labelFrames.size(); ++i) starts[i] = static_cast<int32_t>(p.labelFrames[i]);
+      o.Set("labelFrames", starts);
       out.Set(static_cast<uint32_t>(u), o);
     }
     deferred_.Resolve(out);
@@ -786,6 +859,8 @@ Napi::Value HtsParameters(const Napi::CallbackInfo& info) {
   JobOptions o;
   ParseCommon(env, info[0], o);
   o.utterances = ParseUtterances(env, info[0].As<Napi::Object>().Get("utterances"));
+  const Napi::Value closures = info[0].As<Napi::Object>().Get("voicedClosures");
+  if (!closures.IsUndefined()) o.closures = ParseClosures(env, closures, o.utterances);
   auto* worker = new ParametersWorker(env, std::move(o));
   Napi::Promise promise = worker->Promise();
   worker->Queue();

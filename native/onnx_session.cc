@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "addon.h"
+#include "ort_shared.h"
 #include "errors.h"
 
 namespace sawt {
@@ -122,41 +123,6 @@ struct SessionSettings {
   int interOpThreads = 0;
 };
 
-// The directory of the loaded libonnxruntime, where it looks for provider libraries.
-std::string RuntimeDirectory() {
-  Dl_info info;
-  if (dladdr(reinterpret_cast<void*>(&OrtGetApiBase), &info) == 0 || info.dli_fname == nullptr) return ".";
-  const std::string path = info.dli_fname;
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
-
-void AppendCuda(Ort::SessionOptions& options) {
-  // Checked first: ONNX Runtime would also fail, but after logging to stderr.
-  const std::string dir = RuntimeDirectory();
-  for (const char* lib : {"libonnxruntime_providers_shared.so", "libonnxruntime_providers_cuda.so"}) {
-    if (access((dir + "/" + lib).c_str(), R_OK) != 0) {
-      throw EngineFailure(ErrorCode::kCudaUnavailable, std::string("CUDA execution provider is not available: ") +
-                                                           lib + " is not installed in " + dir);
-    }
-  }
-  const auto providers = Ort::GetAvailableProviders();
-  if (std::find(providers.begin(), providers.end(), "CUDAExecutionProvider") == providers.end()) {
-    throw EngineFailure(ErrorCode::kCudaUnavailable,
-                        "CUDA execution provider is not available: this ONNX Runtime build has none");
-  }
-  try {
-    OrtCUDAProviderOptionsV2* cuda = nullptr;
-    Ort::ThrowOnError(Ort::GetApi().CreateCUDAProviderOptions(&cuda));
-    std::unique_ptr<OrtCUDAProviderOptionsV2, decltype(Ort::GetApi().ReleaseCUDAProviderOptions)> owned(
-        cuda, Ort::GetApi().ReleaseCUDAProviderOptions);
-    options.AppendExecutionProvider_CUDA_V2(*cuda);
-  } catch (const Ort::Exception& e) {
-    throw EngineFailure(ErrorCode::kCudaUnavailable,
-                        std::string("CUDA execution provider is not available: ") + e.what());
-  }
-}
-
 std::shared_ptr<LoadedModel> LoadModel(const SessionSettings& settings) {
   Ort::Env& env = ProcessEnv();
   try {
@@ -164,7 +130,7 @@ std::shared_ptr<LoadedModel> LoadModel(const SessionSettings& settings) {
     options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
     if (settings.intraOpThreads > 0) options.SetIntraOpNumThreads(settings.intraOpThreads);
     if (settings.interOpThreads > 0) options.SetInterOpNumThreads(settings.interOpThreads);
-    if (settings.cuda) AppendCuda(options);
+    if (settings.cuda) AppendCudaProvider(options);
 
     auto model = std::make_shared<LoadedModel>();
     model->session = std::make_unique<Ort::Session>(env, settings.path.c_str(), options);
@@ -245,6 +211,42 @@ class CreateSessionWorker : public Napi::AsyncWorker {
 
 // The process-wide environment, for other native users of ONNX Runtime (dfn3.cc).
 Ort::Env& SharedOrtEnv() { return ProcessEnv(); }
+
+// The directory of the loaded libonnxruntime, where it looks for provider libraries.
+static std::string RuntimeDirectory() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&OrtGetApiBase), &info) == 0 || info.dli_fname == nullptr) return ".";
+  const std::string path = info.dli_fname;
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+void AppendCudaProvider(Ort::SessionOptions& options) {
+  // Checked first: ONNX Runtime would also fail, but after logging to stderr.
+  const std::string dir = RuntimeDirectory();
+  for (const char* lib : {"libonnxruntime_providers_shared.so", "libonnxruntime_providers_cuda.so"}) {
+    if (access((dir + "/" + lib).c_str(), R_OK) != 0) {
+      throw EngineFailure(ErrorCode::kCudaUnavailable, std::string("CUDA execution provider is not available: ") +
+                                                           lib + " is not installed in " + dir);
+    }
+  }
+  const auto providers = Ort::GetAvailableProviders();
+  if (std::find(providers.begin(), providers.end(), "CUDAExecutionProvider") == providers.end()) {
+    throw EngineFailure(ErrorCode::kCudaUnavailable,
+                        "CUDA execution provider is not available: this ONNX Runtime build has none");
+  }
+  try {
+    OrtCUDAProviderOptionsV2* cuda = nullptr;
+    Ort::ThrowOnError(Ort::GetApi().CreateCUDAProviderOptions(&cuda));
+    std::unique_ptr<OrtCUDAProviderOptionsV2, decltype(Ort::GetApi().ReleaseCUDAProviderOptions)> owned(
+        cuda, Ort::GetApi().ReleaseCUDAProviderOptions);
+    options.AppendExecutionProvider_CUDA_V2(*cuda);
+  } catch (const Ort::Exception& e) {
+    throw EngineFailure(ErrorCode::kCudaUnavailable,
+                        std::string("CUDA execution provider is not available: ") + e.what());
+  }
+}
+
 
 class OnnxRunWorker : public Napi::AsyncWorker {
  public:
@@ -341,7 +343,7 @@ class OnnxRunWorker : public Napi::AsyncWorker {
   std::vector<Ort::Value> outputs_;
 };
 
-void SawtAddon::QueueOnnxRun(OnnxRunWorker* worker) {
+void SawtAddon::QueueOnnxRun(Napi::AsyncWorker* worker) {
   if (activeOnnxRuns_ < kMaxConcurrentOnnxRuns) {
     ++activeOnnxRuns_;
     worker->Queue();
@@ -353,7 +355,7 @@ void SawtAddon::QueueOnnxRun(OnnxRunWorker* worker) {
 void SawtAddon::OnnxRunFinished() {
   --activeOnnxRuns_;
   if (!waitingOnnxRuns_.empty()) {
-    OnnxRunWorker* next = waitingOnnxRuns_.front();
+    Napi::AsyncWorker* next = waitingOnnxRuns_.front();
     waitingOnnxRuns_.pop_front();
     ++activeOnnxRuns_;
     next->Queue();

@@ -27,6 +27,7 @@ struct SynthesisOptions {
   int sampleRate = 24000;
   int maxQueuedChunks = 4;
   int chunkMs = 0;
+  bool urgent = true;  // the first segment goes ahead of other jobs' later segments
 };
 
 class SynthesisJob;
@@ -47,11 +48,12 @@ std::vector<uint32_t> Utf16Offsets(const std::string& text) {
   return offsets;
 }
 
-// The one thread that synthesizes for every job of the process. espeak-ng runs
-// one call at a time anyway, so more threads would add no throughput; a
-// thread per job also made RSS creep up (each new thread drew on another
-// glibc arena). Jobs take turns one segment at a time, in FIFO order; a job
-// without credit is parked, holding no thread, until JS reads or resumes.
+// The threads that synthesize for every job of the process: two per espeak-ng
+// instance (espeak runs one call at a time per instance, so more threads would
+// add no throughput; a thread per job also made RSS creep up, each new thread
+// drawing on another glibc arena). Jobs take turns one segment at a time, in FIFO
+// order, a job's first segment ahead of later ones; a job without credit is
+// parked, holding no thread, until JS reads or resumes.
 class SynthesisScheduler {
  public:
   static SynthesisScheduler& Instance() {
@@ -59,20 +61,29 @@ class SynthesisScheduler {
     return *instance;
   }
 
-  void Enqueue(std::shared_ptr<SynthesisJob> job) {
+  // `first`: the job's first (urgent) segment; such turns go ahead of later segments of other jobs.
+  void Enqueue(std::shared_ptr<SynthesisJob> job, bool first) {
     {
       std::lock_guard<std::mutex> guard(mutex_);
-      ready_.push_back(std::move(job));
+      (first ? first_ : ready_).push_back(std::move(job));
     }
-    wake_.notify_one();
+    (first ? firstWake_ : readyWake_).notify_one();
   }
 
  private:
-  SynthesisScheduler() { std::thread([this] { Loop(); }).detach(); }
-  void Loop();
+  // Per instance, a thread for first segments and one for later ones; they take turns on the
+  // instance's lock, so a first segment waits for at most the segment in progress there.
+  SynthesisScheduler() {
+    for (int i = 0; i < espeak::Instances(); ++i) {
+      std::thread([this, i] { Loop(i, true); }).detach();
+      std::thread([this, i] { Loop(i, false); }).detach();
+    }
+  }
+  void Loop(int instance, bool first);
 
   std::mutex mutex_;
-  std::condition_variable wake_;
+  std::condition_variable firstWake_, readyWake_;
+  std::deque<std::shared_ptr<SynthesisJob>> first_;  // jobs whose urgent first segment is next
   std::deque<std::shared_ptr<SynthesisJob>> ready_;
 };
 
@@ -90,29 +101,31 @@ class SynthesisJob final : public espeak::SynthSink,
   // channel is finalized; the scheduler holds one while the job is queued.
   static void Start(Napi::Env env, Napi::Function onEvent, const std::shared_ptr<SynthesisJob>& self) {
     OpenChannel(env, onEvent, "sawt.synthesis", self);
-    SynthesisScheduler::Instance().Enqueue(self);
+    SynthesisScheduler::Instance().Enqueue(self, self->FirstPending());
   }
 
-  // Scheduler thread: one turn — send what waits, then synthesize one segment.
-  void Step() {
+  // Scheduler thread: one turn — send what waits, then synthesize one segment on `instance`.
+  void Step(int instance) {
     RunTurn("Synthesis failed: ", [&] {
       if (nextSegment_ == options_.segments.size()) return false;
-      SynthesizeSegment(nextSegment_++);
+      SynthesizeSegment(nextSegment_++, instance);
       return true;
     });
   }
 
  private:
-  void QueueTurn() override { SynthesisScheduler::Instance().Enqueue(shared_from_this()); }
+  void QueueTurn() override { SynthesisScheduler::Instance().Enqueue(shared_from_this(), FirstPending()); }
+  // Read by the scheduler thread, or on the main thread before the job is queued.
+  bool FirstPending() const { return options_.urgent && nextSegment_ == 0; }
 
-  void SynthesizeSegment(size_t index) {
+  void SynthesizeSegment(size_t index, int instance) {
     const std::string& text = options_.segments[index];
     segment_ = static_cast<int>(index);
     segmentOutput_ = 0;
     ready_.clear();
     words_.clear();
     utf16Offsets_ = Utf16Offsets(text);
-    if (!espeak::SynthesizeSegment(options_.params, text, *this)) return;  // cancelled
+    if (!espeak::SynthesizeSegment(options_.params, text, *this, instance)) return;  // cancelled
     resampler_.Flush(ready_);
     if (!ready_.empty()) CutChunk(ready_.size(), true);
   }
@@ -162,20 +175,24 @@ class SynthesisJob final : public espeak::SynthSink,
   std::vector<uint32_t> utf16Offsets_;
 };
 
-void SynthesisScheduler::Loop() {
-  // Synthesis yields to the JavaScript thread when cores are busy: a nice value
-  // on this thread alone (Linux applies PRIO_PROCESS with a thread id per thread)
-  // keeps event-loop delay low while audio is still produced far above real time.
-  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5);
+void SynthesisScheduler::Loop(int instance, bool first) {
+  // Synthesis yields to the JavaScript thread when cores are busy: a nice value on this thread
+  // alone (Linux applies PRIO_PROCESS with a thread id per thread) keeps event-loop delay low while
+  // audio is still produced far above real time. Later segments (audio already far ahead of
+  // playback) run lower still: on busy cores they leave the JavaScript thread and the first audio
+  // of other requests their share; on idle cores the nice value changes nothing.
+  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), first ? 5 : 12);
+  auto& queue = first ? first_ : ready_;
+  auto& wake = first ? firstWake_ : readyWake_;
   for (;;) {
     std::shared_ptr<SynthesisJob> job;
     {
       std::unique_lock<std::mutex> guard(mutex_);
-      wake_.wait(guard, [&] { return !ready_.empty(); });
-      job = std::move(ready_.front());
-      ready_.pop_front();
+      wake.wait(guard, [&] { return !queue.empty(); });
+      job = std::move(queue.front());
+      queue.pop_front();
     }
-    job->Step();
+    job->Step(instance);
   }
 }
 
@@ -235,6 +252,9 @@ SynthesisOptions ParseOptions(Napi::Env env, const Napi::Value& value) {
     ThrowInvalidArgument(env, "Expected a boolean for phonemeInput");
   }
   parsed.params.phonemeInput = phonemeInput.IsBoolean() && phonemeInput.As<Napi::Boolean>().Value();
+  const Napi::Value urgent = Field(options, "urgent");
+  if (!urgent.IsUndefined() && !urgent.IsBoolean()) ThrowInvalidArgument(env, "Expected a boolean for urgent");
+  parsed.urgent = urgent.IsUndefined() || urgent.As<Napi::Boolean>().Value();
   return parsed;
 }
 

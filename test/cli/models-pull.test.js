@@ -244,5 +244,5 @@ t.test('a fresh clone: the bundled models need no download and verify clean; not
   t.same(readdirSync(cwd), [], 'no models folder (nor data) created in the working directory');
   const unknown = await cli(env, cwd, 'models', 'pull', 'no-such-model');
   t.equal(unknown.code, 1);
-  t.match(unknown.stderr, /Model 'no-such-model' not found; known: sawt-mini, sawt-hts, diacritizer/);
+  t.match(unknown.stderr, /Model 'no-such-model' not found; known: sawt-mini, sawt-hts, sawt-neural, diacritizer/);
 });

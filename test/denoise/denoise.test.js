@@ -8,8 +8,8 @@ import { startServer, parseWav, tempDir } from '../helpers/server.js';
 import { configWith, denoise, json, leftovers, makeAudio, multipart, post } from './helpers.js';
 
 const work = tempDir(t, 'sawt-denoise-fixtures-');
-const staging = tempDir(t, 'sawt-denoise-staging-');
-const srv = await startServer(t, { config: await configWith({ tempDir: staging, maxFileBytes: 400 * 1024, maxDurationSeconds: 150, pricePerMinute: 0.01 }) });
+const srv = await startServer(t, { config: await configWith({ maxFileBytes: 400 * 1024, maxDurationSeconds: 150, pricePerMinute: 0.01 }) });
+const staging = srv.dataDir;
 const { key, account } = await srv.client({ plan: 'enterprise', balance: '10' });
 
 const settled = async (accountId) => {

@@ -1,4 +1,5 @@
 // Shared by the denoise tests: fixtures made with ffmpeg at test time, multipart uploads over real HTTP.
+import { leftoverFiles } from '../helpers/abort-client.js';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -52,7 +53,8 @@ export async function denoise(api, key, data, filename = 'audio.bin') {
 export const json = (r) => JSON.parse(r.body.toString());
 
 /** Files the denoise plugin left in `dir`. */
-export const leftovers = (dir) => readdirSync(dir).filter((f) => f.startsWith('sawt-denoise-'));
+/** Files in the server's per-process temp folders under `<dataDir>/tmp` (the owner markers aside). */
+export const leftovers = (dataDir) => leftoverFiles(path.join(dataDir, 'tmp'));
 
 /** The default config with the denoise plugin's options replaced. */
 export async function configWith(denoiseOptions) {

@@ -34,6 +34,28 @@ t.test('the libtashkeel model through the native ONNX path', async (t) => {
     t.equal(d.stats.runs, runs, 'model not run');
   });
 
+  t.test('texts diacritized at once (runs shared, first segments first) read as each alone; a repeat is not run again', async (t) => {
+    const texts = ['ذهب الولد إلى المدرسة', 'قال محمد', 'وصل القطار متأخرا اليوم', 'نقدم لكم أصواتا بلهجات متعددة', 'الطقس جميل في الصباح'];
+    const plain = await Diacritizer.load(bundledModels, TASHKEEL, { cacheEntries: 0, maxConcurrent: 1 });
+    t.teardown(() => plain.release());
+    const alone = [];
+    for (const text of texts) alone.push(await plain.diacritize(text));
+    const runsAlone = plain.stats.runs;
+    const together = await Promise.all(texts.map((text, i) => plain.diacritize(text, { urgent: i % 2 === 0 })));
+    t.same(together, alone, 'the same marks');
+    t.ok(plain.stats.runs - runsAlone < texts.length, `fewer model runs than texts (${plain.stats.runs - runsAlone} for ${texts.length})`);
+    const cached = await Diacritizer.load(bundledModels, TASHKEEL, { cacheEntries: 2 });
+    t.teardown(() => cached.release());
+    await cached.diacritize(texts[0]);
+    const runs = cached.stats.runs;
+    t.equal(await cached.diacritize(texts[0]), alone[0], 'a repeated segment reads the same');
+    t.equal(cached.stats.runs, runs, 'without running the model');
+    await cached.diacritize(texts[1]);
+    await cached.diacritize(texts[2]);
+    await cached.diacritize(texts[0]);
+    t.equal(cached.stats.runs, runs + 3, 'the cache is bounded: the oldest entry went');
+  });
+
   t.test('tanween written on the alif is its letter\'s: كتاباً reads kita:ban, not kita:ba:', async (t) => {
     t.equal(await d.diacritize('كتاباً'), 'كِتَابًا');
     t.equal(await d.diacritize('كِتَابَاً'), 'كِتَابًا', 'a fatha before it gives way');

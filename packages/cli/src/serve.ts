@@ -39,6 +39,10 @@ function workerCount(raw: string | undefined, name: string): number {
 /** One server process: boots every configured plugin and stops on SIGTERM/SIGINT. */
 async function serveOne(): Promise<number> {
   const app = await createSawt();
+  // Every promise is handled where it arises; should one slip through, it is logged as the bug it is and the
+  // requests of everyone else go on (Node would otherwise end the process).
+  const onUnhandled = (reason: unknown) => app.logger.error({ err: reason }, 'unhandled promise rejection (a bug); the server keeps running');
+  process.on('unhandledRejection', onUnhandled);
   await app.start();
   let stopping = false;
   const exitCode = await new Promise<number>((resolve) => {
@@ -61,6 +65,7 @@ async function serveOne(): Promise<number> {
     process.on('SIGTERM', onTerm);
     process.on('SIGINT', onInt);
   });
+  process.off('unhandledRejection', onUnhandled);
   app.logger.info('stopped');
   return exitCode;
 }

@@ -7,6 +7,8 @@ import { PluginError } from './plugin-errors.js';
 import type { PluginContext } from './plugin.js';
 import type { Logger, RuntimeSettings } from './services.js';
 import { tokens, type ServiceRef } from './tokens.js';
+import { currentProcess } from './process-identity.js';
+import { ProcessWorkDir, workDirBase } from './work-dir.js';
 
 export interface CreateSawtOptions {
   runtime?: Partial<RuntimeSettings>;
@@ -29,6 +31,7 @@ export class SawtApp {
     readonly logger: Logger,
     readonly plugins: LoadedPlugin[],
     private readonly contexts: Map<LoadedPlugin, PluginContext<any>>,
+    private readonly workDir: ProcessWorkDir,
   ) {}
 
   get<T>(ref: ServiceRef<T>): T {
@@ -42,6 +45,8 @@ export class SawtApp {
 
   /** Starts plugins in dependency order; on failure stops those already started and throws naming the plugin. */
   async start(): Promise<void> {
+    const swept = this.workDir.sweep();
+    if (swept.length) this.logger.info({ folders: swept }, 'removed the temp folders of processes that are gone');
     for (const lp of this.plugins) {
       try {
         await lp.plugin.start?.(this.contexts.get(lp)!);
@@ -64,6 +69,7 @@ export class SawtApp {
         }
       }
       this.started = [];
+      await this.workDir.remove();
     })();
     return this.stopping;
   }
@@ -85,6 +91,8 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
   const container = rootContainer.createChildContainer();
   container.registerInstance(tokens.runtime.symbol, runtime);
   container.registerInstance(tokens.logger.symbol, logger);
+  const workDir = new ProcessWorkDir(workDirBase(runtime.dataDir), currentProcess(runtime.nodeId));
+  container.registerInstance(tokens.workDir.symbol, workDir);
 
   const loaded: LoadedPlugin[] = [];
   const seen = new Set<string>();
@@ -96,7 +104,7 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
     seen.add(plugin.id);
     loaded.push({ plugin, source, options: validateOptions(plugin, entry.options ?? {}) });
   }
-  const ordered = orderPlugins(loaded, [tokens.runtime, tokens.logger]);
+  const ordered = orderPlugins(loaded, [tokens.runtime, tokens.logger, tokens.workDir]);
 
   const contexts = new Map<LoadedPlugin, PluginContext<any>>();
   for (const lp of ordered) {
@@ -131,5 +139,5 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
       }
     }
   }
-  return new SawtApp(container, runtime, logger, ordered, contexts);
+  return new SawtApp(container, runtime, logger, ordered, contexts, workDir);
 }

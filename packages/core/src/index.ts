@@ -17,3 +17,4 @@ export * from './api-key.js';
 export * from './process-identity.js';
 export * from './raw-http-error.js';
 export * from './model-files.js';
+export * from './work-dir.js';

@@ -55,27 +55,55 @@ export async function startPaidSynthesis(services: PaidSynthesisServices, req: P
     if (!voice) throw errors.voiceNotFound(req.voiceId);
   }
   const chars = billableChars(req.text);
-  const admission = await services.admission.admit({
+  const admitting = services.admission.admit({
     auth: req.auth,
     requestId: req.requestId,
     chars,
     costMicro: chars * model.costPerCharMicro,
     description: `${req.purpose}: ${chars} chars with ${model.model_id}`,
   });
+  // The synthesis (text front end, first audio) starts while the wallet reservation is on its way,
+  // unless the admission was refused in memory (concurrency) within a turn of the event loop: a flood
+  // of refused requests never reaches the engine. Nothing is sent before the admission is granted;
+  // a refused one destroys the stream, and its error wins over the synthesis's.
+  const synthesis = req.start ? null : startUnlessRefused(admitting, () => services.synthesizer.synthesize({
+    modelId: model.model_id,
+    voiceId: req.voiceId,
+    accountId: req.auth.account.id,
+    text: req.text,
+    speed: req.speed,
+    stability: req.stability,
+    sampleRate: req.sampleRate,
+    requestId: req.requestId,
+  }));
+  synthesis?.catch(() => {}); // awaited below, once the admission is known
+  let admission: Admission;
   try {
-    const stream = req.start ? await req.start(model) : await services.synthesizer.synthesize({
-      modelId: model.model_id,
-      voiceId: req.voiceId,
-      accountId: req.auth.account.id,
-      text: req.text,
-      speed: req.speed,
-      stability: req.stability,
-      sampleRate: req.sampleRate,
-      requestId: req.requestId,
-    });
+    admission = await admitting;
+  } catch (e) {
+    void synthesis?.then((s) => s?.destroy(), () => {});
+    throw e;
+  }
+  try {
+    const stream = req.start ? await req.start(model) : (await synthesis)!;
     return { stream, admission, model, chars };
   } catch (e) {
     await admission.release(`synthesis failed to start: ${(e as Error).message}`);
     throw e;
   }
+}
+
+/**
+ * Runs `start` after one turn of the event loop unless `admitting` was refused by then (null then).
+ * Until the caller reads the stream, an engine failure stays on it (stream.errored; reading it
+ * throws) instead of being an 'error' event nobody listens to.
+ */
+async function startUnlessRefused(admitting: Promise<unknown>, start: () => Promise<SpeechStream>): Promise<SpeechStream | null> {
+  let refused = false;
+  admitting.catch(() => (refused = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  if (refused) return null;
+  const stream = await start();
+  stream.on('error', () => {});
+  return stream;
 }

@@ -380,11 +380,17 @@ export type TextStageName = 'normalize' | 'diacritize' | 'phonemize';
 export interface TextPipelineOptions {
   /** Dialect whose lexicon and phoneme rules apply (e.g. 'egyptian'); null or absent: none. */
   dialect?: string | null;
+  /**
+   * The model whose phones 'phonemize' gives (a model_id): an HTS model gives its voice's phone
+   * names, space-separated, after the dialect's HTS rules; null or absent: espeak-ng mnemonics.
+   */
+  model?: string | null;
 }
 
 /**
  * The text front end, stage by stage: each stage runs every stage before it.
- * 'phonemize' returns espeak-ng phoneme mnemonics in [[ ]] (after dialect rules).
+ * 'phonemize' returns espeak-ng phoneme mnemonics in [[ ]] (after dialect rules), or with
+ * `model` that model's phones.
  */
 export interface TextPipeline {
   readonly stages: readonly TextStageName[];

@@ -18,6 +18,8 @@ export function createServiceRef<T>(id: string): ServiceRef<T> {
 export const tokens = {
   runtime: createServiceRef<S.RuntimeSettings>('core.runtime'),
   logger: createServiceRef<S.Logger>('core.logger'),
+  /** This process's temporary folder (uploads, spooled audio), removed at stop and swept after a crash. */
+  workDir: createServiceRef<import('./work-dir.js').WorkDir>('core.workDir'),
   database: createServiceRef<S.Database>('storage.database'),
   blobStore: createServiceRef<S.BlobStore>('storage.blobs'),
   accounts: createServiceRef<S.AccountStore>('auth.accounts'),

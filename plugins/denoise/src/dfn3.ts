@@ -15,6 +15,8 @@ export type Dfn3Files = Record<keyof typeof DFN3_FILES, string>;
 export interface Dfn3Options {
   /** ONNX Runtime threads per model run; default 1 (faster than 2 on a 2-core machine). */
   intraOpThreads?: number;
+  /** 'cuda': ONNX Runtime's CUDA execution provider; load rejects (SAWT_ENGINE_CUDA_UNAVAILABLE) naming what is missing. Default 'cpu'. */
+  executionProvider?: 'cpu' | 'cuda';
   /** Frames (10 ms each) emitted per model window; default 1000. */
   blockFrames?: number;
   /** Frames of already emitted audio re-run before a window (recurrent warm-up); default 100. */

@@ -1,12 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { definePlugin, errors, isDelivered, presentedKey, isSawtError, ModelFiles, toMicro, tokens, type Admission, type HttpServerService, type Logger } from '@sawt/core';
+import { SawtError, definePlugin, errors, isDelivered, presentedKey, isSawtError, ModelFiles, toMicro, tokens, type Admission, type HttpServerService, type Logger } from '@sawt/core';
 import { RnnoiseDenoiser, type Denoiser } from './denoisers.js';
 import { DFN3_FILES, Dfn3Denoiser, type Dfn3Files } from './dfn3.js';
 import { GtcrnDenoiser } from './gtcrn.js';
@@ -62,7 +60,7 @@ async function makeDenoiser(opts: DenoiseOptions, files: ModelFiles, logger: Log
     if (missing.length) {
       throw new Error(`denoise: backend 'dfn3' needs its model files (missing ${missing.join(', ')}; they ship in the repository's models/ folder: restore them (\`sawt models verify\` checks them), set the plugin option dfn3Dir, or use backend 'rnnoise')`);
     }
-    const d = await Dfn3Denoiser.load(found as Dfn3Files, { intraOpThreads: opts.dfn3Threads ?? 1 });
+    const d = await Dfn3Denoiser.load(found as Dfn3Files, { intraOpThreads: opts.dfn3Threads ?? 1, executionProvider: opts.executionProvider ?? 'cpu' });
     logger.info({ files: found }, 'denoise: DeepFilterNet3 loaded');
     return d;
   }
@@ -75,13 +73,19 @@ declare module 'fastify' {
   }
 }
 
+class ShuttingDown extends Error {
+  constructor() {
+    super('server shutting down');
+  }
+}
+
 const state = new WeakMap<object, { denoiser: Denoiser }>();
 
 export default definePlugin<DenoiseOptions>({
   id: 'denoise',
   tags: ['transport'],
   provides: [],
-  consumes: [tokens.logger, tokens.runtime, tokens.httpServer, tokens.authenticator, tokens.rateLimiter, tokens.admission],
+  consumes: [tokens.logger, tokens.runtime, tokens.workDir, tokens.httpServer, tokens.authenticator, tokens.rateLimiter, tokens.admission],
   configSchema: denoiseConfigSchema as unknown as Record<string, unknown>,
   async register(ctx) {
     const opts = ctx.options;
@@ -91,8 +95,7 @@ export default definePlugin<DenoiseOptions>({
     const rateLimiter = ctx.get(tokens.rateLimiter);
     const admission = ctx.get(tokens.admission);
     const priceMicro = toMicro(opts.pricePerMinute);
-    const dir = opts.tempDir ?? tmpdir();
-    mkdirSync(dir, { recursive: true });
+    const workDir = ctx.get(tokens.workDir);
     const denoiser = await makeDenoiser(opts, ModelFiles.of(ctx.runtime), logger);
     state.set(ctx, { denoiser });
     const app = http.app as FastifyInstance;
@@ -144,7 +147,7 @@ export default definePlugin<DenoiseOptions>({
       let adm: Admission | null = null;
       const work = (async () => {
         try {
-          const upload = await receiveUpload(req.raw, { dir, field: 'audio', maxBytes: opts.maxFileBytes, track: (f) => files.add(f) });
+          const upload = await receiveUpload(req.raw, { file: () => workDir.file('denoise', '.upload'), field: 'audio', maxBytes: opts.maxFileBytes, track: (f) => files.add(f) });
           if (upload.bytes === 0) throw errors.validation('audio is required and must not be empty');
           const info = await probeAudio(opts.ffprobePath, upload.path, ac.signal);
           const seconds = info.duration ?? (await measureDuration(opts.ffmpegPath, upload.path, ac.signal));
@@ -154,7 +157,7 @@ export default definePlugin<DenoiseOptions>({
             auth: req.auth!, requestId: req.id, chars: 0, costMicro: minutes * priceMicro,
             description: `denoise: ${minutes} min (${seconds.toFixed(2)} s) with ${denoiser.name}`, concurrency: opts.countConcurrency,
           });
-          const output = path.join(dir, `sawt-denoise-${randomUUID()}.wav`);
+          const output = workDir.file('denoise', '.wav');
           files.add(output);
           const t0 = performance.now();
           try {
@@ -180,6 +183,7 @@ export default definePlugin<DenoiseOptions>({
           else await adm.release('client disconnected during denoise response');
         } catch (e) {
           if (adm) await (adm as Admission).release(`denoise failed: ${(e as Error).message}`);
+          if (ac.signal.reason instanceof ShuttingDown && !res.headersSent && !res.destroyed) throw new SawtError('unavailable', 'Server is shutting down; retry shortly');
           if (e instanceof UploadAborted || ac.signal.aborted) {
             logger.info({ requestId: req.id }, 'denoise: client went away');
             if (!res.headersSent) res.destroy();
@@ -200,7 +204,7 @@ export default definePlugin<DenoiseOptions>({
           await Promise.all([...files].map(removeQuietly));
         }
       })();
-      await http.trackInFlight(work, () => ac.abort(new Error('server shutting down')));
+      await http.trackInFlight(work, () => ac.abort(new ShuttingDown()));
     }
   },
   async stop(ctx) {

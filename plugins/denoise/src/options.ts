@@ -9,12 +9,12 @@ export interface DenoiseOptions {
   dfn3Dir?: string;
   /** ONNX Runtime threads per DeepFilterNet3 model run (default 1). */
   dfn3Threads?: number;
+  /** DeepFilterNet3 on ONNX Runtime's CUDA execution provider ('cuda'), or the CPU (default). */
+  executionProvider?: 'cpu' | 'cuda';
   /** Price of one started minute of audio, decimal units. */
   pricePerMinute: number;
   maxFileBytes: number;
   maxDurationSeconds: number;
-  /** Where uploads and outputs are staged; default the OS temp dir. */
-  tempDir?: string;
   ffmpegPath: string;
   ffprobePath: string;
   /** Take a concurrency slot of the account's plan while denoising. */
@@ -27,11 +27,11 @@ export const denoiseConfigSchema = {
     backend: { enum: ['rnnoise', 'gtcrn', 'dfn3'], default: 'dfn3', description: "Denoiser: 'dfn3' (DeepFilterNet3, 48 kHz, run by the native engine; its model files are bundled; if they are missing the server refuses to start), 'rnnoise' (embedded WASM in a worker thread, 48 kHz, lighter and weaker) or 'gtcrn' (streaming ONNX model, 16 kHz; needs its model file, else the server refuses to start)" },
     modelPath: { type: 'string', description: "GTCRN model file (backend 'gtcrn'); default denoise/gtcrn/gtcrn_simple.onnx in SAWT_MODELS_DIR (or the bundled models/)" },
     dfn3Dir: { type: 'string', description: "DeepFilterNet3 model directory (backend 'dfn3'): enc.onnx, erb_dec.onnx, df_dec.onnx; default: each file from denoise/dfn3/ in SAWT_MODELS_DIR, else the bundled models/" },
+    executionProvider: { enum: ['cpu', 'cuda'], default: 'cpu', description: "DeepFilterNet3 on ONNX Runtime's CUDA execution provider; without the provider library or a GPU the server refuses to start, naming what is missing" },
     dfn3Threads: { type: 'integer', minimum: 0, maximum: 256, default: 1, description: 'ONNX Runtime threads per DeepFilterNet3 model run (0: all cores); 1 measured fastest on 2 cores' },
     pricePerMinute: { type: 'number', minimum: 0, default: 0.01, description: 'Price per started minute of audio (decimal units, at most 6 decimals)' },
     maxFileBytes: { type: 'integer', minimum: 1, default: 209715200, description: 'Upload size limit (200 MB); crossing it answers 400 at once' },
     maxDurationSeconds: { type: 'number', exclusiveMinimum: 0, default: 900, description: 'Audio duration limit (15 minutes)' },
-    tempDir: { type: 'string', description: 'Staging folder for uploads and outputs (default: the OS temp dir)' },
     ffmpegPath: { type: 'string', default: 'ffmpeg' },
     ffprobePath: { type: 'string', default: 'ffprobe' },
     countConcurrency: { type: 'boolean', default: false, description: "Count a denoise request against the plan's concurrency limit" },

@@ -18,11 +18,21 @@ function collectStderr(p: ChildProcess): () => string {
   return () => text.trim();
 }
 
+/**
+ * Settles when the process ends. Marked handled at once: it may reject (killed on
+ * abort) before anyone awaits it, which must not become an unhandled rejection.
+ */
 function exited(p: ChildProcess, what: string, stderr: () => string): Promise<void> {
-  return new Promise((resolve, reject) => {
+  return handled(new Promise((resolve, reject) => {
     p.once('error', reject);
     p.once('close', (code, sig) => (code === 0 ? resolve() : reject(new Error(`${what} failed (${code ?? sig}): ${stderr()}`))));
-  });
+  }));
+}
+
+/** `p`, with a no-op handler attached so that a rejection before it is awaited is not unhandled (await still sees it). */
+function handled<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => {});
+  return p;
 }
 
 /**
@@ -43,17 +53,19 @@ export async function denoiseFile(opts: {
   const kill = () => procs.forEach((p) => p.exitCode === null && p.kill('SIGKILL'));
   signal.addEventListener('abort', kill, { once: true });
   const session = await denoiser.open(C);
-  const fh = await open(opts.output, 'w');
+  let fh: Awaited<ReturnType<typeof open>> | null = null;
   try {
+    fh = await open(opts.output, 'w');
+    const out = fh;
     const dec = spawn(opts.ffmpeg, ['-nostdin', '-v', 'error', '-i', opts.input, '-map', '0:a:0', '-vn', '-ac', String(C), '-ar', String(rate), '-f', 'f32le', '-acodec', 'pcm_f32le', 'pipe:1'], { stdio: ['ignore', 'pipe', 'pipe'] });
     procs.push(dec);
     const decDone = exited(dec, 'decoder', collectStderr(dec));
     let pos = 44;
     let pcmBytes = 0;
-    await fh.write(Buffer.alloc(44), 0, 44, 0);
+    await out.write(Buffer.alloc(44), 0, 44, 0);
     const writePcm = async (b: Buffer) => {
       if (!b.length) return;
-      await fh.write(b, 0, b.length, pos);
+      await out.write(b, 0, b.length, pos);
       pos += b.length;
       pcmBytes += b.length;
     };
@@ -66,15 +78,28 @@ export async function denoiseFile(opts: {
       procs.push(enc);
       encDone = exited(enc, 'encoder', collectStderr(enc));
       enc.stdin!.on('error', () => {});
-      encWritten = (async () => {
+      encWritten = handled((async () => {
         for await (const c of enc!.stdout!) await writePcm(c as Buffer);
-      })();
+      })());
     }
     const emit = async (y: Float32Array) => {
       if (!y.length) return;
       if (enc) {
         const b = Buffer.from(y.buffer, y.byteOffset, y.byteLength);
-        if (!enc.stdin!.write(b)) await new Promise<void>((r) => enc!.stdin!.once('drain', r));
+        const stdin = enc.stdin!;
+        if (signal.aborted) throw signal.reason;
+        if (!stdin.write(b)) {
+          // A killed encoder never drains: its stdin closes (or already has).
+          if (!stdin.destroyed) {
+            await new Promise<void>((r) => {
+              const done = () => (stdin.off('drain', done), stdin.off('close', done), r());
+              stdin.once('drain', done);
+              stdin.once('close', done);
+            });
+          }
+          if (signal.aborted) throw signal.reason;
+          if (stdin.destroyed) throw new Error('the encoder stopped taking audio');
+        }
       } else {
         const b = Buffer.allocUnsafe(y.length * 2);
         for (let i = 0; i < y.length; i++) b.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(y[i]! * 32768))), i * 2);
@@ -103,7 +128,7 @@ export async function denoiseFile(opts: {
       enc.stdin!.end();
       await Promise.all([encDone, encWritten]);
     }
-    await fh.write(wavHeader(pcmBytes, info.sampleRate, C), 0, 44, 0);
+    await out.write(wavHeader(pcmBytes, info.sampleRate, C), 0, 44, 0);
     return { frames: pcmBytes / (2 * C) };
   } catch (e) {
     kill();
@@ -111,6 +136,6 @@ export async function denoiseFile(opts: {
   } finally {
     signal.removeEventListener('abort', kill);
     session.close();
-    await fh.close();
+    await fh?.close().catch(() => {});
   }
 }

@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
-import path from 'node:path';
 import busboy from 'busboy';
 import { errors } from '@sawt/core';
 import { sizeLimitText } from './options.js';
@@ -24,7 +22,7 @@ export interface Upload {
  * `maxBytes` (the partial file is removed), with 40001 when the field is
  * missing, and with UploadAborted when the client goes away.
  */
-export function receiveUpload(req: IncomingMessage, opts: { dir: string; field: string; maxBytes: number; track: (file: string) => void }): Promise<Upload> {
+export function receiveUpload(req: IncomingMessage, opts: { file: () => string; field: string; maxBytes: number; track: (file: string) => void }): Promise<Upload> {
   return new Promise<Upload>((resolve, reject) => {
     let bb: busboy.Busboy;
     try {
@@ -54,7 +52,7 @@ export function receiveUpload(req: IncomingMessage, opts: { dir: string; field: 
         stream.resume();
         return;
       }
-      const file = path.join(opts.dir, `sawt-denoise-${randomUUID()}.upload`);
+      const file = opts.file();
       opts.track(file);
       const ws = createWriteStream(file, { flags: 'wx' });
       writer = ws;

@@ -1,17 +1,22 @@
 import type { SpeechStream } from '@sawt/core';
 import type { VoiceConfig } from './catalog.js';
 import { errors } from '@sawt/core';
-import { DEFAULT_LABEL_OPTIONS, textToLabels, textToUtterances, type HtsUtterance, type LabelOptions } from './hts/labels.js';
+import { DEFAULT_LABEL_OPTIONS, textToUtterances, type HtsUtterance, type LabelOptions, type PhoneRewrite } from './hts/labels.js';
+import type { Dialect } from './frontend/dialects.js';
 import { synthesizeHtsStream, synthesizeStream } from './native/index.js';
 
 /** Settings an engine back end receives after validation and the text front end. */
 export interface BackendRequest {
+  /** The model being spoken (a back end may hold several, e.g. Piper voice files). */
+  modelId: string;
   segments: string[];
   phonemeInput: boolean;
   voice: VoiceConfig;
   speed: number;
   stability: number;
   sampleRate: number;
+  /** The first segment goes ahead of other syntheses' later segments (the first audio of a request). */
+  urgent?: boolean;
 }
 
 /** One synthesis technology (espeak-ng today; HTS and VITS voices plug in here). */
@@ -25,6 +30,12 @@ export interface SpeechBackend {
 }
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
+
+/**
+ * Vocoding settings of every HTS voice, chosen by DNSMOS on the front end's own output
+ * (bench/hts-quality.js; figures in bench/README.md).
+ */
+export const HTS_QUALITY_DEFAULTS = { postfilter: 0 } as const;
 
 /**
  * espeak-ng formant synthesis. speed scales the speaking rate (espeak's duration
@@ -53,6 +64,7 @@ export class EspeakBackend implements SpeechBackend {
       sampleRate: req.sampleRate,
       phonemeInput: req.phonemeInput,
       chunkMs: this.chunkMs,
+      urgent: req.urgent ?? true,
     });
   }
 }
@@ -74,6 +86,8 @@ export class HtsBackend implements SpeechBackend {
     private readonly chunkMs: number,
     private readonly labelOptions: LabelOptions = DEFAULT_LABEL_OPTIONS,
     private readonly threads = 2,
+    /** Dialect files: a voice's first dialect rewrites the phones (its `hts` rules) and scales the prosody. */
+    private readonly dialects: ReadonlyMap<string, Dialect> = new Map(),
   ) {}
 
   voicePathIfAny(): string | null {
@@ -84,19 +98,17 @@ export class HtsBackend implements SpeechBackend {
     return voice.hts !== undefined;
   }
 
-  labels(segments: string[]): string[][] {
-    return segments.flatMap((s) => textToLabels(s, this.labelOptions));
-  }
-
   /** Labels per utterance with their words (offsets into the segment text each came from). */
-  utterances(segments: string[]): HtsUtterance[] {
-    return segments.flatMap((s) => textToUtterances(s, this.labelOptions));
+  utterances(segments: string[], rewrite?: PhoneRewrite): HtsUtterance[] {
+    return segments.flatMap((s) => textToUtterances(s, this.labelOptions, rewrite));
   }
 
   synthesize(req: BackendRequest): SpeechStream {
     if (!this.voicePath) throw errors.internal('no HTS voice file is configured');
     const p = req.voice.hts!;
-    const parsed = this.utterances(req.segments);
+    const dialect = this.dialects.get(req.voice.dialect[0] ?? '');
+    const parsed = this.utterances(req.segments, dialect?.hasHtsRules ? (phones) => dialect.applyHts(phones) : undefined);
+    const prosody = dialect?.htsProsody ?? { speed: 1, f0Spread: 1, halfTone: 0 };
     if (parsed.length === 0) throw errors.validation('text contains nothing the Arabic voice can speak');
     const lively = 0.5 - req.stability; // -0.5 … 0.5
     return synthesizeHtsStream({
@@ -105,15 +117,19 @@ export class HtsBackend implements SpeechBackend {
       // utterances (sentences), which may be more than req.segments; textOffset is into the segment text.
       utterances: parsed.map((u) => u.labels),
       words: parsed.map((u) => u.words),
-      speed: clamp(req.speed * (p.speed ?? 1), 0.25, 4),
-      halfTone: p.halfTone ?? 0,
-      f0Spread: clamp((p.f0Spread ?? 1) * (1 + lively * 0.4), 0, 4),
+      // Sounds the voice never learned (a dialect's /g/): said with a voiced closure.
+      ...(parsed.some((u) => u.voicedClosures.length) && { voicedClosures: parsed.map((u) => u.voicedClosures) }),
+      speed: clamp(req.speed * (p.speed ?? 1) * prosody.speed, 0.25, 4),
+      halfTone: clamp((p.halfTone ?? 0) + prosody.halfTone, -24, 24),
+      f0Spread: clamp((p.f0Spread ?? 1) * prosody.f0Spread * (1 + lively * 0.4), 0, 4),
       ...(p.alpha !== undefined && { alpha: p.alpha }),
       ...(p.mgcOffset !== undefined && { mgcOffset: p.mgcOffset }),
       gvWeightLf0: clamp(1 + lively * 0.6, 0, 4),
+      ...HTS_QUALITY_DEFAULTS,
       sampleRate: req.sampleRate,
       chunkMs: this.chunkMs,
       threads: this.threads,
+      urgent: req.urgent ?? true,
     });
   }
 }

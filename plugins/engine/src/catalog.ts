@@ -42,11 +42,22 @@ export interface HtsVoiceParams {
   mgcOffset?: number[];
 }
 
+/** A voice of a Piper model (engine `piper`): its speaker and, optionally, its own inference scales. */
+export interface PiperVoiceParams {
+  /** Multi-speaker voices: a name from the config's speaker_id_map, or a speaker id. */
+  speaker?: string | number;
+  /** Default: the config's `inference` values. */
+  noiseScale?: number;
+  lengthScale?: number;
+  noiseW?: number;
+}
+
 export interface VoiceConfig extends Omit<VoiceInfo, 'sample_url'> {
   /** model_ids this voice works with; absent = every model. */
   models?: string[];
   espeak?: EspeakVoiceParams;
   hts?: HtsVoiceParams;
+  piper?: PiperVoiceParams;
 }
 
 /** Stable UUID (name-based, v5 layout) so a model keeps its id across restarts and instances. */

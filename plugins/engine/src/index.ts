@@ -2,15 +2,17 @@ import path from 'node:path';
 import { VOICE_AGES, VOICE_GENDERS, VOICE_TYPES, definePlugin, ModelFiles, tokens, type ModelCatalog, type ModelDownload, type SpeechSynthesizer, type TextPipeline, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
 import { BuiltinVoiceCatalog, ConfiguredModelCatalog, type ModelConfig, type VoiceConfig } from './catalog.js';
 import { EspeakBackend, HtsBackend } from './backends.js';
+import { PiperBackend, type PiperOptions } from './piper/backend.js';
+import { loadPiperModels, piperFiles } from './piper/setup.js';
 import { htsParameters } from './native/index.js';
 import { Diacritizer, type DiacritizerFiles } from './frontend/diacritize.js';
-import { BUILTIN_DIALECTS_DIR, loadDialects } from './frontend/dialects.js';
+import { BUILTIN_DIALECTS_DIR, loadDialects, type Dialect } from './frontend/dialects.js';
 import { EngineTextPipeline } from './frontend/pipeline.js';
 import type { LatinOptions } from './frontend/latin/index.js';
 import { EngineSynthesizer } from './synthesizer.js';
 import { cloningMigrations, VoiceCatalogWithClones, VoiceCloningService } from './cloning.js';
-import { phonemize } from './native/index.js';
-import { textToLabels, type LabelOptions } from './hts/labels.js';
+import { espeakInstances, phonemize } from './native/index.js';
+import { textToLabels, textToPhones, type LabelOptions } from './hts/labels.js';
 
 export interface EngineOptions {
   defaultModel: string;
@@ -20,7 +22,7 @@ export interface EngineOptions {
   models: ModelConfig[];
   voices: VoiceConfig[];
   /** The libtashkeel diacritizer (bundled): files in the models layout (optional; text is read as written without it). */
-  diacritizer: { files: DiacritizerFiles; downloads: ModelDownload[]; maxConcurrent: number };
+  diacritizer: { files: DiacritizerFiles; downloads: ModelDownload[]; maxConcurrent: number; cacheEntries: number };
   /** Pronunciation lexicon: word → replacement text or [[espeak phonemes]]; applied before diacritization. */
   lexicon: Record<string, string>;
   /** Latin-script words in Arabic text: acronym letter names and operator entries (word → Arabic text or English respelling). */
@@ -28,6 +30,10 @@ export interface EngineOptions {
   /** Extra folders of dialect rule files (relative to the config file); same-named dialects replace the built-in ones. */
   dialectDirs: string[];
   hts: { threads: number; labels: LabelOptions };
+  /** Piper voices (engine `piper`): ONNX threads per run, sentence silence, the first-chunk cut. */
+  piper: PiperOptions;
+  /** espeak-ng instances synthesizing in parallel (sawt-mini), each its own copy of the library and thread. */
+  espeak: { instances: number };
   /** Voice cloning: built-in voices a clone is made from (per model, the closest in log-F0 is chosen). */
   cloning: { baseVoices: string[] };
 }
@@ -68,6 +74,15 @@ const voiceSchema = {
         pitch: { type: 'number', minimum: 0, maximum: 100 },
         rate: { type: 'number', minimum: 80, maximum: 450 },
         range: { type: 'number', minimum: 0, maximum: 100 },
+      },
+    },
+    piper: {
+      type: 'object',
+      properties: {
+        speaker: { type: ['string', 'integer'] },
+        noiseScale: { type: 'number', minimum: 0, maximum: 10 },
+        lengthScale: { type: 'number', minimum: 0.05, maximum: 20 },
+        noiseW: { type: 'number', minimum: 0, maximum: 10 },
       },
     },
     hts: {
@@ -143,6 +158,8 @@ export default definePlugin<EngineOptions>({
           },
           downloads: { type: 'array', default: DIACRITIZER_DOWNLOADS, items: downloadSchema },
           maxConcurrent: { type: 'integer', minimum: 1, maximum: 16, default: 2 },
+          // Diacritized segments kept for reuse (repeated phrases skip the model); 0: no cache.
+          cacheEntries: { type: 'integer', minimum: 0, maximum: 1000000, default: 1000 },
         },
       },
       lexicon: { type: 'object', default: {}, additionalProperties: { type: 'string' } },
@@ -158,7 +175,26 @@ export default definePlugin<EngineOptions>({
       cloning: {
         type: 'object',
         default: {},
-        properties: { baseVoices: { type: 'array', minItems: 1, items: { type: 'string' }, default: ['fusha-omar', 'fusha-layla', 'fusha-ziad', 'fusha-sami'] } },
+        properties: { baseVoices: { type: 'array', minItems: 1, items: { type: 'string' }, default: ['fusha-omar', 'fusha-layla', 'fusha-ziad', 'fusha-sami', 'neural-kareem'] } },
+      },
+      piper: {
+        type: 'object',
+        default: {},
+        properties: {
+          // Threads inside one ONNX run; at most 2 runs at once (the addon's run queue).
+          threads: { type: 'integer', minimum: 1, maximum: 64, default: 2 },
+          sentenceSilenceMs: { type: 'integer', minimum: 0, maximum: 5000, default: 200 },
+          firstChunkChars: { type: 'integer', minimum: 0, maximum: 1000, default: 40 },
+        },
+      },
+      espeak: {
+        type: 'object',
+        default: {},
+        properties: {
+          // espeak-ng is not thread-safe: each instance is a private copy of the library with its own
+          // thread, so sawt-mini uses this many cores. Measured (bench:latency): 2 on 2 cores.
+          instances: { type: 'integer', minimum: 1, maximum: 8, default: 2 },
+        },
       },
       hts: {
         type: 'object',
@@ -183,15 +219,20 @@ export default definePlugin<EngineOptions>({
   async register(ctx) {
     const { options, runtime } = ctx;
     const files = ModelFiles.of(runtime);
+    // A Piper model needs its .onnx.json beside the .onnx: listed only when both are present.
+    for (const m of options.models) if (m.engine === 'piper') m.files = piperFiles(m);
     const models = new ConfiguredModelCatalog(options.models, files, options.defaultModel);
     // Voices whose models are all missing (e.g. the HTS voices without the voice file) are not offered.
     const voices = new BuiltinVoiceCatalog(options.voices.filter((v) => !v.models || v.models.some((id) => models.get(id)?.available)));
     const htsModel = options.models.find((m) => m.engine === 'hts' && m.files?.length);
     const htsVoice = htsModel ? files.find(htsModel.files![0]!) : null;
-    const hts = new HtsBackend(htsVoice, options.chunkMs, options.hts.labels, options.hts.threads);
+    const dialects = loadDialects([BUILTIN_DIALECTS_DIR, ...options.dialectDirs.map((d) => path.resolve(runtime.configDir ?? '.', d))]);
+    const hts = new HtsBackend(htsVoice, options.chunkMs, options.hts.labels, options.hts.threads, dialects);
     htsWarmup = hts.voicePathIfAny();
     htsThreads = options.hts.threads;
-    const backends = [new EspeakBackend(options.chunkMs), hts];
+    const piper = new PiperBackend(options.piper, options.chunkMs, (o, m) => ctx.logger.warn(o, m));
+    pendingPiper.set(models, { backend: piper, files });
+    const backends = [new EspeakBackend(options.chunkMs), hts, piper];
     for (const m of models.list()) {
       if (!backends.some((b) => b.engine === m.engine)) throw new Error(`model '${m.model_id}' names engine '${m.engine}', which this build does not have (known: ${backends.map((b) => b.engine).join(', ')})`);
       if (!m.available) ctx.logger.warn({ model: m.model_id, missing: files.missing(options.models.find((c) => c.model_id === m.model_id)?.files ?? []).map((f) => files.searched(f)) }, 'model files missing; model not offered');
@@ -199,11 +240,15 @@ export default definePlugin<EngineOptions>({
     models.addPart({ name: 'diacritizer', files: Object.values(options.diacritizer.files), downloads: options.diacritizer.downloads });
     const diacritizerFiles = findDiacritizer(ctx, files, options);
     if (!diacritizerFiles) noteNoDiacritizer(models, options);
-    const dialects = loadDialects([BUILTIN_DIALECTS_DIR, ...options.dialectDirs.map((d) => path.resolve(runtime.configDir ?? '.', d))]);
     for (const v of options.voices) {
       for (const d of v.dialect) if (!dialects.has(d)) ctx.logger.warn({ voice: v.voice_id, dialect: d }, 'voice dialect has no rules file; read as written');
     }
-    const pipeline = new EngineTextPipeline({ segment: options.segment, diacritizer: null, dialects, lexicon: options.lexicon, latin: options.latin });
+    const phoneModels = {
+      phonesOf: (id: string) => (models.get(id) ? backends.find((b) => b.engine === models.get(id)!.engine)?.phonemes ?? null : undefined),
+      known: () => models.list().map((m) => m.model_id),
+      htsPhones: (text: string, dialect: Dialect | undefined) => textToPhones(text, options.hts.labels, dialect?.hasHtsRules ? (p) => dialect.applyHts(p) : undefined),
+    };
+    const pipeline = new EngineTextPipeline({ segment: options.segment, diacritizer: null, dialects, lexicon: options.lexicon, latin: options.latin, models: phoneModels });
     pendingDiacritizers.set(pipeline, diacritizerFiles && { files: diacritizerFiles, models });
     ctx.provide<ModelCatalog>(tokens.models, models);
     const database = ctx.get(tokens.database);
@@ -220,23 +265,32 @@ export default definePlugin<EngineOptions>({
     ctx.provide<SpeechSynthesizer>(tokens.synthesizer, synthesizer);
   },
   async start(ctx) {
+    // Before espeak's first use (it takes effect once per process).
+    espeakInstances(ctx.options.espeak.instances);
     // espeak-ng loads its Arabic data on first use (~13 ms): pay that at boot, not on the first request.
     await phonemize('مرحبا', 'ar');
     // The diacritizer's ONNX session (~0.3 s) and the HTS pool (one engine per worker thread, ~0.1 s each)
     // load here, not at registration: commands that only read the catalog (sawt models pull/verify) skip them.
     const pipeline = ctx.get(tokens.textPipeline) as EngineTextPipeline;
     const pending = pendingDiacritizers.get(pipeline);
+    const piper = pendingPiper.get(ctx.get(tokens.models) as ConfiguredModelCatalog)!;
     await Promise.all([
+      // Piper voice files load here; a broken one (config, id map, inputs, CUDA) stops the start.
+      loadPiperModels(piper.backend, piper.files, ctx.options, (o, m) => ctx.logger.info(o, m)),
       pending && loadDiacritizer(ctx, pending.files, ctx.options).then((d) => (d ? pipeline.useDiacritizer(d) : noteNoDiacritizer(pending.models, ctx.options))),
       htsWarmup && htsParameters({ voicePath: htsWarmup, utterances: [textToLabels('نَعَمْ')[0]!], threads: htsThreads }),
     ]);
   },
   stop(ctx) {
     (ctx.get(tokens.textPipeline) as EngineTextPipeline).release();
+    pendingPiper.get(ctx.get(tokens.models) as ConfiguredModelCatalog)?.backend.release();
   },
 });
 
 type EngineLogger = { logger: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void } };
+
+/** The Piper back end of each catalog, whose voice files load at start. */
+const pendingPiper = new WeakMap<ConfiguredModelCatalog, { backend: PiperBackend; files: ModelFiles }>();
 
 /** The diacritizer loaded at start for each pipeline (null: its files are missing). */
 const pendingDiacritizers = new WeakMap<EngineTextPipeline, { files: DiacritizerFiles; models: ConfiguredModelCatalog } | null>();
@@ -260,10 +314,12 @@ function noteNoDiacritizer(models: ConfiguredModelCatalog, options: EngineOption
 
 async function loadDiacritizer(ctx: EngineLogger, files: DiacritizerFiles, options: EngineOptions): Promise<Diacritizer | null> {
   try {
-    const d = await Diacritizer.load('/', files, { executionProvider: options.executionProvider, maxConcurrent: options.diacritizer.maxConcurrent });
+    const d = await Diacritizer.load('/', files, { executionProvider: options.executionProvider, maxConcurrent: options.diacritizer.maxConcurrent, cacheEntries: options.diacritizer.cacheEntries });
     ctx.logger.info({ model: files.model }, 'diacritizer loaded');
     return d;
   } catch (error) {
+    // CUDA asked for and not usable: the server refuses to start (the message names what is missing).
+    if ((error as { code?: string }).code === 'SAWT_ENGINE_CUDA_UNAVAILABLE') throw new Error(`diacritizer: ${(error as Error).message}`, { cause: error });
     ctx.logger.error({ err: error, model: files.model }, 'diacritizer failed to load; undiacritized text is read as written');
     return null;
   }
@@ -277,7 +333,12 @@ export { LatinReader, mapIpaWord, htsPhoneSpan, htsSpanPhones, type LatinOptions
 export { EngineTextPipeline } from './frontend/pipeline.js';
 export { segmentText } from './frontend/segment.js';
 export { normalizeText } from './frontend/normalize.js';
-export { stableUuid } from './catalog.js';
-export { textToLabels, textToUtterances, splitUtterances, splitUtterancesAt, wordStartLabels, parseUtterance, utteranceLabels, wordPhones, syllabify, DEFAULT_LABEL_OPTIONS, FESTIVAL_LABEL_OPTIONS, type LabelOptions, type HtsUtterance, type HtsWord } from './hts/labels.js';
+export { stableUuid, type PiperVoiceParams } from './catalog.js';
+export { HTS_QUALITY_DEFAULTS } from './backends.js';
+export { piperSentences, phonemeIds, clausePhonemes } from './piper/phonemes.js';
+export { readPiperVoiceConfig } from './piper/voice-config.js';
+export { firstChunk, ARABIC_PROBE, PiperBackend } from './piper/backend.js';
+export { PiperStream, wordsBySentence } from './piper/stream.js';
+export { textToLabels, textToPhones, textToUtterances, splitUtterances, splitUtterancesAt, wordStartLabels, parseUtterance, utteranceLabels, wordPhones, syllabify, DEFAULT_LABEL_OPTIONS, FESTIVAL_LABEL_OPTIONS, type LabelOptions, type PhoneRewrite, type HtsUtterance, type HtsWord } from './hts/labels.js';
 export { alphaForWarp, eqToMelCepstrum, htsVoiceToward, keepLoudness, melCepstrumGainDb, warpFrequency, TRAINED_ALPHA, HTS_RATE, MCEP_LENGTH, type SpeakerMapping } from './hts/voice-mapping.js';
 export * from './native/index.js';

@@ -2,6 +2,7 @@ import { errors, type Logger, type SpeechStream, type SpeechSynthesizer, type Sy
 import type { BuiltinVoiceCatalog, ConfiguredModelCatalog, VoiceConfig } from './catalog.js';
 import type { SpeechBackend } from './backends.js';
 import type { TextFrontEnd } from './frontend/index.js';
+import { SpeechSequence } from './speech-sequence.js';
 
 export const OUTPUT_RATES = [8000, 16000, 22050, 24000] as const;
 
@@ -49,16 +50,23 @@ export class EngineSynthesizer implements SpeechSynthesizer {
       throw errors.voiceNotFound(req.voiceId);
     }
     const sampleRate = req.sampleRate ?? 24000;
-    const { segments, phonemeInput } = await this.frontEnd.process({
+    const input = {
       text: req.text,
       dialect: voice.dialect[0] ?? null,
       diacritize: this.models.wantsDiacritics(model.model_id),
       phonemes: backend.phonemes,
-    });
-    if (segments.length === 0) throw errors.validation('text contains nothing that can be spoken');
+    };
+    const settings = { modelId: model.model_id, voice, speed: req.speed, stability: req.stability, sampleRate };
+    // The first segment is synthesized as soon as it is through the front end; the others follow
+    // (their front end runs meanwhile), so the first audio does not wait for the whole text.
+    const { count, first, rest } = await this.frontEnd.processInParts(input);
+    if (count === 0) throw errors.validation('text contains nothing that can be spoken');
+    const head = await first;
 
     const started = performance.now();
-    const stream = backend.synthesize({ segments, phonemeInput, voice, speed: req.speed, stability: req.stability, sampleRate });
+    const stream = rest
+      ? new SpeechSequence(backend.synthesize({ ...head, ...settings, urgent: true }), async () => backend.synthesize({ ...(await rest), ...settings, urgent: false }))
+      : backend.synthesize({ ...head, ...settings, urgent: true });
     // Counted from chunk-info events: a 'data' listener would switch the stream
     // to flowing mode and defeat the consumer's backpressure.
     let samples = 0;
@@ -71,7 +79,7 @@ export class EngineSynthesizer implements SpeechSynthesizer {
       const elapsed = performance.now() - started;
       const audioSeconds = samples / sampleRate;
       this.logger.debug(
-        { requestId: req.requestId, model: model.model_id, voice: voice.voice_id, segments: segments.length, audioSeconds, firstChunkMs: Math.round(firstMs), elapsedMs: Math.round(elapsed), rtf: audioSeconds ? elapsed / 1000 / audioSeconds : null },
+        { requestId: req.requestId, model: model.model_id, voice: voice.voice_id, segments: count, audioSeconds, firstChunkMs: Math.round(firstMs), elapsedMs: Math.round(elapsed), rtf: audioSeconds ? elapsed / 1000 / audioSeconds : null },
         'synthesis finished',
       );
     });

@@ -7,6 +7,11 @@ import { errorBody } from './errors.js';
 /** Resolves with the first buffered chunk (null at a clean end before any), rejects on a stream error or if the client left first. */
 function firstChunk(stream: SpeechStream, res: ServerResponse): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
+    if (res.destroyed) {
+      stream.destroy();
+      reject(new ClientGone());
+      return;
+    }
     const cleanup = () => {
       stream.off('readable', onReadable);
       stream.off('end', onEnd);

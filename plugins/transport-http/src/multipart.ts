@@ -1,8 +1,7 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
-import path from 'node:path';
 import busboy from 'busboy';
 import { errors } from '@sawt/core';
 
@@ -23,12 +22,14 @@ export interface MultipartForm {
 
 /**
  * Reads a multipart/form-data request: text fields into memory (64 KiB each),
- * the named file fields streamed to new files in `dir` (never held in memory),
- * with their size and sha256. Rejects with 40001 on a malformed body or a file
- * over `maxFileBytes`.
+ * the named file fields streamed to new files at `file()` paths (never held in
+ * memory), with their size and sha256. Rejects with 40001 on a malformed body, a
+ * file over `maxFileBytes` or a body cut off by the client; every file written is
+ * removed before it rejects.
  */
-export function receiveForm(req: IncomingMessage, opts: { dir: string; fileFields: string[]; maxFileBytes: number }): Promise<MultipartForm> {
+export function receiveForm(req: IncomingMessage, opts: { file: () => string; fileFields: string[]; maxFileBytes: number }): Promise<MultipartForm> {
   const written: string[] = [];
+  const writers: WriteStream[] = [];
   const cleanup = async () => {
     await Promise.all(written.map((f) => rm(f, { force: true }).catch(() => {})));
   };
@@ -49,6 +50,8 @@ export function receiveForm(req: IncomingMessage, opts: { dir: string; fileField
       failed = e;
       req.unpipe(bb);
       req.resume();
+      bb.removeAllListeners('close');
+      for (const w of writers) w.destroy();
       Promise.allSettled(writes).then(() => cleanup()).then(() => reject(e));
     };
     bb.on('field', (name, value) => {
@@ -59,26 +62,30 @@ export function receiveForm(req: IncomingMessage, opts: { dir: string; fileField
         stream.resume();
         return;
       }
-      const file = path.join(opts.dir, `sawt-upload-${randomUUID()}.bin`);
+      const file = opts.file();
       written.push(file);
       const hash = createHash('sha256');
       const u: UploadedFile = { path: file, bytes: 0, sha256: '', head: Buffer.alloc(0) };
       files[name] = u;
       const ws = createWriteStream(file, { flags: 'wx' });
+      writers.push(ws);
       stream.on('data', (c: Buffer) => {
         u.bytes += c.length;
         hash.update(c);
         if (u.head.length < 4096) u.head = Buffer.concat([u.head, c.subarray(0, 4096 - u.head.length)]);
       });
       stream.on('limit', () => fail(errors.validation(`${name} is too large: at most ${opts.maxFileBytes} bytes are accepted`)));
-      writes.push(new Promise<void>((res, rej) => {
+      const write = new Promise<void>((res, rej) => {
         ws.on('close', () => {
           u.sha256 = hash.digest('hex');
           res();
         });
         ws.on('error', rej);
         stream.on('error', rej);
-      }));
+      });
+      // Failures are reported through fail(); the promise itself must never be an unhandled rejection.
+      write.catch((e: Error) => fail(e));
+      writes.push(write);
       stream.pipe(ws);
     });
     bb.on('error', (e) => fail(errors.validation(`Malformed multipart body: ${(e as Error).message}`)));
@@ -89,7 +96,12 @@ export function receiveForm(req: IncomingMessage, opts: { dir: string; fileField
         resolve({ fields, files, cleanup });
       }, (e: Error) => fail(e));
     });
-    req.on('error', (e) => fail(e));
+    const cutOff = () => fail(errors.validation('The request body was cut off before it ended'));
+    req.on('aborted', cutOff);
+    req.on('close', () => {
+      if (!req.complete) cutOff();
+    });
+    req.on('error', cutOff);
     req.pipe(bb);
   });
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { SawtError, presentedKey, writeRawHttpError, type AuthContext, type Authenticator, type EndpointScope, type HttpRouteSpec, type Logger, type RateLimiter } from '@sawt/core';
+import { registerCors, type CorsOptions } from './cors.js';
 import { clientError, errorBody, frameworkError, toSawtError } from './errors.js';
 import { API_PREFIX } from './openapi.js';
 
@@ -22,6 +23,10 @@ export interface HttpOptions {
    * (default: none), true (any), or addresses / CIDRs ("127.0.0.1,10.0.0.0/8" or a list).
    */
   trustProxy: boolean | string | string[];
+  /** Browser pages allowed to call the API (off unless origins are listed). */
+  cors: CorsOptions;
+  /** Serve the web playground at /playground. */
+  playground: boolean;
 }
 
 export function sendError(reply: FastifyReply, e: SawtError): FastifyReply {
@@ -67,6 +72,8 @@ export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () =
     },
   });
 
+  // Before the other hooks, so that every answer, a refusal included, carries the CORS headers.
+  registerCors(app, opts.cors);
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
     if (isClosing()) throw new SawtError('unavailable', 'Server is shutting down; retry shortly');

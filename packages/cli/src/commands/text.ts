@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { tokens, type TextPipeline, type TextStageName } from '@sawt/core';
+import { tokens, type TextPipeline, type TextPipelineOptions, type TextStageName } from '@sawt/core';
 import { withAdminApp } from '../admin.js';
 import { flags, UsageError } from '../args.js';
 import { printable } from '../printable.js';
@@ -13,9 +13,10 @@ import { printable } from '../printable.js';
  * The command parses its own flags and writes its own output (it streams), so that it can move
  * onto another argument parser as it is.
  */
-export const TEXT_USAGE = `  text normalize|diacritize|phonemize TEXT | --file PATH|- [--dialect D] [--json]
+export const TEXT_USAGE = `  text normalize|diacritize|phonemize TEXT | --file PATH|- [--dialect D] [--model M] [--json]
                                           print that text stage's output (every stage before it runs too);
-                                          phonemize prints espeak-ng phonemes after the dialect's rules;
+                                          phonemize prints espeak-ng phonemes after the dialect's rules,
+                                          with --model that model's phones (sawt-hts: the HTS voice's);
                                           --file: one output line per input line (- reads stdin)`;
 
 /** Lines per block: enough for full diacritizer batches, few enough to keep the output flowing. */
@@ -23,23 +24,26 @@ const BLOCK_LINES = 64;
 
 export async function textCommand(stage: TextStageName, argv: string[], out: NodeJS.WritableStream = process.stdout): Promise<void> {
   if (argv.includes('--help') || argv.includes('-h')) return write(out, `Usage: sawt\n${TEXT_USAGE}\n`);
-  const { values, positionals } = flags(argv, { dialect: 'string', file: 'string' });
+  const { values, positionals } = flags(argv, { dialect: 'string', file: 'string', model: 'string' });
   const file = typeof values.file === 'string' ? values.file : null;
   const json = values.json === true;
   if (file !== null && positionals.length) throw new UsageError(`text ${stage} takes TEXT or --file, not both`);
   const input = positionals.join(' ');
   if (file === null && input.trim() === '') throw new UsageError(`text ${stage} needs the TEXT to process (or --file PATH, - for stdin)`);
   const dialect = typeof values.dialect === 'string' ? values.dialect : null;
+  const model = typeof values.model === 'string' ? values.model : null;
   const lines = file === null ? null : await openLines(file);
   await withAdminApp(async (app) => {
     const pipeline = app.get(tokens.textPipeline);
     if (dialect !== null && !pipeline.dialects().includes(dialect)) throw new UsageError(`--dialect must be one of ${pipeline.dialects().join(', ')} but received ${JSON.stringify(dialect)}`);
+    const models = app.get(tokens.models).list().map((m) => m.model_id);
+    if (model !== null && !models.includes(model)) throw new UsageError(`--model must be one of ${models.join(', ')} but received ${JSON.stringify(model)}`);
     if (lines === null) {
-      const output = await pipeline.run(stage, input, { dialect });
+      const output = await pipeline.run(stage, input, { dialect, model });
       await write(out, json ? `${JSON.stringify({ input, output })}\n` : `${printable(output)}\n`);
       return;
     }
-    await processLines(pipeline, stage, lines(), dialect, json, out);
+    await processLines(pipeline, stage, lines(), { dialect, model }, json, out);
   });
 }
 
@@ -57,13 +61,13 @@ async function openLines(file: string): Promise<() => AsyncIterable<string>> {
   return () => createInterface({ input: stream, crlfDelay: Infinity });
 }
 
-async function processLines(pipeline: TextPipeline, stage: TextStageName, lines: AsyncIterable<string>, dialect: string | null, json: boolean, out: NodeJS.WritableStream): Promise<void> {
+async function processLines(pipeline: TextPipeline, stage: TextStageName, lines: AsyncIterable<string>, opts: TextPipelineOptions, json: boolean, out: NodeJS.WritableStream): Promise<void> {
   let block: string[] = [];
   let lineNo = 0;
   const flush = async () => {
     // Empty lines stay empty lines (the front end has nothing to say for them).
     const texts = block.map((l) => l.replace(/^\uFEFF/u, ''));
-    const outputs = await pipeline.runMany(stage, texts.map((t) => (t.trim() ? t : '')), { dialect });
+    const outputs = await pipeline.runMany(stage, texts.map((t) => (t.trim() ? t : '')), opts);
     const text = texts.map((t, k) => {
       const output = t.trim() ? outputs[k]!.replace(/\r?\n/gu, ' ') : '';
       return json ? `${JSON.stringify({ line: lineNo - texts.length + k + 1, input: t, output })}\n` : `${printable(output)}\n`;

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { OnnxSession } from '../native/index.js';
 import { mapTextParts, RAW_SPAN } from './raw.js';
+import { RunQueue } from './run-queue.js';
 
 /** Rows (windows) per batched model run: larger batches pad more and hold more memory. */
 const BATCH_ROWS = 32;
@@ -65,6 +66,8 @@ export interface DiacritizerOptions {
   maxConcurrent?: number;
   /** Longest model input in characters; longer texts are cut at spaces. Default 400. */
   maxInputChars?: number;
+  /** Diacritized texts (segments) kept for reuse, least recently used dropped first; 0: none. Default 1000. */
+  cacheEntries?: number;
 }
 
 interface Letter {
@@ -164,8 +167,9 @@ function windows(letters: Letter[], max: number): Letter[][] {
 }
 
 export class Diacritizer {
-  private active = 0;
-  private readonly waiting: Array<() => void> = [];
+  /** Model runs (maxConcurrent at once); waiting rows share a run, a request's first segment first. */
+  private readonly runs: RunQueue<Letter[]>;
+  private readonly cache: SegmentCache;
   /** Inference count and time, for logs and benchmarks. */
   readonly stats = { runs: 0, ms: 0 };
 
@@ -174,7 +178,10 @@ export class Diacritizer {
     private readonly inputIds: Map<string, number>,
     private readonly targets: string[],
     private readonly options: Required<Omit<DiacritizerOptions, 'executionProvider'>>,
-  ) {}
+  ) {
+    this.cache = new SegmentCache(options.cacheEntries);
+    this.runs = new RunQueue(options.maxConcurrent, BATCH_ROWS, (rows) => this.runModel(rows));
+  }
 
   /** Loads the model and its maps; paths are absolute or relative to `dir`. */
   static async load(dir: string, files: DiacritizerFiles, options: DiacritizerOptions = {}): Promise<Diacritizer> {
@@ -194,6 +201,7 @@ export class Diacritizer {
     return new Diacritizer(session, new Map(Object.entries(inputMap)), targets, {
       maxConcurrent: options.maxConcurrent ?? 2,
       maxInputChars: options.maxInputChars ?? 400,
+      cacheEntries: options.cacheEntries ?? 1000,
     });
   }
 
@@ -201,9 +209,16 @@ export class Diacritizer {
     this.session.release();
   }
 
-  /** Adds the missing diacritics to `text`; [[raw phoneme]] spans are left alone. */
-  async diacritize(text: string): Promise<string> {
-    return mapTextParts(text, (part) => this.diacritizePlain(tanweenBeforeAlif(part)));
+  /**
+   * Adds the missing diacritics to `text`; [[raw phoneme]] spans are left alone. `urgent`: the model
+   * run goes ahead of waiting ones that are not (the first segment of a request).
+   */
+  async diacritize(text: string, opts: { urgent?: boolean } = {}): Promise<string> {
+    const cached = this.cache.get(text);
+    if (cached !== undefined) return cached;
+    const out = await mapTextParts(text, (part) => this.diacritizePlain(tanweenBeforeAlif(part), opts.urgent === true));
+    this.cache.set(text, out);
+    return out;
   }
 
   /** Several texts in one batched model run (padded); for benchmarks and bulk work. */
@@ -229,10 +244,10 @@ export class Diacritizer {
     });
   }
 
-  private async diacritizePlain(text: string): Promise<string> {
+  private async diacritizePlain(text: string, urgent = false): Promise<string> {
     const letters = splitLetters(text);
     if (!letters.some((l, i) => needsMarks(letters, i))) return this.render(letters);
-    await this.predict(windows(letters, this.options.maxInputChars));
+    await this.predict(windows(letters, this.options.maxInputChars), urgent);
     return this.render(letters);
   }
 
@@ -242,40 +257,57 @@ export class Diacritizer {
     return letters.map((l) => l.ch + shaddaFirst(l.marks)).join('');
   }
 
-  /** Runs the model over rows (one batch, padded with id 0) and merges its marks into the letters. */
-  private async predict(rows: Letter[][]): Promise<void> {
+  /** Runs the model over rows (alone or in a run shared with other waiting rows) and merges its marks into the letters. */
+  private async predict(rows: Letter[][], urgent = false): Promise<void> {
+    if (rows.every((r) => !r.some((l) => ARABIC_LETTER.test(l.ch) && this.inputIds.has(l.ch)))) return;
+    await this.runs.submit(rows, urgent);
+  }
+
+  /** One model run over rows (one batch, padded with id 0). */
+  private async runModel(rows: Letter[][]): Promise<void> {
     const fed = rows.map((row) => row.filter((l) => this.inputIds.has(l.ch)));
     const width = Math.max(1, ...fed.map((r) => r.length));
-    if (fed.every((r) => !r.some((l) => ARABIC_LETTER.test(l.ch)))) return;
     const ids = new BigInt64Array(fed.length * width);
     fed.forEach((r, i) => r.forEach((l, k) => (ids[i * width + k] = BigInt(this.inputIds.get(l.ch)!))));
     const lengths = BigInt64Array.from(fed.map((r) => BigInt(Math.max(1, r.length))));
-    const out = await this.limited(() =>
-      this.session.run(
-        { char_inputs: { type: 'int64', dims: [fed.length, width], data: ids }, input_lengths: { type: 'int64', dims: [fed.length], data: lengths } },
-        ['output'],
-      ),
-    );
-    const classes = out.output!.data as Uint8Array;
-    fed.forEach((r, i) =>
-      r.forEach((l, k) => {
-        if (l.keep || !ARABIC_LETTER.test(l.ch)) return;
-        l.marks = merge(l.marks, this.targets[classes[i * width + k]!] ?? '');
-      }),
-    );
-  }
-
-  private async limited<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.active >= this.options.maxConcurrent) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.active++;
     const started = performance.now();
     try {
-      return await fn();
+      const out = await this.session.run(
+        { char_inputs: { type: 'int64', dims: [fed.length, width], data: ids }, input_lengths: { type: 'int64', dims: [fed.length], data: lengths } },
+        ['output'],
+      );
+      const classes = out.output!.data as Uint8Array;
+      fed.forEach((r, i) =>
+        r.forEach((l, k) => {
+          if (l.keep || !ARABIC_LETTER.test(l.ch)) return;
+          l.marks = merge(l.marks, this.targets[classes[i * width + k]!] ?? '');
+        }),
+      );
     } finally {
       this.stats.runs++;
       this.stats.ms += performance.now() - started;
-      this.active--;
-      this.waiting.shift()?.();
     }
+  }
+}
+
+/** A bounded map of texts to their diacritized form; the least recently used entry goes first. */
+class SegmentCache {
+  private readonly entries = new Map<string, string>();
+
+  constructor(private readonly max: number) {}
+
+  get(text: string): string | undefined {
+    const out = this.entries.get(text);
+    if (out === undefined) return undefined;
+    this.entries.delete(text);
+    this.entries.set(text, out);
+    return out;
+  }
+
+  set(text: string, out: string): void {
+    if (this.max <= 0) return;
+    this.entries.delete(text);
+    this.entries.set(text, out);
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
   }
 }

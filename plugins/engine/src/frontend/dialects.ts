@@ -25,16 +25,50 @@ export interface DialectSpec {
   rules: DialectRuleSpec[];
   /** Word (undiacritized) → replacement text (Arabic, possibly diacritized, or [[phonemes]]). */
   lexicon?: Record<string, string>;
+  /** The same dialect on the HTS voice (its own phone set) and its prosody. */
+  hts?: HtsDialectSpec;
+}
+
+/**
+ * The `hts` section: rules on the HTS voice's phones (hts/labels.ts), applied to each word's
+ * phones before emphatic vowel colouring and syllabification. A rule's `match`, `left` and `right`
+ * are regular expressions over whole phones separated by single spaces (`left` must end right
+ * before the match, `right` start right after it); `replace` gives phones, space-separated (empty:
+ * the matched phones go). Prosody multiplies the voice's own: `f0Spread` scales log-F0 around its
+ * mean (the F0 range), `speed` the speaking rate (>1 faster), `halfTone` is added.
+ */
+export interface HtsDialectSpec {
+  rules: DialectRuleSpec[];
+  prosody?: HtsProsody;
+}
+
+export interface HtsProsody {
+  f0Spread?: number;
+  speed?: number;
+  halfTone?: number;
 }
 
 export class Dialect {
   readonly name: string;
   readonly lexicon: Record<string, string>;
   private readonly rules: Array<{ re: RegExp; replace: string }>;
+  private readonly htsRules: Array<{ re: RegExp; replace: string }>;
+  /** Prosody of the dialect on the HTS voice (multiplies the voice's; empty: as the voice). */
+  readonly htsProsody: Required<HtsProsody>;
 
   constructor(spec: DialectSpec) {
     this.name = spec.dialect;
     this.lexicon = spec.lexicon ?? {};
+    this.htsRules = (spec.hts?.rules ?? []).map((r, i) => {
+      try {
+        // Whole phones: the match (and its context) starts and ends at phone boundaries.
+        const source = `(?<=(?:^| )${r.left ? `(?:${r.left}) ` : ''})(?:${r.match})(?=${r.right ? ` (?:${r.right})` : ''}(?: |$))`;
+        return { re: new RegExp(source, 'gu'), replace: r.replace };
+      } catch (e) {
+        throw new Error(`dialect '${spec.dialect}' hts rule ${i + 1}: ${(e as Error).message}`);
+      }
+    });
+    this.htsProsody = { f0Spread: 1, speed: 1, halfTone: 0, ...spec.hts?.prosody };
     this.rules = (spec.rules ?? []).map((r, i) => {
       try {
         const source = `${r.left ? `(?<=${r.left})` : ''}(?:${r.match})${r.right ? `(?=${r.right})` : ''}`;
@@ -47,6 +81,18 @@ export class Dialect {
 
   get hasRules(): boolean {
     return this.rules.length > 0;
+  }
+
+  get hasHtsRules(): boolean {
+    return this.htsRules.length > 0;
+  }
+
+  /** Rewrites one word's HTS phones (as hts/labels.ts spells them). */
+  applyHts(phones: string[]): string[] {
+    if (this.htsRules.length === 0) return phones;
+    let out = phones.join(' ');
+    for (const r of this.htsRules) out = out.replace(r.re, r.replace);
+    return out.split(' ').filter(Boolean);
   }
 
   /** Rewrites espeak phoneme mnemonics (one clause or more, words separated by spaces). */
@@ -65,6 +111,15 @@ export function loadDialectFile(file: string): Dialect {
   if (typeof spec.dialect !== 'string' || !Array.isArray(spec.rules)) throw new Error(`${file}: expected { "dialect": string, "rules": [...] }`);
   for (const r of spec.rules) {
     if (typeof r.match !== 'string' || typeof r.replace !== 'string') throw new Error(`${file}: every rule needs "match" and "replace" strings`);
+  }
+  if (spec.hts !== undefined) {
+    if (!Array.isArray(spec.hts.rules)) throw new Error(`${file}: "hts" needs { "rules": [...] }`);
+    for (const r of spec.hts.rules) {
+      if (typeof r.match !== 'string' || typeof r.replace !== 'string') throw new Error(`${file}: every hts rule needs "match" and "replace" strings`);
+    }
+    for (const [k, v] of Object.entries(spec.hts.prosody ?? {})) {
+      if (!['f0Spread', 'speed', 'halfTone'].includes(k) || typeof v !== 'number' || !Number.isFinite(v)) throw new Error(`${file}: hts.prosody takes numbers f0Spread, speed, halfTone (got ${k})`);
+    }
   }
   return new Dialect(spec);
 }

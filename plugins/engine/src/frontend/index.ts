@@ -21,6 +21,8 @@ export interface FrontEndInput {
   phonemes?: 'espeak' | 'hts' | null;
   /** Phonemize every clause, not only those a dialect rule changed (operator display). */
   showPhonemes?: boolean;
+  /** Set by processInParts on the first segment's run: model stages take it ahead of other waiting work. */
+  urgent?: boolean;
 }
 
 export interface FrontEndResult {
@@ -96,6 +98,30 @@ export class TextFrontEnd {
     return { segments, phonemeInput: segments.some(hasRawSpan) };
   }
 
+  /**
+   * process() in two parts, so that synthesis can start on the first segment while the others are
+   * still in the front end: `first` is the first segment alone (its model runs go ahead of waiting
+   * work), `rest` (null when there is one segment) the others. Each segment goes through the same
+   * stages as in process(), so the text (and audio) is the same. `count`: segments in all (0: nothing to speak).
+   */
+  async processInParts(input: FrontEndInput): Promise<{ count: number; first: Promise<FrontEndResult>; rest: Promise<FrontEndResult> | null }> {
+    const segments = await this.segments(input, this.stages);
+    const perSegment = this.stages.filter((s) => s.perSegment);
+    const result = async (texts: string[], ctx: FrontEndInput): Promise<FrontEndResult> => {
+      const out = await Promise.all(texts.map(async (segment) => {
+        let s = segment;
+        for (const stage of perSegment) s = await stage.run(s, ctx);
+        return s;
+      }));
+      return { segments: out, phonemeInput: out.some(hasRawSpan) };
+    };
+    const first = result(segments.slice(0, 1), { ...input, urgent: true });
+    const rest = segments.length > 1 ? result(segments.slice(1), input) : null;
+    // Awaited by the caller in order; a failure of `rest` while `first` is awaited must not go unhandled.
+    rest?.catch(() => {});
+    return { count: segments.length, first, rest };
+  }
+
   /** The text after the named stage, every stage before it included (segments joined by a space). */
   async runUntil(input: FrontEndInput, stageName: string): Promise<string> {
     const i = this.stages.findIndex((s) => s.name === stageName);
@@ -108,12 +134,17 @@ export class TextFrontEnd {
     return (await this.runStages(input, i + 1)).join(' ');
   }
 
-  private async runStages(input: FrontEndInput, count: number): Promise<string[]> {
-    const stages = this.stages.slice(0, count);
+  /** The whole-text stages of `stages`, then the segments. */
+  private async segments(input: FrontEndInput, stages: Stage[]): Promise<string[]> {
     let text = input.text;
     for (const stage of stages.filter((s) => !s.perSegment)) text = await mapTextParts(text, (p) => stage.run(p, input));
     const { text: guarded, restore } = protectRaw(text);
-    const segments = segmentText(guarded, this.segmentOptions).map(restore);
+    return segmentText(guarded, this.segmentOptions).map(restore);
+  }
+
+  private async runStages(input: FrontEndInput, count: number): Promise<string[]> {
+    const stages = this.stages.slice(0, count);
+    const segments = await this.segments(input, stages);
     const perSegment = stages.filter((s) => s.perSegment);
     if (perSegment.length === 0) return segments;
     return Promise.all(

@@ -17,6 +17,13 @@ export interface PipelineParts {
   lexicon?: Record<string, string>;
   /** Latin-script words inside Arabic (engine option `latin`). */
   latin?: LatinOptions;
+  /** Models whose phones `phonemize` can show (TextPipelineOptions.model): model_id → its back end's phones. */
+  models?: {
+    phonesOf(modelId: string): 'espeak' | 'hts' | null | undefined;
+    known(): string[];
+    /** Front-end output (diacritized text) → the HTS voice's phones after the dialect's rules. */
+    htsPhones(text: string, dialect: Dialect | undefined): string;
+  };
 }
 
 /**
@@ -37,7 +44,7 @@ export class EngineTextPipeline implements TextPipeline {
       .addStage('lexicon', (text, ctx) => this.lexicon(ctx.dialect).apply(text))
       .addStage('diacritize', (text, ctx) => {
         const diacritizer = this.parts.diacritizer;
-        return diacritizer && ctx.diacritize !== false ? diacritizer.diacritize(text) : plain(text);
+        return diacritizer && ctx.diacritize !== false ? diacritizer.diacritize(text, { urgent: ctx.urgent === true }) : plain(text);
       }, {
         perSegment: true,
         batch: async (texts, ctx) => {
@@ -91,16 +98,36 @@ export class EngineTextPipeline implements TextPipeline {
   }
 
   async run(stage: TextStageName, text: string, opts: TextPipelineOptions = {}): Promise<string> {
-    return this.frontEnd.runUntil(this.input(text, opts), stage);
+    const input = this.input(text, opts);
+    return this.phones(stage, input, await this.frontEnd.runUntil(input, stage));
   }
 
   async runMany(stage: TextStageName, texts: string[], opts: TextPipelineOptions = {}): Promise<string[]> {
-    return this.frontEnd.runManyUntil(texts.map((text) => this.input(text, opts)), stage);
+    const inputs = texts.map((text) => this.input(text, opts));
+    const outputs = await this.frontEnd.runManyUntil(inputs, stage);
+    return outputs.map((out, k) => this.phones(stage, inputs[k]!, out));
+  }
+
+  /** Models whose phones `phonemize` can show (known model_ids). */
+  phoneModels(): string[] {
+    return this.parts.models?.known() ?? [];
+  }
+
+  /** The HTS voice's phones for an HTS model's phonemize; every other output as the stage gave it. */
+  private phones(stage: TextStageName, input: FrontEndInput, output: string): string {
+    if (stage !== 'phonemize' || input.phonemes !== 'hts' || !this.parts.models) return output;
+    return this.parts.models.htsPhones(output, input.dialect ? this.parts.dialects.get(input.dialect) : undefined);
   }
 
   private input(text: string, opts: TextPipelineOptions): FrontEndInput {
     const dialect = opts.dialect ?? null;
     if (dialect !== null && !this.parts.dialects.has(dialect)) throw new Error(`unknown dialect '${dialect}' (known: ${this.dialects().join(', ')})`);
-    return { text, dialect, diacritize: true, phonemes: 'espeak', showPhonemes: true };
+    let phonemes: 'espeak' | 'hts' | null = 'espeak';
+    if (opts.model != null) {
+      const phones = this.parts.models?.phonesOf(opts.model);
+      if (phones === undefined) throw new Error(`unknown model '${opts.model}' (known: ${this.phoneModels().join(', ')})`);
+      phonemes = phones;
+    }
+    return { text, dialect, diacritize: true, phonemes, showPhonemes: true };
   }
 }

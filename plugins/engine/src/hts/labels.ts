@@ -44,7 +44,19 @@ const EMPHATIC = new Set(['S', 'D', 'T', 'Z', 'q', 'SS', 'DD', 'TT', 'ZZ', 'qq']
 const EMPH_VOWEL: Record<string, string> = { a: 'A', i: 'I', u: 'U', aa: 'AA', ii: 'II', uu: 'UU' };
 export const VOWELS = new Set(['a', 'i', 'u', 'A', 'I', 'U', 'aa', 'AA', 'ii', 'II', 'uu', 'UU', 'ia', 'ua', 'uua']);
 const NASALS = new Set(['m', 'n', 'mm', 'nn']);
-const VOICED = new Set(['b', 'bb', 'd', 'dd', 'th', 'thh', 'z', 'zz', 'j', 'jj', 'g', 'gg', 'E', 'EE', 'l', 'll', 'w', 'ww', 'y', 'yy', 'D', 'DD', 'Z', 'ZZ', 'v']);
+/**
+ * Phones a dialect rule may write that the voice never learned, and how it says them: `G` / `GG` is
+ * the voiced velar stop /g/ (Egyptian ج, Gulf and Najdi ق), said as the voice's k / kk with a voiced
+ * closure made at the parameter level (the synthesis's voicedClosures). Measured with
+ * bench/hts-dialect-g.js against k, q, غ and ج: see bench/README.md.
+ */
+export const RENDERED_PHONES: Record<string, { phone: string; voicedClosure: boolean }> = {
+  G: { phone: 'k', voicedClosure: true },
+  GG: { phone: 'kk', voicedClosure: true },
+};
+/** The voice's own phone name for a phone of the label front end. */
+export const voicePhone = (p: string) => RENDERED_PHONES[p]?.phone ?? p;
+const VOICED = new Set(['G', 'GG', 'b', 'bb', 'd', 'dd', 'th', 'thh', 'z', 'zz', 'j', 'jj', 'g', 'gg', 'E', 'EE', 'l', 'll', 'w', 'ww', 'y', 'yy', 'D', 'DD', 'Z', 'ZZ', 'v']);
 
 /** Festival's lexicon addenda that matter here (own syllables). Keyed by the bare letters. */
 const ADDENDA: Record<string, string[][]> = {
@@ -106,18 +118,25 @@ function waslWord(b: string, doubledSecond: boolean): boolean {
   return /^ا[^اوي]ت/.test(b) || /^ا[صضظ]ط/.test(b) || /^ازد/.test(b) || (doubledSecond && /^ا[تدطث]/.test(b));
 }
 
-interface WordCtx { phraseInitial: boolean; opts: Required<LabelOptions> }
+/** Rewrites one word's phones (a dialect's rules on the HTS phone set, frontend/dialects.ts). */
+export type PhoneRewrite = (phones: string[]) => string[];
+
+interface WordCtx { phraseInitial: boolean; opts: Required<LabelOptions>; rewrite?: PhoneRewrite | undefined }
 
 /** Letter-to-sound for one diacritized word: a list of phones (or syllables for addenda). */
 export function wordPhones(word: string, ctx: WordCtx = { phraseInitial: true, opts: FESTIVAL_LABEL_OPTIONS }): { phones: string[]; syllables?: string[][] } {
   const b = bare(word);
   const addendum = addendumWithClitics(b);
-  if (addendum) return { phones: addendum.flat(), syllables: addendum };
+  if (addendum) {
+    const phones = ctx.rewrite ? ctx.rewrite(addendum.flat()) : addendum.flat();
+    // The addendum keeps its own syllables unless a dialect rule changed its phones.
+    return phones.join(' ') === addendum.flat().join(' ') ? { phones, syllables: addendum } : { phones };
+  }
   const L = parseLetters(word);
   // The alif written after the plural و (تَأَخَّرُوا، دَعَوْا) is silent.
   const silentAlif = (k: number) => k === L.length - 1 && k >= 2 && L[k]!.ch === 'ا' && L[k]!.vowel === null && L[k - 1]!.ch === 'و' && !L[k - 1]!.shadda &&
     (L[k - 1]!.vowel === SUKUN || (L[k - 1]!.vowel === null && L[k - 2]!.vowel === DAMMA));
-  const out: string[] = [];
+  let out: string[] = [];
   // Kinds parallel to out: 'c' consonant, 'v' vowel (short or long), to decide emphatic colouring afterwards.
   let i = 0;
   let articleEnd = 0; // the article's own vowel is not coloured by a following emphatic (Festival)
@@ -213,6 +232,12 @@ export function wordPhones(word: string, ctx: WordCtx = { phraseInitial: true, o
     const k = out.lastIndexOf('ll');
     if (k >= 0 && out[k + 1] === 'a') out[k + 1] = 'aa';
   }
+  // A dialect's rules act on the plain phones: colouring follows the consonants they leave.
+  if (ctx.rewrite) {
+    const before = out.length;
+    out = ctx.rewrite(out);
+    if (out.length !== before) articleEnd = Math.min(articleEnd, out.length);
+  }
   // Emphatic colouring: a vowel right before ص ض ط ظ ق.
   for (let k = articleEnd; k < out.length - 1; k++) {
     const e = EMPH_VOWEL[out[k]!];
@@ -293,7 +318,7 @@ export function splitUtterancesAt(text: string, opts: LabelOptions = {}): Array<
 }
 
 /** Words and phrases of one utterance. */
-export function parseUtterance(text: string, opts: LabelOptions = {}): Utterance {
+export function parseUtterance(text: string, opts: LabelOptions = {}, rewrite?: PhoneRewrite): Utterance {
   const o = { ...FESTIVAL_LABEL_OPTIONS, ...opts };
   let t = text;
   if (o.arabicPunctuation) t = asAsciiPunctuation(t);
@@ -305,7 +330,7 @@ export function parseUtterance(text: string, opts: LabelOptions = {}): Utterance
     const core = [...token].filter((c) => !TOKEN_PUNCT.test(c)).join('');
     // A word the front end gave as phones (Latin-script words): no letter-to-sound.
     const given = htsSpanPhones(core);
-    const { phones, syllables } = given ? { phones: given, syllables: undefined } : wordPhones(core, { phraseInitial: words.length === 0, opts: o });
+    const { phones, syllables } = given ? { phones: given, syllables: undefined } : wordPhones(core, { phraseInitial: words.length === 0, opts: o, rewrite });
     if (phones.length) {
       // The token less its leading and trailing punctuation (TOKEN_PUNCT is ASCII: one code unit each).
       let first = 0, last = token.length;
@@ -348,7 +373,7 @@ export function utteranceLabels(u: Utterance): string[] {
   const name = (k: number) => {
     const s = segs[k];
     if (!s) return 'x';
-    return s.pau ? 'pau' : syls[s.syl]!.phones[s.pos]!;
+    return s.pau ? 'pau' : voicePhone(syls[s.syl]!.phones[s.pos]!);
   };
   const totalSyls = syls.length, totalWords = words.length, totalPhrases = phrases.length;
   const J = `/J:${totalSyls}+${totalWords}-${totalPhrases}`;
@@ -416,6 +441,22 @@ export interface HtsWord {
 export interface HtsUtterance {
   labels: string[];
   words: HtsWord[];
+  /** Labels whose phone is said with a voiced closure (RENDERED_PHONES), in order. */
+  voicedClosures: number[];
+}
+
+/** Indices of the labels of `u` (utteranceLabels) whose phone wants a voiced closure. */
+export function voicedClosureLabels(u: Utterance): number[] {
+  const out: number[] = [];
+  let k = 1; // after the utterance-initial pau
+  u.phrases.forEach((p, pi) => {
+    if (pi > 0) k++;
+    for (const w of p.words) for (const s of w.syllables) for (const ph of s) {
+      if (RENDERED_PHONES[ph]?.voicedClosure) out.push(k);
+      k++;
+    }
+  });
+  return out;
 }
 
 /**
@@ -423,22 +464,30 @@ export interface HtsUtterance {
  * and where the word is in `text` (the offsets are into `text` as given: splitting and the Arabic
  * punctuation mapping keep positions, and every token that has phones is one word).
  */
-export function textToUtterances(text: string, opts: LabelOptions = DEFAULT_LABEL_OPTIONS): HtsUtterance[] {
+export function textToUtterances(text: string, opts: LabelOptions = DEFAULT_LABEL_OPTIONS, rewrite?: PhoneRewrite): HtsUtterance[] {
   return splitUtterancesAt(text, opts)
-    .map((piece) => ({ piece, u: parseUtterance(piece.text, opts) }))
+    .map((piece) => ({ piece, u: parseUtterance(piece.text, opts, rewrite) }))
     .filter(({ u }) => u.phrases.length > 0)
     .map(({ piece, u }) => {
       const labels = utteranceLabels(u);
       const starts = wordStartLabels(u);
       const words = u.phrases.flatMap((p) => p.words).map((w, i) => ({ label: starts[i]!, textOffset: piece.offset + w.textOffset!, length: w.length! }));
-      return { labels, words };
+      return { labels, words, voicedClosures: voicedClosureLabels(u) };
     });
 }
 
-/** Text (diacritized, normalized) → one label list per utterance. */
-export function textToLabels(text: string, opts: LabelOptions = DEFAULT_LABEL_OPTIONS): string[][] {
+/** Text (diacritized, normalized) → one label list per utterance; `rewrite`: a dialect's phone rules. */
+export function textToLabels(text: string, opts: LabelOptions = DEFAULT_LABEL_OPTIONS, rewrite?: PhoneRewrite): string[][] {
   return splitUtterances(text, opts)
-    .map((u) => parseUtterance(u, opts))
+    .map((u) => parseUtterance(u, opts, rewrite))
     .filter((u) => u.phrases.length > 0)
     .map(utteranceLabels);
+}
+
+/** The phones the voice says (each label's centre phone), space-separated; `pau` between phrases and sentences, none at the ends. */
+export function textToPhones(text: string, opts: LabelOptions = DEFAULT_LABEL_OPTIONS, rewrite?: PhoneRewrite): string {
+  return splitUtterances(text, opts)
+    .flatMap((u) => parseUtterance(u, opts, rewrite).phrases)
+    .map((p) => p.words.flatMap((w) => w.syllables.flat().map(voicePhone)).join(' '))
+    .join(' pau ');
 }

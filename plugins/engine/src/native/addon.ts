@@ -4,8 +4,8 @@
  * folder; this module only locates, loads and types the addon.
  *
  * Threads and memory, as the C++ side implements them:
- * - espeak-ng is driven behind one process-wide lock; synthesis runs on its own
- *   native thread per job, phonemize and ONNX work on libuv's pool.
+ * - espeak-ng runs as one or more private instances (espeakInstances), each behind its own lock; synthesis runs on one
+ *   native scheduler thread, jobs taking turns per segment (first segments first), phonemize and ONNX work on libuv's pool.
  * - Audio chunks and ONNX outputs are external buffers over native memory,
  *   freed by their finalizers when JS collects them (no copy).
  */
@@ -78,6 +78,11 @@ export interface NativeSynthesisOptions {
   chunkMs?: number;
   /** The text holds [[...]] espeak phoneme mnemonics. */
   phonemeInput?: boolean;
+  /**
+   * The first segment goes ahead of the later segments of other jobs (default true): every
+   * request's first audio waits for at most the segment in progress, not for whole texts.
+   */
+  urgent?: boolean;
 }
 
 /**
@@ -144,6 +149,11 @@ export interface NativeHtsControls {
    * smooth filter in the log-spectral domain, e.g. a cloned voice's EQ. Acts during generation.
    */
   mgcOffset?: number[];
+  /**
+   * Mel-cepstral postfilter coefficient (HTS beta, 0..0.8; 0 = none): deepens the valleys between
+   * formants, countering the over-smoothing of HMM spectra. Acts when vocoding (labels and given streams).
+   */
+  postfilter?: number;
   /** Global-variance weights (1 = trained). */
   gvWeightLf0?: number;
   gvWeightMgc?: number;
@@ -157,6 +167,8 @@ export interface NativeHtsControls {
 export interface NativeHtsOptions extends NativeHtsControls {
   /** Full-context labels, one array per utterance (sentence). */
   utterances: string[][];
+  /** Per utterance, labels whose phone gets a voiced closure (see NativeHtsSource). */
+  voicedClosures?: number[][];
 }
 
 /**
@@ -191,10 +203,13 @@ export interface HtsWordInput {
  * With labels, `words` (one list per utterance, textToUtterances gives them) makes each chunk-info
  * carry the words that start inside that chunk, audioMs from the chunk's start: the label's start is
  * the sum of the generated state durations before it (speed included), at the output rate.
+ * `voicedClosures` (one list per utterance, label indices): those phones (a stop the voice only has
+ * voiceless, e.g. /g/ said as k) get a voiced closure: log F0 over the first 60 % of their frames is
+ * bridged from the voiced frames around them.
  */
 export type NativeHtsSource =
-  | { utterances: string[][]; words?: HtsWordInput[][]; parameters?: undefined }
-  | { parameters: HtsParameterInput[]; utterances?: undefined; words?: undefined };
+  | { utterances: string[][]; words?: HtsWordInput[][]; voicedClosures?: number[][]; parameters?: undefined }
+  | { parameters: HtsParameterInput[]; utterances?: undefined; words?: undefined; voicedClosures?: undefined };
 
 export type NativeHtsSynthesisOptions = NativeHtsControls & NativeHtsSource & NativeHtsSynthesisSettings;
 
@@ -206,6 +221,8 @@ export interface NativeHtsSynthesisSettings {
   /** Frames (5 ms) of the first vocoded window of a sentence (default 80) and of the later ones (600; they grow to it, at most 5× the frames already made). Window ends move to a quiet unvoiced frame nearby. */
   firstWindowFrames?: number;
   windowFrames?: number;
+  /** The turns up to the first vocoded window go ahead of other jobs' later turns on the pool (default true). */
+  urgent?: boolean;
 }
 
 /** The generated streams of one utterance, between parameter generation and vocoding. */
@@ -220,13 +237,59 @@ export interface HtsParameterStreams {
   /** Low-pass filter stream, frames × dims.lpf. */
   lpf: Float32Array;
   dims: { mgc: number; lf0: number; lpf: number };
+  /** The frame each label (phone) starts at, from the generated state durations (speed included). */
+  labelFrames: Int32Array;
+}
+
+export interface NativePiperRunOptions {
+  noiseScale: number;
+  lengthScale: number;
+  noiseW: number;
+  /** Speaker id (multi-speaker voices only; ignored otherwise). */
+  sid?: number;
+  /** The voice's rate (config audio.sample_rate) and the rate wanted; resampled band-limited when they differ. */
+  inRate: number;
+  outRate: number;
+  /** Scale after Piper's peak normalization, 0..1 (default 1). */
+  volume?: number;
+  /** Silence appended after the sentence, ms. */
+  silenceMs?: number;
+  /** Runs started with the same tag are terminated together by cancel(tag). */
+  tag?: number;
+}
+
+export interface NativePiperStats {
+  started: number;
+  finished: number;
+  terminated: number;
+  /** Runs cancelled before they started. */
+  skipped: number;
+  /** Runs queued or running now. */
+  pending: number;
+}
+
+export interface NativePiperSession {
+  readonly inputNames: string[];
+  readonly hasSid: boolean;
+  /** One sentence's ids (used in place until the promise settles) → PCM16 at outRate (external buffer, no copy). */
+  synthesize(ids: BigInt64Array, options: NativePiperRunOptions): Promise<{ pcm: Int16Array; samples: number }>;
+  cancel(tag: number): void;
+  stats(): NativePiperStats;
+  release(): void;
 }
 
 export interface NativeAddon {
+  PiperSession: { create(path: string, options?: { executionProvider?: 'cpu' | 'cuda'; intraOpThreads?: number }): Promise<NativePiperSession> };
+  /** espeak_TextToPhonemes clause by clause (IPA, phonememode 0x02): [phonemes, text consumed (trimmed)]. */
+  piperClauses(text: string, voice: string): Promise<Array<[string, string]>>;
+  /** IPA of text holding [[mnemonics]] (espeak's phoneme trace of a synthesis with phoneme input). */
+  phonemeInputIpa(text: string, voice: string): Promise<string>;
   createHtsSynthesis(options: NativeHtsSynthesisOptions, onEvent: SynthesisEventHandler): SynthesisHandle;
   htsParameters(options: NativeHtsOptions): Promise<HtsParameterStreams[]>;
   phonemize(text: string, voice: string, mode?: 'ipa' | 'espeak'): Promise<string>;
   listVoices(): EspeakVoice[];
+  /** Sets the espeak-ng instances (1..8) before espeak's first use; returns the count in force. */
+  espeakInstances(count?: number): number;
   createSynthesis(options: NativeSynthesisOptions, onEvent: SynthesisEventHandler): SynthesisHandle;
   Resampler: new (inRate: number, outRate: number) => NativeResampler;
   OnnxSession: { create(path: string, options?: NativeOnnxSessionOptions): Promise<NativeOnnxSession> };

@@ -11,10 +11,12 @@ export {
 } from './addon.js';
 export { ENGINE_ERROR_CODES, EngineError, isEngineError, type EngineErrorCode } from './errors.js';
 export { availableProviders, OnnxSession, type OnnxSessionOptions } from './onnx-session.js';
-export { listVoices, phonemize, type PhonemeMode } from './phonemize.js';
+export { espeakInstances, listVoices, phonemize, type PhonemeMode } from './phonemize.js';
 export { resample, Resampler } from './resampler.js';
 export { SynthesisStream, synthesizeStream } from './synthesis-stream.js';
 export { htsParameters, synthesizeHtsStream } from './hts.js';
 export type { HtsParameterInput, HtsParameterStreams, HtsWordInput, NativeHtsControls, NativeHtsOptions, NativeHtsSource, NativeHtsSynthesisOptions, NativeHtsSynthesisSettings } from './addon.js';
 export { SUPPORTED_SAMPLE_RATES, type SupportedSampleRate, type SynthesisOptions } from './validate.js';
 export { analyzeVoice, convertVoice, matchSpectra, trackF0, type VoiceAnalysis, type SpectralMatch, type ConvertParams } from './voice.js';
+export { ipaClauses, phonemeInputIpa, PiperSession, type PiperSessionOptions } from './piper.js';
+export type { NativePiperRunOptions, NativePiperStats } from './addon.js';

@@ -28,3 +28,17 @@ export function listVoices(): EspeakVoice[] {
     throw fromNative(error, callSite, 'SAWT_ENGINE_ESPEAK');
   }
 }
+
+/**
+ * Sets how many espeak-ng instances synthesize and phonemize in parallel (1..8; each a private copy
+ * of the library with its own state, one synthesis thread each) and returns the count in force.
+ * Takes effect only before espeak's first use in the process; without `count`, only reads it.
+ */
+export function espeakInstances(count?: number): number {
+  const callSite = captureCallSite();
+  try {
+    return nativeAddon().espeakInstances(count);
+  } catch (error) {
+    throw fromNative(error, callSite, 'SAWT_ENGINE_INVALID_ARGUMENT');
+  }
+}

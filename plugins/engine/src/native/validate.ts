@@ -86,6 +86,8 @@ export interface SynthesisOptions {
   chunkMs?: number;
   phonemeInput?: boolean;
   maxQueuedChunks?: number;
+  /** The first segment goes ahead of the later segments of other syntheses (default true). */
+  urgent?: boolean;
 }
 
 /** Checks every synthesis option; fills defaults (sampleRate 24000). */
@@ -105,6 +107,8 @@ export function validateSynthesisOptions(options: unknown): NativeSynthesisOptio
   }
   const phonemeInput = optionalBoolean('phonemeInput', o.phonemeInput);
   if (phonemeInput !== undefined) validated.phonemeInput = phonemeInput;
+  const urgent = optionalBoolean('urgent', o.urgent);
+  if (urgent !== undefined) validated.urgent = urgent;
   return validated;
 }
 

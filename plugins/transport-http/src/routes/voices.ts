@@ -1,9 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   VOICE_AGES, VOICE_GENDERS, decodeAudioFile, errors, fieldsToJsonSchema, isSawtError, plausibleRawPcm16, probeAudioFile, resolveModelFor, startPaidSynthesis, validateFields,
-  type FieldRules, type HttpRouteSpec, type Logger, type PaidSynthesisServices, type VoiceCloning,
+  type FieldRules, type HttpRouteSpec, type Logger, type PaidSynthesisServices, type VoiceCloning, type WorkDir,
 } from '@sawt/core';
 import { sendSynthesis } from '../audio-response.js';
 import { receiveForm, type MultipartForm, type UploadedFile } from '../multipart.js';
@@ -66,12 +64,11 @@ export interface VoiceRouteDeps extends RouteDeps, PaidSynthesisServices {
   ffmpegPath: string;
   ffprobePath: string;
   cloning: VoiceCloning;
+  workDir: WorkDir;
   track: <T>(p: Promise<T>, cancel: () => void) => Promise<T>;
 }
 
 export function registerVoiceRoutes(app: FastifyInstance, describe: (r: HttpRouteSpec) => void, deps: VoiceRouteDeps): void {
-  const dir = tmpdir();
-  mkdirSync(dir, { recursive: true });
   const pFields = previewFields(deps.maxTextChars);
 
   async function form(req: FastifyRequest, fileFields: string[]): Promise<MultipartForm> {
@@ -79,7 +76,7 @@ export function registerVoiceRoutes(app: FastifyInstance, describe: (r: HttpRout
       req.raw.resume();
       throw errors.validation('Expected a multipart/form-data body');
     }
-    return receiveForm(req.raw, { dir, fileFields, maxFileBytes: deps.maxUploadBytes });
+    return receiveForm(req.raw, { file: () => deps.workDir.file('upload', '.bin'), fileFields, maxFileBytes: deps.maxUploadBytes });
   }
 
   /** Decodes an upload to PCM16 24 kHz mono; `rawPcm` also accepts headerless PCM16 24 kHz mono. */

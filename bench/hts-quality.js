@@ -1,0 +1,122 @@
+// node bench/hts-quality.js: DNSMOS P.835 (SIG/BAK/OVRL) of the HTS voice on the front end's own
+// output — normalize, lexicon and the bundled diacritizer (the default pipeline), then Sawt's labels —
+// per variant of the vocoding controls (postfilter, GV weights, gain) and per voice (every sawt-hts
+// voice of config/default.json, dialect voices with their dialect's rules and prosody).
+// Sentence sets: `tuning` = the 20 sentences bench:hts scores (test/frontend/diacritization-sentences.txt,
+// diacritized) used to choose the defaults; `heldout` = bench/hts-heldout-sentences.txt (20 new,
+// undiacritized, never used for tuning). BENCH_Q_SETS=tuning,heldout (default both),
+// BENCH_Q_VARIANTS=name,… (default: `default`, the settings HtsBackend uses), BENCH_Q_VOICES=id,…
+// (default fusha-ziad; `all` = every sawt-hts voice), BENCH_Q_SENTENCES (per set, default 20).
+// Straight on the addon (no server). Results go to bench/results/.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { here, round, writeResults } from './harness.js';
+import { createDnsmos, DNSMOS_PATH } from './dnsmos.js';
+
+const E = await import('../plugins/engine/dist/index.js');
+const models = path.resolve(here, '../models');
+const voicePath = path.join(models, 'hts/ara_norm_ziad/ara_norm_ziad_hts.htsvoice');
+if (!existsSync(DNSMOS_PATH)) {
+  console.error('bench/hts-quality: needs DNSMOS (../shared/models/eval/dnsmos/sig_bak_ovr.onnx)');
+  process.exit(1);
+}
+const N = Number(process.env.BENCH_Q_SENTENCES ?? 20);
+const lines = (file) => readFileSync(file, 'utf8').split('\n').map((s) => s.trim()).filter(Boolean);
+const SETS = {
+  tuning: lines(path.join(here, '../test/frontend/diacritization-sentences.txt')).slice(0, N),
+  heldout: lines(path.join(here, 'hts-heldout-sentences.txt')).slice(0, N),
+};
+const sets = (process.env.BENCH_Q_SETS ?? 'tuning,heldout').split(',').map((s) => s.trim());
+
+// Variants: vocoding controls on top of what HtsBackend gives a voice (request speed 1, stability 0.5).
+const VARIANTS = {
+  default: {},
+  'postfilter-0': { postfilter: 0 },
+  'postfilter-0.1': { postfilter: 0.1 },
+  'postfilter-0.2': { postfilter: 0.2 },
+  'postfilter-0.3': { postfilter: 0.3 },
+  'postfilter-0.4': { postfilter: 0.4 },
+  'gvMgc-0.8': { gvWeightMgc: 0.8 },
+  'gvMgc-1.2': { gvWeightMgc: 1.2 },
+  'speed-0.92': { speedScale: 0.92 },
+  'alpha-0.53': { alpha: 0.53 },
+  'f0-smooth-5': { f0Smooth: 5 },
+  'gain-3dB': { gainDb: -3 },
+  'gain-9dB': { gainDb: -9 },
+};
+const variantNames = (process.env.BENCH_Q_VARIANTS ?? 'default').split(',').map((s) => s.trim());
+
+const config = JSON.parse(readFileSync(path.join(here, '../config/default.json'), 'utf8'));
+const engine = config.plugins.find((p) => p.resolve === '@sawt/plugin-engine').options;
+const htsVoices = engine.voices.filter((v) => v.hts);
+const voiceIds = process.env.BENCH_Q_VOICES === 'all' ? htsVoices.map((v) => v.voice_id) : (process.env.BENCH_Q_VOICES ?? 'fusha-ziad').split(',');
+
+const dialects = E.loadDialects([E.BUILTIN_DIALECTS_DIR]);
+const diacritizer = await E.Diacritizer.load(models, { model: 'tashkeel/libtashkeel-2024-01-04.onnx', inputMap: 'tashkeel/input_id_map.json', targetMap: 'tashkeel/target_id_map.json' }, { executionProvider: 'cpu', maxConcurrent: 1 });
+const pipeline = new E.EngineTextPipeline({ diacritizer, dialects });
+const score = await createDnsmos(24000);
+
+function pcmOf(options) {
+  return new Promise((resolve, reject) => {
+    const parts = [];
+    const s = E.synthesizeHtsStream({ voicePath, sampleRate: 24000, chunkMs: 0, threads: 1, ...options });
+    s.on('data', (b) => parts.push(b));
+    s.on('error', reject);
+    s.on('end', () => resolve(Buffer.concat(parts)));
+  });
+}
+
+/** Moving average of `width` frames inside each voiced run (NaN = unvoiced stays). */
+function smoothRuns(lf0, width) {
+  const out = Float32Array.from(lf0), h = Math.floor(width / 2);
+  for (let f = 0; f < lf0.length; f++) {
+    if (Number.isNaN(lf0[f])) continue;
+    let sum = 0, n = 0;
+    for (let k = f - h; k <= f + h; k++) if (k >= 0 && k < lf0.length && !Number.isNaN(lf0[k])) { sum += lf0[k]; n++; }
+    out[f] = sum / n;
+  }
+  return out;
+}
+
+const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
+const results = { date: new Date().toISOString(), frontEnd: 'normalize + lexicon + diacritizer (bundled) + labels', sentences: Object.fromEntries(sets.map((s) => [s, SETS[s].length])), voices: {} };
+for (const id of voiceIds) {
+  const voice = htsVoices.find((v) => v.voice_id === id);
+  if (!voice) throw new Error(`bench/hts-quality: no sawt-hts voice ${id}`);
+  const d = dialects.get(voice.dialect[0]);
+  const rewrite = d?.hasHtsRules ? (p) => d.applyHts(p) : undefined;
+  const prosody = d?.htsProsody ?? { speed: 1, f0Spread: 1, halfTone: 0 };
+  const p = voice.hts;
+  // As HtsBackend.synthesize at request speed 1 and stability 0.5 (its defaults included).
+  const base = {
+    speed: clamp((p.speed ?? 1) * prosody.speed, 0.25, 4),
+    halfTone: (p.halfTone ?? 0) + prosody.halfTone,
+    f0Spread: clamp((p.f0Spread ?? 1) * prosody.f0Spread, 0, 4),
+    ...(p.alpha !== undefined && { alpha: p.alpha }),
+    ...E.HTS_QUALITY_DEFAULTS,
+  };
+  results.voices[id] = {};
+  for (const set of sets) {
+    const texts = await pipeline.runMany('diacritize', SETS[set], { dialect: voice.dialect[0] });
+    const utts = texts.map((t) => E.textToUtterances(t, E.DEFAULT_LABEL_OPTIONS, rewrite));
+    for (const name of variantNames) {
+      const scores = [];
+      const { speedScale = 1, f0Smooth = 0, ...controls } = VARIANTS[name];
+      for (const u of utts) {
+        const closures = u.some((x) => x.voicedClosures.length) ? { voicedClosures: u.map((x) => x.voicedClosures) } : {};
+        const options = { utterances: u.map((x) => x.labels), ...closures, ...base, ...controls, speed: base.speed * speedScale };
+        if (f0Smooth) {
+          // Experimental: log F0 smoothed (moving average within voiced runs), vocoded from the edited streams.
+          const { utterances, voicedClosures, ...rest } = options;
+          const params = await E.htsParameters({ voicePath, utterances, ...(voicedClosures && { voicedClosures }), ...rest, threads: 1 });
+          scores.push(await score(await pcmOf({ ...rest, parameters: params.map((p) => ({ ...p, lf0: smoothRuns(p.lf0, f0Smooth) })) })));
+        } else scores.push(await score(await pcmOf(options)));
+      }
+      const mean = (k) => round(scores.reduce((a, x) => a + x[k], 0) / scores.length, 3);
+      (results.voices[id][name] ??= {})[set] = { SIG: mean('sig'), BAK: mean('bak'), OVRL: mean('ovrl') };
+      console.error(id, name, set, JSON.stringify(results.voices[id][name][set]));
+    }
+  }
+}
+diacritizer.release();
+writeResults('hts-quality', results);

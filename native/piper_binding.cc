@@ -1,0 +1,300 @@
+#include "piper_binding.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "addon.h"
+#include "errors.h"
+#include "espeak_engine.h"
+#include "piper_session.h"
+#include "promise_worker.h"
+
+namespace sawt {
+namespace {
+
+// A loaded voice and its runs in flight by tag (main thread only).
+struct PiperState {
+  std::shared_ptr<PiperModel> model;
+  std::multimap<uint32_t, std::shared_ptr<PiperRun>> runs;
+};
+
+class LoadWorker : public CodedPromiseWorker {
+ public:
+  LoadWorker(Napi::Env env, PiperSettings settings)
+      : CodedPromiseWorker(env, "sawt.piper.load", ErrorCode::kOnnx), settings_(std::move(settings)) {}
+
+ protected:
+  void Execute() override { Run([&] { model_ = PiperModel::Load(settings_); }); }
+  void OnOK() override;
+
+ private:
+  PiperSettings settings_;
+  std::shared_ptr<PiperModel> model_;
+};
+
+struct SynthesisSettings {
+  PiperScales scales;
+  int64_t sid = 0;
+  int inRate = 22050, outRate = 22050;
+  float volume = 1.0f;
+  int silenceMs = 0;
+  uint32_t tag = 0;
+};
+
+class SynthesizeWorker : public Napi::AsyncWorker {
+ public:
+  SynthesizeWorker(Napi::Env env, std::shared_ptr<PiperState> state, Napi::TypedArray ids, SynthesisSettings settings)
+      : Napi::AsyncWorker(env, "sawt.piper.run"),
+        deferred_(Napi::Promise::Deferred::New(env)),
+        state_(std::move(state)),
+        settings_(settings),
+        run_(std::make_shared<PiperRun>()),
+        idsRef_(Napi::Persistent(ids.As<Napi::Object>())),
+        ids_(reinterpret_cast<const int64_t*>(static_cast<uint8_t*>(ids.ArrayBuffer().Data()) + ids.ByteOffset())),
+        count_(ids.ElementLength()) {
+    it_ = state_->runs.emplace(settings.tag, run_);
+  }
+  Napi::Promise Promise() const { return deferred_.Promise(); }
+
+ protected:
+  void Execute() override {
+    try {
+      Ort::Value out = state_->model->Run(ids_, count_, settings_.scales, settings_.sid, *run_);
+      const auto shape = out.GetTensorTypeAndShapeInfo().GetShape();
+      const size_t n = shape.empty() ? 0 : static_cast<size_t>(std::max<int64_t>(0, shape.back()));
+      samples_ = n;
+      pcm_ = PiperPcm(out.GetTensorData<float>(), n, settings_.inRate, settings_.outRate, settings_.volume,
+                      settings_.silenceMs);
+    } catch (const EngineFailure& f) {
+      code_ = f.code();
+      SetError(f.what());
+    } catch (const std::exception& e) {
+      SetError(e.what());
+    }
+  }
+
+  void OnOK() override {
+    Napi::Env env = Env();
+    Settle();
+    auto* owned = new std::vector<int16_t>(std::move(pcm_));
+    Napi::ArrayBuffer buffer = owned->empty()
+        ? Napi::ArrayBuffer::New(env, 0)
+        : Napi::ArrayBuffer::New(env, owned->data(), owned->size() * sizeof(int16_t),
+                                 [](Napi::Env, void*, std::vector<int16_t>* v) { delete v; }, owned);
+    if (owned->empty()) delete owned;
+    Napi::Object result = Napi::Object::New(env);
+    result.Set("pcm", Napi::Int16Array::New(env, buffer.ByteLength() / 2, buffer, 0));
+    result.Set("samples", Napi::Number::New(env, static_cast<double>(samples_)));
+    deferred_.Resolve(result);
+  }
+
+  void OnError(const Napi::Error& error) override {
+    Settle();
+    deferred_.Reject(MakeError(Env(), code_, error.Message()).Value());
+  }
+
+ private:
+  void Settle() {
+    state_->runs.erase(it_);
+    idsRef_.Reset();
+    SawtAddon::Of(Env()).OnnxRunFinished();
+  }
+
+  Napi::Promise::Deferred deferred_;
+  std::shared_ptr<PiperState> state_;
+  SynthesisSettings settings_;
+  std::shared_ptr<PiperRun> run_;
+  std::multimap<uint32_t, std::shared_ptr<PiperRun>>::iterator it_;
+  Napi::ObjectReference idsRef_;
+  const int64_t* ids_;
+  size_t count_;
+  std::vector<int16_t> pcm_;
+  size_t samples_ = 0;
+  ErrorCode code_ = ErrorCode::kOnnx;
+};
+
+double NumberOption(Napi::Env env, const Napi::Object& o, const char* name, double lo, double hi, double fallback) {
+  Napi::Value v = o.Get(name);
+  if (v.IsUndefined()) return fallback;
+  const double n = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : NAN;
+  if (!(n >= lo && n <= hi)) {
+    ThrowInvalidArgument(env, std::string("Expected a number between ") + std::to_string(lo) + " and " +
+                                  std::to_string(hi) + " for " + name);
+  }
+  return n;
+}
+
+int IntegerOption(Napi::Env env, const Napi::Object& o, const char* name, int lo, int hi, int fallback) {
+  const double n = NumberOption(env, o, name, lo, hi, fallback);
+  if (n != static_cast<int>(n)) ThrowInvalidArgument(env, std::string("Expected an integer for ") + name);
+  return static_cast<int>(n);
+}
+
+class PiperSessionObject : public Napi::ObjectWrap<PiperSessionObject> {
+ public:
+  explicit PiperSessionObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<PiperSessionObject>(info) {
+    if (!info[0].IsExternal()) ThrowInvalidArgument(info.Env(), "Use PiperSession.create(path, options)");
+    state_ = std::make_shared<PiperState>();
+    state_->model = *info[0].As<Napi::External<std::shared_ptr<PiperModel>>>().Data();
+    Napi::Env env = info.Env();
+    Napi::Array names = Napi::Array::New(env);
+    for (size_t i = 0; i < state_->model->inputNames().size(); ++i) {
+      names.Set(static_cast<uint32_t>(i), state_->model->inputNames()[i]);
+    }
+    info.This().As<Napi::Object>().DefineProperties({
+        Napi::PropertyDescriptor::Value("inputNames", names, napi_enumerable),
+        Napi::PropertyDescriptor::Value("hasSid", Napi::Boolean::New(env, state_->model->hasSid()), napi_enumerable),
+    });
+  }
+
+  static Napi::Value Create(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsString() || info[0].As<Napi::String>().Utf8Value().empty()) {
+      ThrowInvalidArgument(env, "Expected a non-empty string for path");
+    }
+    PiperSettings settings;
+    settings.path = info[0].As<Napi::String>().Utf8Value();
+    if (info[1].IsObject()) {
+      Napi::Object o = info[1].As<Napi::Object>();
+      Napi::Value provider = o.Get("executionProvider");
+      if (!provider.IsUndefined()) {
+        const std::string name = provider.IsString() ? provider.As<Napi::String>().Utf8Value() : "";
+        if (name != "cpu" && name != "cuda") ThrowInvalidArgument(env, "Expected one of cpu, cuda for executionProvider");
+        settings.cuda = name == "cuda";
+      }
+      settings.intraOpThreads = IntegerOption(env, o, "intraOpThreads", 1, 256, 1);
+    }
+    return (new LoadWorker(env, std::move(settings)))->Start();
+  }
+
+  Napi::Value Synthesize(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!state_) ThrowInvalidArgument(env, "This PiperSession has been released");
+    if (!info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_bigint64_array ||
+        info[0].As<Napi::TypedArray>().ElementLength() == 0) {
+      ThrowInvalidArgument(env, "Expected a non-empty BigInt64Array of phoneme ids");
+    }
+    if (!info[1].IsObject()) ThrowInvalidArgument(env, "Expected an object for options");
+    Napi::Object o = info[1].As<Napi::Object>();
+    SynthesisSettings s;
+    s.scales.noiseScale = static_cast<float>(NumberOption(env, o, "noiseScale", 0, 10, 0.667));
+    s.scales.lengthScale = static_cast<float>(NumberOption(env, o, "lengthScale", 0.05, 20, 1));
+    s.scales.noiseW = static_cast<float>(NumberOption(env, o, "noiseW", 0, 10, 0.8));
+    s.sid = IntegerOption(env, o, "sid", 0, 1 << 30, 0);
+    s.inRate = IntegerOption(env, o, "inRate", 8000, 192000, 22050);
+    s.outRate = IntegerOption(env, o, "outRate", 8000, 192000, s.inRate);
+    s.volume = static_cast<float>(NumberOption(env, o, "volume", 0, 1, 1));
+    s.silenceMs = IntegerOption(env, o, "silenceMs", 0, 10000, 0);
+    s.tag = static_cast<uint32_t>(NumberOption(env, o, "tag", 0, 4294967295.0, 0));
+    auto* worker = new SynthesizeWorker(env, state_, info[0].As<Napi::TypedArray>(), s);
+    Napi::Promise promise = worker->Promise();
+    SawtAddon::Of(env).QueueOnnxRun(worker);
+    return promise;
+  }
+
+  Napi::Value Cancel(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsNumber()) ThrowInvalidArgument(env, "Expected a number for tag");
+    if (state_) {
+      const auto range = state_->runs.equal_range(info[0].As<Napi::Number>().Uint32Value());
+      for (auto it = range.first; it != range.second; ++it) it->second->Terminate();
+    }
+    return env.Undefined();
+  }
+
+  Napi::Value Stats(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Napi::Object o = Napi::Object::New(env);
+    if (state_) {
+      PiperStats& s = state_->model->stats();
+      o.Set("started", static_cast<double>(s.started.load()));
+      o.Set("finished", static_cast<double>(s.finished.load()));
+      o.Set("terminated", static_cast<double>(s.terminated.load()));
+      o.Set("skipped", static_cast<double>(s.skipped.load()));
+      o.Set("pending", static_cast<double>(state_->runs.size()));
+    }
+    return o;
+  }
+
+  Napi::Value Release(const Napi::CallbackInfo& info) {
+    state_.reset();
+    return info.Env().Undefined();
+  }
+
+ private:
+  std::shared_ptr<PiperState> state_;
+};
+
+void LoadWorker::OnOK() {
+  Napi::Env env = Env();
+  auto* holder = new std::shared_ptr<PiperModel>(std::move(model_));
+  auto external = Napi::External<std::shared_ptr<PiperModel>>::New(
+      env, holder, [](Napi::Env, std::shared_ptr<PiperModel>* p) { delete p; });
+  Napi::Function cls = SawtAddon::Of(env).piperSessionClass.Value();
+  deferred_.Resolve(cls.New({external}));
+}
+
+class ClausesWorker : public CodedPromiseWorker {
+ public:
+  ClausesWorker(Napi::Env env, std::string text, std::string voice, bool input)
+      : CodedPromiseWorker(env, "sawt.piper.phonemes", ErrorCode::kEspeak),
+        text_(std::move(text)), voice_(std::move(voice)), input_(input) {}
+
+ protected:
+  void Execute() override {
+    Run([&] {
+      if (input_) ipa_ = espeak::PhonemizeInputIpa(text_, voice_);
+      else clauses_ = espeak::PhonemizeClauses(text_, voice_);
+    });
+  }
+  void OnOK() override {
+    Napi::Env env = Env();
+    if (input_) return deferred_.Resolve(Napi::String::New(env, ipa_));
+    Napi::Array out = Napi::Array::New(env, clauses_.size());
+    for (size_t i = 0; i < clauses_.size(); ++i) {
+      Napi::Array pair = Napi::Array::New(env, 2);
+      pair.Set(0u, clauses_[i].phonemes);
+      pair.Set(1u, clauses_[i].consumed);
+      out.Set(static_cast<uint32_t>(i), pair);
+    }
+    deferred_.Resolve(out);
+  }
+
+ private:
+  std::string text_, voice_, ipa_;
+  bool input_;
+  std::vector<espeak::IpaClause> clauses_;
+};
+
+Napi::Value Phonemes(const Napi::CallbackInfo& info, bool input) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsString()) ThrowInvalidArgument(env, "Expected a string for text");
+  if (!info[1].IsString() || info[1].As<Napi::String>().Utf8Value().empty()) {
+    ThrowInvalidArgument(env, "Expected a non-empty string for voice");
+  }
+  return (new ClausesWorker(env, info[0].As<Napi::String>().Utf8Value(), info[1].As<Napi::String>().Utf8Value(), input))
+      ->Start();
+}
+
+}  // namespace
+
+Napi::Function DefinePiperSessionClass(Napi::Env env) {
+  return PiperSessionObject::DefineClass(
+      env, "PiperSession",
+      {PiperSessionObject::StaticMethod<&PiperSessionObject::Create>("create"),
+       PiperSessionObject::InstanceMethod<&PiperSessionObject::Synthesize>("synthesize"),
+       PiperSessionObject::InstanceMethod<&PiperSessionObject::Cancel>("cancel"),
+       PiperSessionObject::InstanceMethod<&PiperSessionObject::Stats>("stats"),
+       PiperSessionObject::InstanceMethod<&PiperSessionObject::Release>("release")});
+}
+
+void RegisterPiperFunctions(Napi::Env env, Napi::Object exports) {
+  exports.Set("piperClauses", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Phonemes(i, false); }, "piperClauses"));
+  exports.Set("phonemeInputIpa", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Phonemes(i, true); }, "phonemeInputIpa"));
+}
+
+}  // namespace sawt

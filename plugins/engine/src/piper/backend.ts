@@ -1,0 +1,151 @@
+/**
+ * The `piper` engine back end: any Piper-format voice (a VITS generator exported to ONNX and its
+ * .onnx.json). Sawt's front end (normalization, lexicon, diacritization, Latin words, dialect rules
+ * as espeak phonemes) gives the segments; espeak-ng makes the IPA as Piper does; the config's
+ * phoneme_id_map gives the ids; the addon runs the model one sentence at a time.
+ *
+ * Controls:
+ * - speed: length_scale = the voice's length_scale / speed (speed 2 halves every duration).
+ * - stability (0–1, 0.5 = the voice's own noise): noise_scale and noise_w are multiplied by
+ *   1.5 − stability, so 1 halves them (steadier, more uniform prosody and rhythm) and 0 gives 1.5×
+ *   (livelier, more varied; too much noise slurs).
+ * - A long first sentence is cut at a clause mark or word boundary so that its first part (at most
+ *   firstChunkChars) is synthesized alone: the first audio comes sooner; the price is a phrase
+ *   boundary there (the model plans that part's intonation without the rest of the sentence, and
+ *   ends it as a phrase, without the sentence's final fall).
+ */
+import { errors, type SpeechStream } from '@sawt/core';
+import type { BackendRequest, SpeechBackend } from '../backends.js';
+import type { PiperVoiceParams } from '../catalog.js';
+import { PiperSession } from '../native/index.js';
+import { piperSentences } from './phonemes.js';
+import { PiperStream } from './stream.js';
+import { readPiperVoiceConfig, speakerId, type PiperVoiceConfig } from './voice-config.js';
+
+export interface PiperOptions {
+  /** Threads of one ONNX run (intra-op). */
+  threads: number;
+  /** Silence after each sentence, ms (Piper's sentence_silence, 0.2 s). */
+  sentenceSilenceMs: number;
+  /** The first part of a long first sentence is at most this many characters (0: no cut). */
+  firstChunkChars: number;
+}
+
+/** A loaded Piper voice file. */
+export interface LoadedPiper {
+  modelId: string;
+  session: PiperSession;
+  config: PiperVoiceConfig;
+  /** Speaker id per voice_id of the voices of this model. */
+  speakers: Map<string, number>;
+}
+
+/** Probe text for the id-map check: every Arabic letter, vowel mark, tanween, shadda and the punctuation Piper keeps. */
+export const ARABIC_PROBE = [
+  'أَبْجَدْ هَوَّزْ حُطِّي كَلَمُنْ سَعْفَصْ قُرِشَتْ ثَخَذْ ضَظَغْ.',
+  'ذَهَبَ الطَّالِبُ إِلَى الْمَدْرَسَةِ صَبَاحًا، وَعَادَ مَسَاءً؛ فَهَلْ رَأَيْتَهُ؟',
+  'يَا لَهُ مِنْ يَوْمٍ جَمِيلٍ! قَالَ: شُكْرًا لَكُمْ، وَلَئِنْ سَأَلْتَهُمْ عَنْ شَيْءٍ مُؤْلِمٍ.',
+  'ظَلَّ الضَّابِطُ يُغَنِّي فِي الْقَاعَةِ، وَالْعُيُونُ تَنْظُرُ إِلَيْهِ.',
+].join(' ');
+
+export class PiperBackend implements SpeechBackend {
+  readonly engine = 'piper';
+  readonly phonemes = 'espeak' as const;
+  private readonly voices = new Map<string, LoadedPiper>();
+
+  constructor(private readonly options: PiperOptions, private readonly chunkMs: number, private readonly warn: (o: object, m: string) => void) {}
+
+  acceptsVoice(voice: { piper?: PiperVoiceParams }): boolean {
+    return voice.piper !== undefined;
+  }
+
+  /** Adds a loaded voice file for `modelId`. */
+  add(loaded: LoadedPiper): void {
+    this.voices.set(loaded.modelId, loaded);
+  }
+
+  loaded(modelId: string): LoadedPiper | undefined {
+    return this.voices.get(modelId);
+  }
+
+  release(): void {
+    for (const v of this.voices.values()) v.session.release();
+    this.voices.clear();
+  }
+
+  synthesize(req: BackendRequest): SpeechStream {
+    const loaded = this.voices.get(req.modelId);
+    if (!loaded) throw errors.internal(`Piper model '${req.modelId}' is not loaded`);
+    const { config } = loaded;
+    const p = req.voice.piper ?? {};
+    const noise = 1.5 - req.stability;
+    const pieces = firstChunk(req.segments, this.options.firstChunkChars);
+    return new PiperStream({
+      session: loaded.session,
+      config,
+      pieces: pieces.map(({ text }) => ({ text, sentences: piperSentences(text, config.espeakVoice, config.phonemeMap) })),
+      scales: {
+        noiseScale: (p.noiseScale ?? config.inference.noiseScale) * noise,
+        lengthScale: Math.min(20, Math.max(0.05, (p.lengthScale ?? config.inference.lengthScale) / req.speed)),
+        noiseW: (p.noiseW ?? config.inference.noiseW) * noise,
+      },
+      sid: loaded.speakers.get(req.voice.voice_id) ?? 0,
+      sampleRate: req.sampleRate,
+      chunkMs: this.chunkMs,
+      silenceMs: (piece) => (pieces[piece]!.cut ? 0 : this.options.sentenceSilenceMs),
+      onMissing: (missing) => this.warn({ model: req.modelId, missing: [...new Set(missing)] }, 'phonemes missing from the Piper id map were skipped'),
+    });
+  }
+}
+
+/**
+ * The segments, the first one cut when it is longer than `maxChars`: at the last clause mark
+ * within the limit, else at the last word boundary within it (`cut`: the piece ends mid-sentence).
+ */
+export function firstChunk(segments: string[], maxChars: number): Array<{ text: string; cut: boolean }> {
+  const out = segments.map((text) => ({ text, cut: false }));
+  const first = segments[0];
+  if (!first || maxChars <= 0 || first.length <= maxChars || first.includes('[[')) return out;
+  const head = first.slice(0, maxChars + 1);
+  const clause = Math.max(...[...head.matchAll(/[،,؛;:]\s/gu)].map((m) => m.index! + 1), -1);
+  const space = head.lastIndexOf(' ');
+  const at = clause > maxChars / 3 ? clause : space;
+  if (at <= 0) return out;
+  const a = first.slice(0, at).trim();
+  const b = first.slice(at).trim();
+  if (!/[\p{L}\p{N}]/u.test(a) || !/[\p{L}\p{N}]/u.test(b)) return out;
+  return [{ text: a, cut: true }, { text: b, cut: false }, ...out.slice(1)];
+}
+
+/** Loads a Piper voice file and checks it against its config and voices; every failure is a start-up Error. */
+export async function loadPiper(input: {
+  modelId: string;
+  onnx: string;
+  json: string;
+  voices: Array<{ voice_id: string; piper: PiperVoiceParams }>;
+  executionProvider: 'cpu' | 'cuda';
+  threads: number;
+}): Promise<LoadedPiper> {
+  const config = readPiperVoiceConfig(input.json);
+  const speakers = new Map(input.voices.map((v) => [v.voice_id, speakerId(config, v.piper.speaker, v.voice_id)]));
+  if (input.voices.length === 0) throw new Error(`model '${input.modelId}' (engine piper) has no voice: add a voice with "models": ["${input.modelId}"] and a "piper" entry`);
+  let session: PiperSession;
+  try {
+    session = await PiperSession.create(input.onnx, { executionProvider: input.executionProvider, intraOpThreads: input.threads });
+  } catch (error) {
+    throw new Error(`model '${input.modelId}': ${(error as Error).message}`, { cause: error });
+  }
+  if (session.hasSid !== config.numSpeakers > 1) {
+    session.release();
+    throw new Error(`model '${input.modelId}': ${input.json} says num_speakers ${config.numSpeakers}, but ${input.onnx} ${session.hasSid ? 'has' : 'has no'} speaker input 'sid'`);
+  }
+  if (config.espeakVoice === 'ar') {
+    const missing = new Set<string>();
+    for (const sentence of await piperSentences(ARABIC_PROBE, 'ar', config.phonemeMap)) for (const p of sentence) if (!config.idMap.has(p)) missing.add(p);
+    if (missing.size) {
+      session.release();
+      throw new Error(`model '${input.modelId}': the phoneme_id_map of ${input.json} lacks ${[...missing].map((p) => `'${p}' (U+${p.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`).join(', ')}, which espeak-ng voice 'ar' produces for Arabic text`);
+    }
+  }
+  return { modelId: input.modelId, session, config, speakers };
+}

@@ -1,0 +1,87 @@
+// PiperStream on the tiny stand-in: the first audio of a long text comes before its last sentence
+// is synthesized; a consumer that stops reading stops synthesis; destroying the stream stops the
+// ONNX work; word timings are spread over each sentence.
+import { join } from 'node:path';
+import t from 'tap';
+import { STANDIN } from './helpers.js';
+
+const { PiperSession, PiperStream, piperSentences, readPiperVoiceConfig, wordsBySentence } = await import('../../plugins/engine/dist/index.js');
+
+const onnx = join(STANDIN, 'ar_JO-standin-tiny.onnx');
+const config = readPiperVoiceConfig(`${onnx}.json`);
+const session = await PiperSession.create(onnx, { intraOpThreads: 1 });
+t.teardown(() => session.release());
+
+const SENTENCES = Array.from({ length: 12 }, (_, i) => `ذَهَبَ الطَّالِبُ رَقْمُ ${['وَاحِدٍ', 'اثْنَيْنِ', 'ثَلَاثَةٍ'][i % 3]} إِلَى الْمَدْرَسَةِ صَبَاحًا.`);
+const stream = (texts = SENTENCES, chunkMs = 200) => new PiperStream({
+  session, config,
+  pieces: texts.map((text) => ({ text, sentences: piperSentences(text, 'ar', config.phonemeMap) })),
+  scales: { noiseScale: 0.667, lengthScale: 1, noiseW: 0.8 }, sid: 0, sampleRate: 24000, chunkMs,
+  silenceMs: () => 200, onMissing: () => {},
+});
+
+t.test('the first audio of a long text arrives before its last sentence is synthesized', async (t) => {
+  const before = session.stats().finished;
+  const s = stream();
+  const first = await new Promise((resolve) => s.once('data', resolve));
+  t.ok(first.length > 0);
+  const done = session.stats().finished - before;
+  t.ok(done < SENTENCES.length, `${done} of ${SENTENCES.length} sentences synthesized at the first chunk`);
+  const infos = [];
+  s.on('chunk-info', (i) => infos.push(i));
+  for await (const _ of s) { /* drain */ }
+  t.equal(session.stats().finished - before, SENTENCES.length, 'every sentence once');
+  t.ok(infos.at(-1).final);
+  t.same([...new Set(infos.filter((i) => i.segmentEnd && !i.final).map((i) => i.segment))].length, SENTENCES.length - 1, 'segmentEnd per sentence');
+});
+
+t.test('a consumer that stops reading stops synthesis (backpressure); destroy stops the ONNX work', async (t) => {
+  const before = session.stats();
+  const s = stream(SENTENCES.concat(SENTENCES), 0);
+  s.once('data', () => s.pause());
+  await new Promise((r) => s.once('data', r));
+  await new Promise((r) => setTimeout(r, 800));
+  const paused = session.stats();
+  t.ok(paused.started - before.started < 6, `${paused.started - before.started} sentences run while nobody reads (readable buffer only)`);
+  s.destroy();
+  await new Promise((r) => setTimeout(r, 300));
+  const after = session.stats();
+  t.equal(after.pending, 0, 'nothing queued or running');
+  await new Promise((r) => setTimeout(r, 300));
+  t.equal(session.stats().started, after.started, 'no run started after destroy');
+});
+
+t.test('a destroy while a sentence runs terminates that run', async (t) => {
+  const long = [SENTENCES.join(' ').replace(/\./g, '،')];
+  const before = session.stats();
+  const s = stream(long);
+  s.resume();
+  while (session.stats().started === before.started) await new Promise((r) => setTimeout(r, 1));
+  s.destroy();
+  await new Promise((r) => setTimeout(r, 300));
+  const after = session.stats();
+  t.equal(after.pending, 0);
+  t.equal(after.terminated - before.terminated, 1, 'the run in flight was terminated, not finished');
+});
+
+t.test('words are shared out over the sentences of a piece and spread by length', async (t) => {
+  const text = 'أَهْلًا. كَيْفَ حَالُكَ الْيَوْمَ؟';
+  const sentences = await piperSentences(text, 'ar', config.phonemeMap);
+  t.equal(sentences.length, 2);
+  const words = wordsBySentence(text, sentences);
+  t.same(words.map((w) => w.length), [1, 3]);
+  t.equal(text.slice(words[1][0].textOffset, words[1][0].textOffset + words[1][0].length), 'كَيْفَ');
+  const infos = [];
+  const s = stream(['كَيْفَ حَالُكَ الْيَوْمَ يَا صَدِيقِي الْعَزِيزَ؟'], 100);
+  s.on('chunk-info', (i) => infos.push(i));
+  for await (const _ of s) { /* drain */ }
+  const timed = [];
+  let at = 0;
+  for (const i of infos) {
+    for (const w of i.words) timed.push(at + w.audioMs);
+    at += (i.samples / 24000) * 1000;
+  }
+  t.equal(timed.length, 6, 'every word once');
+  t.same([...timed].sort((a, b) => a - b), timed, 'in order');
+  t.ok(timed[0] === 0 && timed.at(-1) < at, 'within the audio');
+});

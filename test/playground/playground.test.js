@@ -1,0 +1,150 @@
+// The web playground end to end in Debian's Chromium (headless, through
+// playwright-core): speak (audio frames reach the page's AudioWorklet while later
+// text is still generating, words highlighted, WAV offered), clone from an uploaded
+// sample, denoise with before/after waveforms. Screenshots go to test-artifacts/.
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import { chromium } from 'playwright-core';
+import { repoRoot, startServer } from '../helpers/server.js';
+import { wsConfig } from '../helpers/ws.js';
+import { referenceWav } from '../clone/helpers.js';
+
+const CHROMIUM = process.env.SAWT_CHROMIUM ?? '/usr/bin/chromium';
+if (!existsSync(CHROMIUM)) {
+  t.skip(`no Chromium at ${CHROMIUM} (apt-get install chromium, or set SAWT_CHROMIUM)`);
+  process.exit(0);
+}
+const artifacts = path.join(repoRoot, 'test-artifacts/playground');
+mkdirSync(artifacts, { recursive: true });
+
+const srv = await startServer(t, { config: wsConfig() });
+const { key, headers } = await srv.client();
+const browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--autoplay-policy=no-user-gesture-required'],
+});
+t.teardown(() => browser.close());
+const page = await browser.newPage({ viewport: { width: 1100, height: 1400 } });
+const pageErrors = [];
+page.on('pageerror', (e) => pageErrors.push(String(e)));
+const shot = (name) => page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
+
+t.test('the page is served, Arabic right-to-left first, with an English toggle', async (t) => {
+  const res = await page.goto(`${srv.base}/playground`);
+  t.equal(res.status(), 200);
+  t.equal(await page.getAttribute('html', 'dir'), 'rtl');
+  t.equal(await page.textContent('h1'), 'صوت — ساحة التجربة');
+  await page.click('#lang');
+  t.equal(await page.getAttribute('html', 'dir'), 'ltr');
+  t.equal(await page.textContent('h1'), 'Sawt — playground');
+  await page.click('#lang');
+  t.equal(await page.getAttribute('html', 'dir'), 'rtl');
+  await page.fill('#key', key.key);
+  await page.click('#save-key');
+  await page.waitForFunction(() => document.querySelectorAll('#voice option').length > 0);
+  t.ok(await page.evaluate(() => sessionStorage.getItem('sawt.key')), 'key kept in sessionStorage');
+  const dialects = await page.$$eval('#dialect option', (o) => o.map((x) => x.value));
+  t.ok(dialects.includes('egyptian'), 'dialects listed');
+  await page.selectOption('#dialect', 'egyptian');
+  const egyptian = await page.$$eval('#voice option', (o) => o.map((x) => x.value));
+  t.ok(egyptian.length > 0 && egyptian.every((v) => v.startsWith('egyptian')), `voices of the dialect: ${egyptian}`);
+  await page.click('#sample');
+  await page.waitForFunction(() => document.getElementById('sample-audio').readyState >= 2, null, { timeout: 30000 });
+  t.ok(await page.evaluate(() => document.getElementById('sample-audio').duration > 1), 'the voice sample loads and plays');
+  await page.selectOption('#dialect', '');
+  await page.selectOption('#voice', 'fusha-omar');
+  t.same(pageErrors, []);
+});
+
+t.test('speak: audio reaches the AudioWorklet before generation ends, words highlighted, WAV offered', async (t) => {
+  await page.click('#speak');
+  await page.waitForFunction(() => window.playground.stats.finalAt !== null, null, { timeout: 60000 });
+  await page.waitForFunction(() => window.playground.stats.samplesPlayed >= window.playground.stats.samplesReceived * 0.3, null, { timeout: 30000 });
+  await shot('speak');
+  const s = await page.evaluate(() => window.playground.stats);
+  t.ok(s.audioMessages > 1, `${s.audioMessages} audio messages`);
+  t.ok(s.samplesReceived > 24000 * 5, `${(s.samplesReceived / 24000).toFixed(1)} s of audio received`);
+  t.ok(s.samplesPlayed > 0, `${s.samplesPlayed} samples went through the worklet to the output`);
+  t.ok(s.firstPlayedAt < s.finalAt, `playback began ${(s.finalAt - s.firstPlayedAt).toFixed(0)} ms before the last audio arrived`);
+  t.ok(s.highlighted > 0, `${s.highlighted} words highlighted`);
+  await page.waitForSelector('#download:not([hidden])');
+  const wav = await page.evaluate(async () => new Uint8Array(await (await fetch(document.getElementById('download').href)).arrayBuffer()).slice(0, 4));
+  t.same(Object.values(wav), [82, 73, 70, 70], 'the download is a WAV file');
+  t.same(pageErrors, []);
+});
+
+t.test('clone: upload a sample, preview, clone; the new voice is selected', async (t) => {
+  const sample = path.join(artifacts, 'reference.wav');
+  (await import('node:fs')).writeFileSync(sample, await referenceWav(srv, headers));
+  await page.setInputFiles('#sample-file', sample);
+  await page.click('#preview');
+  await page.waitForSelector('#clone:not([disabled])', { timeout: 60000 });
+  t.ok(await page.evaluate(() => document.getElementById('preview-audio').src.startsWith('blob:')), 'preview playable');
+  await page.fill('#clone-name', 'صوت الاختبار');
+  await page.click('#clone');
+  await page.waitForFunction(() => document.getElementById('clone-result').dataset.voiceId, null, { timeout: 60000 });
+  const id = await page.evaluate(() => document.getElementById('clone-result').dataset.voiceId);
+  t.equal(await page.inputValue('#voice'), id, 'the clone is selected');
+  const listed = await (await fetch(`${srv.api}/voices`, { headers })).json();
+  t.ok(listed.some((v) => v.voice_id === id && v.name === 'صوت الاختبار'), 'the server lists it');
+  await shot('clone');
+  t.same(pageErrors, []);
+});
+
+t.test('denoise: before and after players with waveforms', async (t) => {
+  await page.click('#lang');
+  await page.setInputFiles('#noisy-file', '/work/shared/testdata/noise/noisy_speech_en_snr0.wav');
+  await page.waitForFunction(() => document.getElementById('wave-after').dataset.drawn, null, { timeout: 60000 });
+  const r = await page.evaluate(() => ({
+    before: document.getElementById('wave-before').dataset.drawn, after: document.getElementById('wave-after').dataset.drawn,
+    src: document.getElementById('after').src,
+  }));
+  t.ok(Number(r.before) > 0 && Number(r.after) > 0, `waveforms drawn (${r.before} and ${r.after} samples)`);
+  t.ok(r.src.startsWith('blob:'), 'after player has the denoised audio');
+  await shot('denoise-en');
+  t.same(pageErrors, []);
+});
+
+t.test('examples/browser.html on another origin calls the API through CORS', async (t) => {
+  const { createServer } = await import('node:http');
+  const { readFile } = await import('node:fs/promises');
+  const statics = createServer(async (req, res) => {
+    const rel = decodeURIComponent(new URL(req.url, 'http://x').pathname).replace(/^\/+/, '');
+    if (!/^(examples\/browser\.html|packages\/client\/dist\/[\w/.-]+\.js)$/.test(rel) || rel.includes('..')) return res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': rel.endsWith('.html') ? 'text/html' : 'text/javascript' }).end(await readFile(path.join(repoRoot, rel)));
+  });
+  await new Promise((r) => statics.listen(0, '127.0.0.1', r));
+  t.teardown(() => statics.close());
+  const origin = `http://127.0.0.1:${statics.address().port}`;
+  const config = wsConfig();
+  const http = config.plugins.find((p) => p.resolve === '@sawt/plugin-transport-http');
+  http.options = { ...http.options, cors: { origins: [origin] } };
+  const api = await startServer(t, { config });
+  const other = await api.client();
+  const p = await browser.newPage();
+  const logs = [];
+  p.on('console', (m) => logs.push(m.text()));
+  p.on('pageerror', (e) => logs.push(String(e)));
+  t.teardown(() => logs.length && console.error(`browser.html console: ${logs.join(' | ')}`));
+  await p.goto(`${origin}/examples/browser.html`);
+  await p.fill('#base', api.api);
+  await p.fill('#key', other.key.key);
+  await p.click('#load');
+  await p.waitForFunction(() => document.querySelectorAll('#voice option').length > 0, null, { timeout: 20000 });
+  await p.click('#wav');
+  await p.waitForFunction(() => document.getElementById('player').duration > 1, null, { timeout: 30000 });
+  t.equal(await p.textContent('#out'), '', 'no error shown');
+  await p.fill('#key', 'sawt_wrong');
+  await p.click('#load');
+  await p.waitForFunction(() => document.getElementById('out').textContent, null, { timeout: 20000 });
+  t.match(await p.textContent('#out'), /AuthenticationError 40101 \(HTTP 401\)/, 'the typed error reaches the page');
+  await p.close();
+});
+
+t.test('static files: size', async (t) => {
+  const dir = path.join(repoRoot, 'plugins/transport-http/playground');
+  const own = (await import('node:fs')).readdirSync(dir).reduce((n, f) => n + statSync(path.join(dir, f)).size, 0);
+  t.ok(own < 64 * 1024, `playground files: ${own} bytes (plus @sawt/client's modules)`);
+  t.ok(readFileSync(path.join(artifacts, 'speak.png')).length > 1000, 'screenshots kept in test-artifacts/playground');
+});
