@@ -4,7 +4,10 @@
 //      0 and 5 dB SNR with each real noise of ../shared/testdata/noise;
 //  (b) speed: a whole POST /denoise of a 60-second MP3 as a multiple of real time, plus
 //      where the time goes (ffmpeg decode alone, the denoiser alone);
-//  (c) memory: peak RSS growth of the server process during a 15-minute upload.
+//  (c) memory: peak RSS growth of the server process during a 15-minute upload;
+//  (d) long files: time to first byte of the answer (and after the upload's last byte) for
+//      1-, 5- and 15-minute MP3s: the WAV is sent once the whole file is denoised.
+// --parts=quality,speed,ttfb,memory picks parts (default all); --ttfb-seconds=60,300,899.
 // The default back end (config/default.json: dfn3, its models bundled) runs with the
 // default config and no SAWT_MODELS_DIR; gtcrn takes its model from ../shared/models.
 // Needs ../shared (test data; the GTCRN model for the gtcrn back end). Options:
@@ -87,14 +90,16 @@ function upload(port, key, source, { keep = true } = {}) {
   const size = typeof source === 'string' ? statSync(source).size : source.length;
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
+    let sentAt = null;
+    let firstByteAt = null;
     const req = http.request({ host: '127.0.0.1', port, path: '/api/v1/denoise', method: 'POST', agent: false,
       headers: { 'x-api-key': key, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': head.length + size + tail.length } }, (res) => {
       const chunks = [];
       let bytes = 0;
-      res.on('data', (c) => { bytes += c.length; if (keep || res.statusCode !== 200) chunks.push(c); });
+      res.on('data', (c) => { firstByteAt ??= performance.now(); bytes += c.length; if (keep || res.statusCode !== 200) chunks.push(c); });
       res.on('end', () => {
         if (res.statusCode !== 200) return reject(new Error(`denoise answered ${res.statusCode}: ${Buffer.concat(chunks).toString().slice(0, 300)}`));
-        resolve({ ms: performance.now() - t0, bytes, body: keep ? Buffer.concat(chunks) : null });
+        resolve({ ms: performance.now() - t0, ttfbMs: firstByteAt - t0, afterUploadMs: firstByteAt - sentAt, uploadMs: sentAt - t0, bytes, body: keep ? Buffer.concat(chunks) : null });
       });
       res.on('error', reject);
     });
@@ -103,9 +108,9 @@ function upload(port, key, source, { keep = true } = {}) {
     if (typeof source === 'string') {
       const rs = createReadStream(source);
       rs.pipe(req, { end: false });
-      rs.on('end', () => req.end(tail));
+      rs.on('end', () => req.end(tail, () => (sentAt = performance.now())));
       rs.on('error', reject);
-    } else req.end(Buffer.concat([source, tail]));
+    } else req.end(Buffer.concat([source, tail]), () => (sentAt = performance.now()));
   });
 }
 
@@ -139,7 +144,15 @@ const mkMp3 = (out, seconds, channels) => execFileSync('ffmpeg', ['-v', 'error',
   '-ar', '44100', '-ac', String(channels), '-c:a', 'libmp3lame', '-b:a', '128k', out]);
 mkMp3(mp3s.mono60, 60, 1);
 mkMp3(mp3s.stereo60, 60, 2);
-if (!args['no-memory']) mkMp3(mp3s.mono900, 899, 1);
+const parts = new Set(String(args.parts ?? 'quality,speed,ttfb,memory').split(','));
+if (args['no-memory']) parts.delete('memory');
+const ttfbSeconds = String(args['ttfb-seconds'] ?? '60,300,899').split(',').map(Number);
+if (parts.has('memory')) mkMp3(mp3s.mono900, 899, 1);
+const ttfbFiles = parts.has('ttfb') ? ttfbSeconds.map((sec) => {
+  const file = sec === 899 && parts.has('memory') ? mp3s.mono900 : path.join(work, `ttfb${sec}.mp3`);
+  if (file !== mp3s.mono900) mkMp3(file, sec, 1);
+  return { seconds: sec, file };
+}) : [];
 
 const results = { name: 'denoise', date: new Date().toISOString(), machine: machine(), defaultBackend, backends: {}, parts: {} };
 
@@ -175,9 +188,10 @@ for (const backend of backends) {
     ...(backend === 'gtcrn' && { SAWT_MODELS_DIR: sharedModels }),
     SAWT_BENCH_PLUGIN_OPTIONS: JSON.stringify({ '@sawt/plugin-denoise': { ...(backend !== defaultBackend && { backend }), pricePerMinute: 0 } }),
   } });
-  const out = { quality: {}, speed: {}, memory: null };
+  const out = { quality: {}, speed: {}, memory: null, timeToFirstByte: [] };
   try {
     // (a) quality
+    if (parts.has('quality')) {
     const en = await upload(srv.port, srv.key, noisyEnFile);
     const enOut = wavSamples(en.body);
     const b = siSdr(clean48, noisy48), a = siSdr(clean48, enOut);
@@ -192,23 +206,31 @@ for (const backend of backends) {
     out.quality.arabic = rows;
     const mean = (xs) => round(xs.reduce((s, v) => s + v, 0) / xs.length);
     out.quality.arabicMeanImprovement = Object.fromEntries([0, 5].map((snr) => [`snr${snr}`, mean(rows.filter((r) => r.snr === snr).map((r) => r.improvement))]));
+    }
     // (b) speed
     // GTCRN is a few times real time only (one ONNX run per 16 ms frame): one mono run keeps the bench short.
     const slow = backend === 'gtcrn';
-    for (const [name, file] of slow ? [['mono60', mp3s.mono60]] : [['mono60', mp3s.mono60], ['stereo60', mp3s.stereo60]]) {
+    for (const [name, file] of !parts.has('speed') ? [] : slow ? [['mono60', mp3s.mono60]] : [['mono60', mp3s.mono60], ['stereo60', mp3s.stereo60]]) {
       if (!slow) await upload(srv.port, srv.key, file, { keep: false }); // warm
       const ms = [];
       for (let i = 0; i < (slow ? 1 : runs); i++) ms.push((await upload(srv.port, srv.key, file, { keep: false })).ms);
       const med = pct(ms, 50);
       out.speed[`mp3_44k_${name}`] = { medianMs: round(med, 0), xRealTime: round(60000 / med, 1), runsMs: ms.map((v) => round(v, 0)) };
     }
+    // (d) long files: the answer starts only once the whole file is denoised.
+    for (const { seconds, file } of slow ? [] : ttfbFiles) {
+      const r = await upload(srv.port, srv.key, file, { keep: false });
+      out.timeToFirstByte.push({ audioSeconds: seconds, uploadMB: round(statSync(file).size / 2 ** 20, 1), uploadMs: round(r.uploadMs, 0), ttfbMs: round(r.ttfbMs, 0),
+        afterUploadMs: round(r.afterUploadMs, 0), totalMs: round(r.ms, 0), xRealTime: round((seconds * 1000) / r.ttfbMs, 1) });
+      console.error(`bench:denoise: ${backend} ${seconds} s: first byte after ${round(r.ttfbMs / 1000, 1)} s`);
+    }
     // (c) memory (15 minutes)
-    if (!args['no-memory'] && (!slow || args['memory-all'])) {
+    if (parts.has('memory') && (!slow || args['memory-all'])) {
       const base = await srv.ask('rss-reset', 'rss-reset');
       const r = await upload(srv.port, srv.key, mp3s.mono900, { keep: false });
       const peak = await srv.ask('rss', 'rss');
       out.memory = { upload: '14:59 MP3 44.1 kHz mono 128 kbps', uploadMB: round(statSync(mp3s.mono900).size / 2 ** 20, 1), responseMB: round(r.bytes / 2 ** 20, 1),
-        ms: round(r.ms, 0), xRealTime: round(899000 / r.ms, 1), rssBeforeMB: round(base.rss / 2 ** 20, 1), rssPeakMB: round(peak.peak / 2 ** 20, 1), peakGrowthMB: round((peak.peak - base.rss) / 2 ** 20, 1) };
+        ms: round(r.ms, 0), ttfbMs: round(r.ttfbMs, 0), xRealTime: round(899000 / r.ms, 1), rssBeforeMB: round(base.rss / 2 ** 20, 1), rssPeakMB: round(peak.peak / 2 ** 20, 1), peakGrowthMB: round((peak.peak - base.rss) / 2 ** 20, 1) };
     }
   } finally {
     await srv.stop();

@@ -34,8 +34,16 @@ if [ "$node_major" -lt 20 ]; then
 fi
 
 export CMAKE_CXX_COMPILER_LAUNCHER=ccache
-# npm ci: exact lockfile versions; runs sqlite3's build (against the system
-# libsqlite3, see .npmrc) and the root install script (the native addon).
+# Settings for dependencies' install scripts, each in the variable its own tool
+# reads (npm warns about unknown .npmrc keys and npm_config_* variables):
+# onnxruntime-node downloads nothing (its CPU binaries ship in the package);
+# sqlite3 builds from source (.prebuild-installrc) against the system
+# libsqlite3 (the gyp variable sqlite), with no download from GitHub.
+export ONNXRUNTIME_NODE_INSTALL=skip
+export GYP_DEFINES="sqlite=/usr${GYP_DEFINES:+ $GYP_DEFINES}"
+export SCARF_ANALYTICS=false
+# npm ci: exact lockfile versions; runs sqlite3's build and the root install
+# script (the native addon).
 if [ ! -f node_modules/.package-lock.json ] || ! cmp -s package-lock.json node_modules/.sawt-lock 2>/dev/null; then
   npm ci --no-audit --no-fund --loglevel=error
   cp package-lock.json node_modules/.sawt-lock

@@ -7,7 +7,8 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 
 /** Paths the server answers that are not part of the API the document describes. */
-const OUTSIDE_API = new Set(['/healthz', '/api/v1/openapi.json']);
+const OUTSIDE_API = new Set(['/api/v1/openapi.json', '/api/v1/asyncapi.json', '/metrics']);
+const OUTSIDE_API_PREFIX = '/docs';
 const MAX_BODY = 1 << 20;
 
 const norm = (ct) => String(ct ?? '').toLowerCase().replace(/\s+/g, '');
@@ -16,10 +17,12 @@ const base = (ct) => norm(ct).split(';')[0];
 export function createOpenApiChecker(doc) {
   const ajv = new Ajv({ strict: false, allErrors: true });
   addFormats(ajv);
-  const prefix = doc.servers?.[0]?.url ?? '';
+  // Server URLs are absolute; requests are matched on their path (a path may have servers of its own).
+  const pathOf = (url) => new URL(url, 'http://server.invalid').pathname.replace(/\/$/, '');
+  const prefix = pathOf(doc.servers?.[0]?.url ?? '');
   const operations = Object.entries(doc.paths).map(([template, ops]) => ({
     template,
-    regex: new RegExp(`^${prefix}${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+    regex: new RegExp(`^${ops.servers ? pathOf(ops.servers[0].url) : prefix}${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
     ops,
   }));
   const compiled = new Map();
@@ -31,7 +34,7 @@ export function createOpenApiChecker(doc) {
   /** Problems with one response ([] when it conforms). */
   return function check({ method, url, status, contentType, body }) {
     const path = url.split('?')[0];
-    if (OUTSIDE_API.has(path.replace(/\/$/, '')) || path === '/playground' || path.startsWith('/playground/')) return [];
+    if (OUTSIDE_API.has(path.replace(/\/$/, '')) || ['/playground', OUTSIDE_API_PREFIX].some((p) => path === p || path.startsWith(`${p}/`))) return [];
     // A CORS preflight answer (transport-http's cors option) belongs to HTTP, not to an operation.
     if (method === 'OPTIONS' && status === 204 && !body?.length) return [];
     const m = method === 'HEAD' ? 'get' : method.toLowerCase();

@@ -1,23 +1,8 @@
-import { parseArgs } from 'node:util';
-
+/** A usage error (bad or missing option value): exit 2. */
 export class UsageError extends Error {}
 
+/** A command's options by long name ('expires-at', 'json'), as commander parsed them. */
 export type Flags = Record<string, string | boolean | undefined>;
-
-/** Parses `--name value` flags; unknown flags are a usage error. */
-export function flags(argv: string[], spec: Record<string, 'string' | 'boolean'>): { values: Flags; positionals: string[] } {
-  try {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      options: Object.fromEntries(Object.entries({ ...spec, json: 'boolean' as const }).map(([k, type]) => [k, { type }])),
-      allowPositionals: true,
-      strict: true,
-    });
-    return { values: values as Flags, positionals };
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-}
 
 export function required(values: Flags, name: string): string {
   const v = values[name];

@@ -1,4 +1,5 @@
 import { SawtError, tokens, type SawtApp } from '@sawt/core';
+import type { Flags } from './args.js';
 
 /** What a CLI command returns: its output for --json and for people. */
 export interface CommandResult {
@@ -8,8 +9,14 @@ export interface CommandResult {
   failure?: string;
 }
 
-/** One CLI command: parses its argv and returns what --json prints and what a person reads. */
-export type Handler = (argv: string[]) => Promise<CommandResult>;
+/** What a command is called with: its options by long name (`expires-at`, `json`) and its arguments. */
+export interface CommandInput {
+  values: Flags;
+  positionals: string[];
+}
+
+/** One CLI command: returns what --json prints and what a person reads (commander parsed its options). */
+export type Handler = (input: CommandInput) => Promise<CommandResult>;
 
 export async function accountOrFail(app: SawtApp, id: string) {
   const acc = await app.get(tokens.accounts).get(id);

@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { createSawt } from '@sawt/core';
 import { serveWorkerLimits, WORKER_LIMITS_ENV } from '@sawt/plugin-billing';
-import { flags, UsageError } from './args.js';
+import { UsageError, type Flags } from './args.js';
 import { runPrimary } from './serve-primary.js';
 
 /**
@@ -10,8 +10,7 @@ import { runPrimary } from './serve-primary.js';
  * SAWT_WORKERS, else one per core). With one worker the server runs in this
  * process. Each process shuts down gracefully on SIGTERM/SIGINT.
  */
-export async function serve(argv: string[]): Promise<number> {
-  const { values } = flags(argv, { workers: 'string' });
+export async function serve(values: Flags = {}): Promise<number> {
   if (cluster.isWorker) {
     const code = await serveOne();
     // The IPC channel to the primary would keep this process alive.

@@ -5,7 +5,8 @@ import { loadConfig, runtimeFromEnv, type SawtConfig } from './config.js';
 import { importPlugin, orderPlugins, validateOptions, type LoadedPlugin } from './loader.js';
 import { PluginError } from './plugin-errors.js';
 import type { PluginContext } from './plugin.js';
-import type { Logger, RuntimeSettings } from './services.js';
+import { PromMetrics } from './metrics.js';
+import type { Logger, Metrics, RuntimeSettings } from './services.js';
 import { tokens, type ServiceRef } from './tokens.js';
 import { currentProcess } from './process-identity.js';
 import { ProcessWorkDir, workDirBase } from './work-dir.js';
@@ -16,6 +17,8 @@ export interface CreateSawtOptions {
   /** Config object to use instead of reading runtime.configPath. */
   config?: SawtConfig;
   logger?: Logger;
+  /** Metrics to record into instead of a fresh registry. */
+  metrics?: Metrics;
   /** Skip plugins carrying any of these tags (the admin CLI skips 'transport'). */
   skipTags?: string[];
 }
@@ -91,6 +94,8 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
   const container = rootContainer.createChildContainer();
   container.registerInstance(tokens.runtime.symbol, runtime);
   container.registerInstance(tokens.logger.symbol, logger);
+  // The admin CLI (no transports) serves no /metrics: no process-metrics collectors there.
+  container.registerInstance(tokens.metrics.symbol, opts.metrics ?? new PromMetrics({ processMetrics: !opts.skipTags?.includes('transport') }));
   const workDir = new ProcessWorkDir(workDirBase(runtime.dataDir), currentProcess(runtime.nodeId));
   container.registerInstance(tokens.workDir.symbol, workDir);
 
@@ -104,7 +109,7 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
     seen.add(plugin.id);
     loaded.push({ plugin, source, options: validateOptions(plugin, entry.options ?? {}) });
   }
-  const ordered = orderPlugins(loaded, [tokens.runtime, tokens.logger, tokens.workDir]);
+  const ordered = orderPlugins(loaded, [tokens.runtime, tokens.logger, tokens.metrics, tokens.workDir]);
 
   const contexts = new Map<LoadedPlugin, PluginContext<any>>();
   for (const lp of ordered) {

@@ -21,13 +21,21 @@ export interface SawtConfig {
 const DEFAULT_CONFIG = 'config/default.json';
 
 /**
- * Reads the runtime settings from the environment (decisions §1). Without SAWT_CONFIG,
- * `config/default.json` of the working directory is used when there is one, else the
- * installation's own (so `sawt serve` works from any directory).
+ * Reads the runtime settings from the environment (decisions §1). Paths not set
+ * by the environment are relative to the working directory when it has a
+ * `config/` folder (a checkout or a deployment directory), else to the
+ * installation (so `sawt …` works the same from any directory). Without
+ * SAWT_CONFIG, `config/default.json` is looked up in the working directory, then
+ * in the installation; when neither exists, loading it fails naming both.
  */
-export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): RuntimeSettings {
+export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd(), installDir = INSTALL_DIR): RuntimeSettings {
+  const home = existsSync(path.join(cwd, 'config')) ? cwd : installDir;
   let configPath = path.resolve(cwd, env.SAWT_CONFIG || DEFAULT_CONFIG);
-  if (!env.SAWT_CONFIG && !existsSync(configPath)) configPath = path.join(INSTALL_DIR, DEFAULT_CONFIG);
+  if (!env.SAWT_CONFIG && !existsSync(configPath)) {
+    const installed = path.join(installDir, DEFAULT_CONFIG);
+    if (existsSync(installed)) configPath = installed;
+    else missingConfig.set(configPath, [configPath, installed]);
+  }
   const port = env.SAWT_PORT === undefined || env.SAWT_PORT === '' ? 8080 : Number(env.SAWT_PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new PluginError('SAWT_ERR_CONFIG', `SAWT_PORT must be an integer between 0 and 65535 but is ${JSON.stringify(env.SAWT_PORT)}`);
@@ -35,8 +43,8 @@ export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env, cwd = proce
   return {
     host: env.SAWT_HOST || '127.0.0.1',
     port,
-    dataDir: path.resolve(cwd, env.SAWT_DATA_DIR || './data'),
-    modelsDir: path.resolve(cwd, env.SAWT_MODELS_DIR || './models'),
+    dataDir: env.SAWT_DATA_DIR ? path.resolve(cwd, env.SAWT_DATA_DIR) : path.join(home, 'data'),
+    modelsDir: env.SAWT_MODELS_DIR ? path.resolve(cwd, env.SAWT_MODELS_DIR) : path.join(home, 'models'),
     bundledModelsDir: BUNDLED_MODELS_DIR,
     configPath,
     configDir: path.dirname(configPath),
@@ -44,11 +52,18 @@ export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env, cwd = proce
   };
 }
 
+/** Default config paths that were looked for and not found, for loadConfig's message. */
+const missingConfig = new Map<string, string[]>();
+
 export function loadConfig(configPath: string): SawtConfig {
   let raw: string;
   try {
     raw = readFileSync(configPath, 'utf8');
   } catch (e) {
+    const looked = missingConfig.get(configPath);
+    if (looked && (e as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new PluginError('SAWT_ERR_CONFIG', `No config file: looked for ${looked.join(' and ')}; set SAWT_CONFIG to the config file, or run from a directory with config/default.json`, undefined, { cause: e });
+    }
     throw new PluginError('SAWT_ERR_CONFIG', `Cannot read config file ${configPath}: ${(e as Error).message}`, undefined, { cause: e });
   }
   let parsed: unknown;

@@ -17,4 +17,6 @@ export * from './api-key.js';
 export * from './process-identity.js';
 export * from './raw-http-error.js';
 export * from './model-files.js';
+export { PromMetrics } from './metrics.js';
+export * from './log-sampler.js';
 export * from './work-dir.js';

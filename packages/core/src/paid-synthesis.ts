@@ -1,7 +1,7 @@
 import { errors } from './errors.js';
 import { billableChars } from './text-rules.js';
 import { tokens, type ServiceRef } from './tokens.js';
-import type { AccountStore, Admission, AdmissionControl, AuthContext, ModelCatalog, ModelInfo, SpeechStream, SpeechSynthesizer, VoiceCatalog } from './services.js';
+import type { AccountStore, Admission, AdmissionControl, AuthContext, ChunkInfo, Logger, Metrics, ModelCatalog, ModelInfo, SpeechStream, SpeechSynthesizer, VoiceCatalog } from './services.js';
 
 export interface PaidSynthesisServices {
   models: ModelCatalog;
@@ -9,11 +9,17 @@ export interface PaidSynthesisServices {
   accounts: AccountStore;
   admission: AdmissionControl;
   synthesizer: SpeechSynthesizer;
+  /** Where delivered syntheses are counted and logged (absent: neither). */
+  metrics?: Metrics;
+  logger?: Logger;
 }
 
 /** The services of the paid path, looked up once by a transport plugin (ctx.get). */
 export function paidSynthesisServices(get: <T>(ref: ServiceRef<T>) => T): PaidSynthesisServices {
-  return { models: get(tokens.models), voices: get(tokens.voices), accounts: get(tokens.accounts), admission: get(tokens.admission), synthesizer: get(tokens.synthesizer) };
+  return {
+    models: get(tokens.models), voices: get(tokens.voices), accounts: get(tokens.accounts), admission: get(tokens.admission), synthesizer: get(tokens.synthesizer),
+    metrics: get(tokens.metrics), logger: get(tokens.logger),
+  };
 }
 
 export interface PaidSynthesisRequest {
@@ -27,6 +33,10 @@ export interface PaidSynthesisRequest {
   sampleRate?: number;
   /** Ledger description, e.g. "tts http". */
   purpose: string;
+  /** Metrics label: 'http' (default), 'ws' or 'preview'. */
+  transport?: string;
+  /** When the client asked (performance.now() time base): first-audio latency counts from here (default: now). */
+  startedAt?: number;
   /** Starts the audio instead of the synthesizer (e.g. a voice preview); the voice is then not looked up. */
   start?: (model: ModelInfo) => Promise<SpeechStream>;
 }
@@ -66,7 +76,8 @@ export async function startPaidSynthesis(services: PaidSynthesisServices, req: P
   // unless the admission was refused in memory (concurrency) within a turn of the event loop: a flood
   // of refused requests never reaches the engine. Nothing is sent before the admission is granted;
   // a refused one destroys the stream, and its error wins over the synthesis's.
-  const synthesis = req.start ? null : startUnlessRefused(admitting, () => services.synthesizer.synthesize({
+  const watch = new SynthesisWatch();
+  const synthesis = req.start ? null : startUnlessRefused(admitting, async () => watch.attach(await services.synthesizer.synthesize({
     modelId: model.model_id,
     voiceId: req.voiceId,
     accountId: req.auth.account.id,
@@ -75,7 +86,7 @@ export async function startPaidSynthesis(services: PaidSynthesisServices, req: P
     stability: req.stability,
     sampleRate: req.sampleRate,
     requestId: req.requestId,
-  }));
+  })));
   synthesis?.catch(() => {}); // awaited below, once the admission is known
   let admission: Admission;
   try {
@@ -85,12 +96,81 @@ export async function startPaidSynthesis(services: PaidSynthesisServices, req: P
     throw e;
   }
   try {
-    const stream = req.start ? await req.start(model) : (await synthesis)!;
-    return { stream, admission, model, chars };
+    const stream = req.start ? watch.attach(await req.start(model)) : (await synthesis)!;
+    return { stream, admission: observed(services, req, watch, { admission, model, chars }), model, chars };
   } catch (e) {
     await admission.release(`synthesis failed to start: ${(e as Error).message}`);
     throw e;
   }
+}
+
+/**
+ * What the paid path watches of a synthesis from the moment its stream exists (it may start
+ * generating while the admission is on its way): samples, first chunk, end.
+ */
+class SynthesisWatch {
+  readonly startedAt = performance.now();
+  samples = 0;
+  firstChunkAt = -1;
+  endAt = -1;
+  onFirstChunk: (() => void) | null = null;
+
+  /** Starts watching `stream` (chunk-info, not 'data': a data listener would switch it to flowing mode). */
+  attach(stream: SpeechStream): SpeechStream {
+    stream.on('chunk-info', (info: ChunkInfo) => {
+      if (info.samples > 0 && this.firstChunkAt < 0) {
+        this.firstChunkAt = performance.now();
+        this.onFirstChunk?.();
+      }
+      this.samples += info.samples;
+    });
+    stream.once('end', () => (this.endAt = performance.now()));
+    return stream;
+  }
+}
+
+/**
+ * The admission of a started synthesis, observed: its first chunk (once the admission is granted:
+ * nothing is sent before) gives the first-audio latency; settling it (the audio reached the
+ * client) records the real-time factor and writes the "synthesis delivered" log line.
+ */
+function observed(services: PaidSynthesisServices, req: PaidSynthesisRequest, watch: SynthesisWatch, run: { admission: Admission; model: ModelInfo; chars: number }): Admission {
+  const { metrics, logger } = services;
+  if (!metrics && !logger) return run.admission;
+  const transport = req.transport ?? 'http';
+  const model = run.model.model_id;
+  const rate = req.sampleRate ?? 24000;
+  const askedAt = req.startedAt ?? watch.startedAt;
+  let firstAt = -1;
+  const first = () => {
+    firstAt = performance.now();
+    metrics?.observeFirstAudio(model, transport, (firstAt - askedAt) / 1000);
+  };
+  if (watch.firstChunkAt >= 0) first();
+  else watch.onFirstChunk = first;
+  const admission = run.admission;
+  let recorded = false;
+  return {
+    get requestId() {
+      return admission.requestId;
+    },
+    get costMicro() {
+      return admission.costMicro;
+    },
+    async settle(costMicro?: number) {
+      await admission.settle(costMicro);
+      if (recorded) return;
+      recorded = true;
+      const now = performance.now();
+      const audioSeconds = watch.samples / rate;
+      metrics?.observeSynthesis({ model, transport, chars: run.chars, audioSeconds, elapsedSeconds: ((watch.endAt >= 0 ? watch.endAt : now) - watch.startedAt) / 1000 });
+      logger?.info({
+        requestId: req.requestId, accountId: req.auth.account.id, keyId: req.auth.key.id, model, voice: req.voiceId, transport,
+        chars: run.chars, audioSeconds: Math.round(audioSeconds * 1000) / 1000, firstAudioMs: firstAt >= 0 ? Math.round(firstAt - askedAt) : null, ms: Math.round(now - askedAt),
+      }, 'synthesis delivered');
+    },
+    release: (reason: string) => admission.release(reason),
+  };
 }
 
 /**

@@ -33,6 +33,33 @@ export interface Logger {
   child(bindings: Record<string, unknown>): Logger;
 }
 
+// ---------- Metrics ----------
+
+export interface MetricsGaugeReading {
+  labels: Record<string, string>;
+  value: number;
+}
+
+/**
+ * The service's Prometheus metrics (a core service, like the logger): transports
+ * and plugins record what they see; GET /metrics renders it.
+ */
+export interface Metrics {
+  /** One answered HTTP request; `route` is the route template (e.g. /api/v1/text-to-speech/:model_id), never the raw path. */
+  observeRequest(r: { method: string; route: string; status: number; seconds: number }): void;
+  /** Time to the first audio chunk of a synthesis; transport: 'http', 'ws', 'preview'. */
+  observeFirstAudio(model: string, transport: string, seconds: number): void;
+  /** A synthesis delivered in full: its characters, audio length and wall time (the real-time factor). */
+  observeSynthesis(s: { model: string; transport: string; chars: number; audioSeconds: number; elapsedSeconds: number }): void;
+  observeDenoise(audioSeconds: number, elapsedSeconds: number): void;
+  /** An error answer sent to a client (errorCode), by transport ('http', 'ws'). */
+  countRefusal(code: number, transport: string): void;
+  /** A gauge read at scrape time (open reservations, live sessions, engine jobs…); adding a name again replaces it. */
+  addGauge(g: { name: string; help: string; labelNames?: string[]; read: () => number | MetricsGaugeReading[] }): void;
+  /** The Prometheus text exposition. */
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
 // ---------- Storage ----------
 
 export interface Migration {

@@ -18,6 +18,8 @@ export function createServiceRef<T>(id: string): ServiceRef<T> {
 export const tokens = {
   runtime: createServiceRef<S.RuntimeSettings>('core.runtime'),
   logger: createServiceRef<S.Logger>('core.logger'),
+  /** Prometheus metrics of this app (core registers it, like runtime and logger). */
+  metrics: createServiceRef<S.Metrics>('core.metrics'),
   /** This process's temporary folder (uploads, spooled audio), removed at stop and swept after a crash. */
   workDir: createServiceRef<import('./work-dir.js').WorkDir>('core.workDir'),
   database: createServiceRef<S.Database>('storage.database'),
@@ -48,6 +50,13 @@ export interface HttpServerService {
   readonly app: unknown;
   /** The Node http.Server, for upgrade handlers (WebSocket). */
   readonly server: import('node:http').Server;
+  /**
+   * The absolute URL clients reach this server at, without a trailing slash (e.g.
+   * "https://api.example.com" or "https://example.com/sawt"): transport-http's
+   * publicUrl option, else the scheme and host of `request` (a fastify request) as
+   * the client reached it. API paths (/api/v1/…) follow it.
+   */
+  publicOrigin(request: unknown): string;
   /** Declares a route for the OpenAPI document. */
   describe(route: S.HttpRouteSpec): void;
   /** Work in flight that shutdown waits for (up to its grace period), then cancels with `cancel`. */

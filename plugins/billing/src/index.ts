@@ -34,7 +34,7 @@ export default definePlugin<BillingOptions>({
   id: 'billing',
   provides: [tokens.wallet, tokens.concurrency, tokens.rateLimiter, tokens.admission],
   // accounts: wallets belong to accounts; quota: the per-key character quota lives in auth (it owns api_keys).
-  consumes: [tokens.database, tokens.logger, tokens.accounts, tokens.quota],
+  consumes: [tokens.database, tokens.logger, tokens.accounts, tokens.quota, tokens.metrics],
   // Present in a cluster (Redis plugin): limits every node shares, used instead of this process's own.
   optionalConsumes: [tokens.sharedLimits],
   configSchema: {
@@ -79,6 +79,7 @@ export default definePlugin<BillingOptions>({
     ctx.provide(tokens.concurrency, concurrency);
     ctx.provide(tokens.rateLimiter, rateLimiter);
     ctx.provide(tokens.admission, admission);
+    ctx.get(tokens.metrics).addGauge({ name: 'sawt_wallet_reservations_open', help: 'Wallet reservations this process holds open (synthesis or denoise paid for but not yet settled or released).', read: () => wallet.openReservations });
   },
 
   async start(ctx) {

@@ -57,6 +57,11 @@ export class SqlWallet implements Wallet {
   /** Reservations this process opened and has not closed: released on stop(). */
   private readonly open = new Map<string, SqlReservation>();
 
+  /** Reservations this process holds open (the metrics' gauge). */
+  get openReservations(): number {
+    return this.open.size;
+  }
+
   constructor(
     private readonly db: Database,
     private readonly accounts: AccountStore,

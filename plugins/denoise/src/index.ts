@@ -85,7 +85,7 @@ export default definePlugin<DenoiseOptions>({
   id: 'denoise',
   tags: ['transport'],
   provides: [],
-  consumes: [tokens.logger, tokens.runtime, tokens.workDir, tokens.httpServer, tokens.authenticator, tokens.rateLimiter, tokens.admission],
+  consumes: [tokens.logger, tokens.runtime, tokens.workDir, tokens.httpServer, tokens.authenticator, tokens.rateLimiter, tokens.admission, tokens.metrics],
   configSchema: denoiseConfigSchema as unknown as Record<string, unknown>,
   async register(ctx) {
     const opts = ctx.options;
@@ -94,6 +94,7 @@ export default definePlugin<DenoiseOptions>({
     const authenticator = ctx.get(tokens.authenticator);
     const rateLimiter = ctx.get(tokens.rateLimiter);
     const admission = ctx.get(tokens.admission);
+    const metrics = ctx.get(tokens.metrics);
     const priceMicro = toMicro(opts.pricePerMinute);
     const workDir = ctx.get(tokens.workDir);
     const denoiser = await makeDenoiser(opts, ModelFiles.of(ctx.runtime), logger);
@@ -149,6 +150,7 @@ export default definePlugin<DenoiseOptions>({
         try {
           const upload = await receiveUpload(req.raw, { file: () => workDir.file('denoise', '.upload'), field: 'audio', maxBytes: opts.maxFileBytes, track: (f) => files.add(f) });
           if (upload.bytes === 0) throw errors.validation('audio is required and must not be empty');
+          const uploaded = performance.now();
           const info = await probeAudio(opts.ffprobePath, upload.path, ac.signal);
           const seconds = info.duration ?? (await measureDuration(opts.ffmpegPath, upload.path, ac.signal));
           if (seconds > opts.maxDurationSeconds) throw errors.validation(`Audio duration exceeds ${durationLimitText(opts.maxDurationSeconds)} limit`);
@@ -168,7 +170,8 @@ export default definePlugin<DenoiseOptions>({
           }
           await removeQuietly(upload.path);
           const size = (await stat(output)).size;
-          logger.info({ requestId: req.id, seconds, minutes, ms: Math.round(performance.now() - t0), backend: denoiser.name }, 'denoised');
+          const ids = { requestId: req.id, accountId: req.auth!.account.id, keyId: req.auth!.key.id };
+          logger.info({ ...ids, seconds, minutes, ms: Math.round(performance.now() - t0), backend: denoiser.name }, 'denoised');
           reply.hijack();
           res.writeHead(200, { 'content-type': 'audio/wav', 'cache-control': 'no-cache', 'content-length': size, 'x-request-id': req.id });
           const sent = { bytes: 0, contentLength: size };
@@ -179,13 +182,15 @@ export default definePlugin<DenoiseOptions>({
             /* judged below: a client that closed after the last byte still got it all */
           }
           const delivered = isDelivered(res, sent);
-          if (delivered) await adm.settle();
-          else await adm.release('client disconnected during denoise response');
+          if (delivered) {
+            await adm.settle();
+            metrics.observeDenoise(seconds, (performance.now() - uploaded) / 1000);
+          } else await adm.release('client disconnected during denoise response');
         } catch (e) {
           if (adm) await (adm as Admission).release(`denoise failed: ${(e as Error).message}`);
           if (ac.signal.reason instanceof ShuttingDown && !res.headersSent && !res.destroyed) throw new SawtError('unavailable', 'Server is shutting down; retry shortly');
           if (e instanceof UploadAborted || ac.signal.aborted) {
-            logger.info({ requestId: req.id }, 'denoise: client went away');
+            logger.info({ requestId: req.id, accountId: req.auth?.account.id ?? null, keyId: req.auth?.key.id ?? null }, 'denoise: client went away');
             if (!res.headersSent) res.destroy();
             return;
           }
@@ -197,7 +202,7 @@ export default definePlugin<DenoiseOptions>({
             }
             throw e;
           }
-          logger.error({ err: e, requestId: req.id }, 'denoise failed');
+          logger.error({ err: e, requestId: req.id, accountId: req.auth?.account.id ?? null, keyId: req.auth?.key.id ?? null }, 'denoise failed');
           throw errors.internal('Failed to denoise audio', e);
         } finally {
           res.off('close', onClose);

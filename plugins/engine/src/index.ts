@@ -109,7 +109,7 @@ let htsThreads = 2;
 export default definePlugin<EngineOptions>({
   id: 'engine',
   provides: [tokens.models, tokens.voices, tokens.synthesizer, tokens.textPipeline, tokens.voiceCloning],
-  consumes: [tokens.logger, tokens.runtime, tokens.database, tokens.blobStore],
+  consumes: [tokens.logger, tokens.runtime, tokens.database, tokens.blobStore, tokens.metrics],
   configSchema: {
     type: 'object',
     required: ['models', 'voices'],
@@ -263,6 +263,10 @@ export default definePlugin<EngineOptions>({
     ctx.provide<TextPipeline>(tokens.textPipeline, pipeline);
     ctx.provide<VoiceCloning>(tokens.voiceCloning, cloning);
     ctx.provide<SpeechSynthesizer>(tokens.synthesizer, synthesizer);
+    ctx.get(tokens.metrics).addGauge({
+      name: 'sawt_engine_jobs', help: 'Synthesis jobs started and not finished, per engine: running, waiting for a native thread, or waiting for their reader.', labelNames: ['engine'],
+      read: () => synthesizer.jobsInFlight().map((j) => ({ labels: { engine: j.engine }, value: j.jobs })),
+    });
   },
   async start(ctx) {
     // Before espeak's first use (it takes effect once per process).

@@ -10,6 +10,8 @@ export class EngineSynthesizer implements SpeechSynthesizer {
   private readonly backends = new Map<string, SpeechBackend>();
   /** Synthesis of voices outside the built-in catalog (cloned voices); null: not one of them. */
   cloneHook: ((req: SynthesisRequest) => Promise<SpeechStream | null>) | null = null;
+  /** Synthesis jobs started and not yet ended or cancelled, per engine (the metrics' queue depth). */
+  private readonly jobs = new Map<string, number>();
 
   constructor(
     private readonly models: ConfiguredModelCatalog,
@@ -29,6 +31,11 @@ export class EngineSynthesizer implements SpeechSynthesizer {
     const voice = this.voices.config(req.voiceId);
     if (!voice) throw errors.voiceNotFound(req.voiceId);
     return this.synthesizeVoice(req, voice);
+  }
+
+  /** Jobs per engine that were started and have not finished: running, or waiting for a native thread or for their reader. */
+  jobsInFlight(): Array<{ engine: string; jobs: number }> {
+    return [...this.backends.keys()].map((engine) => ({ engine, jobs: this.jobs.get(engine) ?? 0 }));
   }
 
   /** The engine of a model, or undefined when it is not offered. */
@@ -67,6 +74,8 @@ export class EngineSynthesizer implements SpeechSynthesizer {
     const stream = rest
       ? new SpeechSequence(backend.synthesize({ ...head, ...settings, urgent: true }), async () => backend.synthesize({ ...(await rest), ...settings, urgent: false }))
       : backend.synthesize({ ...head, ...settings, urgent: true });
+    this.jobs.set(model.engine, (this.jobs.get(model.engine) ?? 0) + 1);
+    stream.once('close', () => this.jobs.set(model.engine, this.jobs.get(model.engine)! - 1));
     // Counted from chunk-info events: a 'data' listener would switch the stream
     // to flowing mode and defeat the consumer's backpressure.
     let samples = 0;

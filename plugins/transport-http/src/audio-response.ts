@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { PCM_CONTENT_TYPE, encodeWav, errors, isSawtError, isDelivered, whenDelivered, type Admission, type Logger, type SpeechStream } from '@sawt/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from './errors.js';
+import { noteRefusal } from './request-log.js';
 
 /** Resolves with the first buffered chunk (null at a clean end before any), rejects on a stream error or if the client left first. */
 function firstChunk(stream: SpeechStream, res: ServerResponse): Promise<Buffer | null> {
@@ -41,9 +42,11 @@ class ClientGone extends Error {
   }
 }
 
-function writeJsonError(res: ServerResponse, requestId: string, e: unknown, logger: Logger): void {
+function writeJsonError(res: ServerResponse, req: FastifyRequest, e: unknown, logger: Logger): void {
+  const requestId = req.id;
   const err = isSawtError(e) ? e : errors.internal('Speech synthesis failed');
-  if (!isSawtError(e)) logger.error({ err: e, requestId }, 'synthesis failed');
+  if (!isSawtError(e)) logger.error({ err: e, requestId, accountId: req.auth?.account.id ?? null, keyId: req.auth?.key.id ?? null }, 'synthesis failed');
+  noteRefusal(res, err);
   if (res.headersSent || res.destroyed) {
     res.destroy();
     return;
@@ -105,7 +108,7 @@ export async function sendSynthesis(
     }
   } catch (e) {
     stream.destroy();
-    if (!(e instanceof ClientGone) && !res.destroyed) writeJsonError(res, req.id, e, logger);
+    if (!(e instanceof ClientGone) && !res.destroyed) writeJsonError(res, req, e, logger);
   } finally {
     // A close racing the last write still delivered everything if end() had emptied the buffer.
     delivered ||= isDelivered(res);

@@ -6,7 +6,10 @@ import { registerPlayground } from './playground.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
 import { registerTtsRoutes } from './routes/tts.js';
 import { registerVoiceRoutes } from './routes/voices.js';
-import { createFastify, type HttpOptions } from './server.js';
+import { registerDocs } from './docs.js';
+import { MetricsEndpoint } from './metrics-endpoint.js';
+import { absoluteUrl, createFastify, type HttpOptions } from './server.js';
+import type { FastifyRequest } from 'fastify';
 
 const modelSchema = {
   type: 'object',
@@ -32,12 +35,15 @@ const clonedVoiceSchema = {
 
 /** Per-instance shutdown routine, keyed by the plugin context (one per booted app). */
 const shutdowns = new WeakMap<object, () => Promise<void>>();
+const endpoints = new WeakMap<object, MetricsEndpoint>();
+
+export { docsSize } from './docs.js';
 
 export default definePlugin<HttpOptions>({
   id: 'transport-http',
   tags: ['transport'],
   provides: [tokens.httpServer],
-  consumes: [tokens.logger, tokens.runtime, tokens.workDir, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.voiceCloning],
+  consumes: [tokens.logger, tokens.runtime, tokens.metrics, tokens.workDir, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.voiceCloning],
   configSchema: {
     type: 'object',
     properties: {
@@ -53,14 +59,33 @@ export default definePlugin<HttpOptions>({
       },
       cors: corsSchema,
       playground: { type: 'boolean', default: true },
+      publicUrl: {
+        type: 'string', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]+(/[^?#]*)?$',
+        description: 'The absolute URL clients reach the server at (e.g. https://api.example.com, or https://example.com/sawt behind a proxy): the server URL of the OpenAPI and AsyncAPI documents. Default: as each client reached it.',
+      },
+      metrics: {
+        type: 'object',
+        additionalProperties: false,
+        default: {},
+        description: 'GET /metrics (Prometheus text format): on the API port, or on a port of its own (e.g. bound to a private address).',
+        properties: {
+          enabled: { type: 'boolean', default: true },
+          port: { type: ['integer', 'null'], minimum: 0, maximum: 65535, default: null },
+          host: { type: ['string', 'null'], minLength: 1, default: null },
+        },
+      },
     },
   },
   register(ctx) {
     let closing = false;
-    const app = createFastify(ctx.options, ctx.logger, () => closing);
+    const metrics = ctx.get(tokens.metrics);
+    const { app, stopLogging } = createFastify(ctx.options, ctx.logger, () => closing, metrics);
+    const metricsEndpoint = new MetricsEndpoint(metrics, ctx.options.metrics);
+    if (metricsEndpoint.onApiPort) app.get('/metrics', (_req, reply) => metricsEndpoint.answer(reply));
     const routes: HttpRouteSpec[] = [];
     const describe = (r: HttpRouteSpec) => void routes.push(r);
     const inFlight = new Map<Promise<unknown>, () => void>();
+    metrics.addGauge({ name: 'sawt_http_work_in_flight', help: 'Audio and denoise responses being produced (what shutdown waits for).', read: () => inFlight.size });
     const trackInFlight = <T>(work: Promise<T>, cancel: () => void): Promise<T> => {
       inFlight.set(work, cancel);
       work.finally(() => inFlight.delete(work)).catch(() => {});
@@ -75,9 +100,15 @@ export default definePlugin<HttpOptions>({
       track: trackInFlight,
     };
 
+    const publicOrigin = (req: unknown) => ctx.options.publicUrl?.replace(/\/+$/, '') ?? absoluteUrl(req as FastifyRequest, '');
+    describe({
+      method: 'GET', path: '//healthz', summary: 'Liveness: 200 once the server can serve (no API key)', scope: null,
+      responses: { 200: { description: 'The server is up', content: { 'application/json': { schema: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: ['ok'] } } } } } } },
+    });
     app.get('/healthz', async () => ({ status: 'ok' }));
     if (ctx.options.playground) registerPlayground(app);
-    app.get('/api/v1/openapi.json', async () => buildOpenApi(routes, { Model: modelSchema, Voice: voiceSchema, ClonedVoice: clonedVoiceSchema }));
+    app.get('/api/v1/openapi.json', async (req) => buildOpenApi(routes, { Model: modelSchema, Voice: voiceSchema, ClonedVoice: clonedVoiceSchema }, publicOrigin(req)));
+    registerDocs(app);
     registerCatalogRoutes(app, describe, { ...deps, cloning: ctx.get(tokens.voiceCloning) });
     registerTtsRoutes(app, describe, deps);
     registerVoiceRoutes(app, describe, {
@@ -91,11 +122,15 @@ export default definePlugin<HttpOptions>({
       },
       describe,
       trackInFlight,
+      publicOrigin,
     };
     ctx.provide(tokens.httpServer, service);
 
+    endpoints.set(ctx, metricsEndpoint);
     shutdowns.set(ctx, async () => {
       closing = true;
+      stopLogging();
+      await metricsEndpoint.close();
       const pending = [...inFlight.keys()];
       if (pending.length) {
         ctx.logger.info({ inFlight: pending.length }, 'waiting for in-flight requests');
@@ -111,6 +146,8 @@ export default definePlugin<HttpOptions>({
     const app = service.app as import('fastify').FastifyInstance;
     const address = await app.listen({ host: ctx.runtime.host, port: ctx.runtime.port });
     ctx.logger.info({ address }, 'Sawt HTTP API listening');
+    const metricsAddress = await endpoints.get(ctx)?.listen(ctx.runtime.host);
+    if (metricsAddress) ctx.logger.info({ address: metricsAddress }, 'metrics listening');
   },
   async stop(ctx) {
     await shutdowns.get(ctx)?.();

@@ -44,18 +44,24 @@ function frameworkResponses(r: HttpRouteSpec): Record<string, unknown> {
   };
 }
 
-/** Builds the OpenAPI 3 document from the routes the plugins described. */
-export function buildOpenApi(routes: HttpRouteSpec[], components: Record<string, unknown>): Record<string, unknown> {
+/**
+ * Builds the OpenAPI 3 document from the routes the plugins described; `origin`
+ * is the absolute URL of the server (the API is below origin/api/v1). Routes
+ * whose path starts with // live at the root (e.g. /healthz) and get a
+ * path-level server of their own.
+ */
+export function buildOpenApi(routes: HttpRouteSpec[], components: Record<string, unknown>, origin: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
-    const p = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
-    paths[p] ??= {};
+    const atRoot = r.path.startsWith('//');
+    const p = (atRoot ? r.path.slice(1) : r.path).replace(/:([A-Za-z_]+)/g, '{$1}');
+    paths[p] ??= atRoot ? { servers: [{ url: origin, description: 'The server root (outside /api/v1)' }] } : {};
     paths[p]![r.method.toLowerCase()] = {
       summary: r.summary,
       ...(r.scope ? { security: [{ ApiKeyAuth: [] }], 'x-sawt-scope': r.scope } : { security: [] }),
       ...(r.parameters ? { parameters: r.parameters } : {}),
       ...(r.requestBody ? { requestBody: r.requestBody } : {}),
-      responses: { ...frameworkResponses(r), ...r.responses },
+      responses: atRoot ? r.responses : { ...frameworkResponses(r), ...r.responses },
     };
   }
   return {
@@ -65,7 +71,7 @@ export function buildOpenApi(routes: HttpRouteSpec[], components: Record<string,
       version: '1.0.0',
       license: { name: 'GPL-3.0-or-later' },
     },
-    servers: [{ url: API_PREFIX }],
+    servers: [{ url: `${origin}${API_PREFIX}` }],
     paths,
     components: {
       securitySchemes: { ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key' } },

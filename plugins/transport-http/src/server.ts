@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { SawtError, presentedKey, writeRawHttpError, type AuthContext, type Authenticator, type EndpointScope, type HttpRouteSpec, type Logger, type RateLimiter } from '@sawt/core';
+import { SawtError, presentedKey, writeRawHttpError, type AuthContext, type Authenticator, type EndpointScope, type HttpRouteSpec, type Logger, type Metrics, type RateLimiter } from '@sawt/core';
 import { registerCors, type CorsOptions } from './cors.js';
 import { clientError, errorBody, frameworkError, toSawtError } from './errors.js';
 import { API_PREFIX } from './openapi.js';
+import type { MetricsOptions } from './metrics-endpoint.js';
+import { instrumentRequests, noteRefusal } from './request-log.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,9 +29,13 @@ export interface HttpOptions {
   cors: CorsOptions;
   /** Serve the web playground at /playground. */
   playground: boolean;
+  metrics: MetricsOptions;
+  /** Absolute URL clients reach the server at (documents' server URL); absent: as each client reached it. */
+  publicUrl?: string;
 }
 
 export function sendError(reply: FastifyReply, e: SawtError): FastifyReply {
+  noteRefusal(reply.raw, e);
   return reply.code(e.status).header('x-request-id', reply.request.id).headers(e.headers).type('application/json').send(errorBody(e));
 }
 
@@ -40,7 +46,7 @@ export function sendError(reply: FastifyReply, e: SawtError): FastifyReply {
  * runs (bad URL encoding, over-long path parameters, malformed requests, oversized
  * headers), never echoing the request back; and 503 while shutting down.
  */
-export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () => boolean): FastifyInstance {
+export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () => boolean, metrics: Metrics): { app: FastifyInstance; stopLogging(): void } {
   const app = Fastify({
     logger: false,
     genReqId: () => randomUUID(),
@@ -53,7 +59,9 @@ export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () =
     // Refusals of the router (FST_ERR_BAD_URL, FST_ERR_MAX_PARAM_LENGTH…), before any hook runs.
     frameworkErrors: (err, req, reply) => {
       const e = frameworkError(err);
-      logger.info({ requestId: req.id, errorCode: e.code, status: e.status, fastifyCode: (err as { code?: string }).code }, e.message);
+      logger.info({ requestId: req.id, accountId: null, keyId: null, errorCode: e.code, status: e.status, fastifyCode: (err as { code?: string }).code }, e.message);
+      metrics.countRefusal(e.code, 'http');
+      metrics.observeRequest({ method: req.method, route: '(unmatched)', status: e.status, seconds: 0 });
       return sendError(reply, e);
     },
     // Node's HTTP parser refused the bytes (malformed request, headers too large, timeout): no request object exists.
@@ -67,13 +75,15 @@ export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () =
       }
       const e = clientError(code);
       const requestId = randomUUID();
-      logger.info({ requestId, errorCode: e.code, status: e.status, parserCode: code }, e.message);
+      logger.info({ requestId, accountId: null, keyId: null, errorCode: e.code, status: e.status, parserCode: code }, e.message);
+      metrics.countRefusal(e.code, 'http');
       writeRawHttpError(socket, e, requestId);
     },
   });
 
   // Before the other hooks, so that every answer, a refusal included, carries the CORS headers.
   registerCors(app, opts.cors);
+  const requestLog = instrumentRequests(app, logger, metrics);
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
     if (isClosing()) throw new SawtError('unavailable', 'Server is shutting down; retry shortly');
@@ -81,15 +91,15 @@ export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () =
 
   app.setErrorHandler((err, req, reply) => {
     const e = toSawtError(err, logger, req.id);
-    if (e.status >= 500 && e.status !== 503) logger.error({ requestId: req.id, errorCode: e.code, err: e.cause ?? err }, e.message);
-    else logger.info({ requestId: req.id, errorCode: e.code, status: e.status, method: req.method, url: req.url.split('?')[0] }, e.message);
+    // The request's own line (request-log.ts) records every refusal; a server failure also gets its cause here.
+    if (e.status >= 500 && e.status !== 503) logger.error({ requestId: req.id, accountId: req.auth?.account.id ?? null, keyId: req.auth?.key.id ?? null, errorCode: e.code, err: e.cause ?? err }, e.message);
     return sendError(reply, e);
   });
 
   // The path is not echoed back (it may carry anything a client typed); the method is one Node accepted.
   app.setNotFoundHandler((req, reply) => sendError(reply, new SawtError('notFound', `Endpoint not found: no ${req.method} endpoint at this path (see /api/v1/openapi.json)`)));
 
-  return app;
+  return { app, stopLogging: requestLog.stop };
 }
 
 export interface RouteDeps {

@@ -4,8 +4,11 @@ import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SawtError, definePlugin, errors, paidSynthesisServices, tokens, writeRawHttpError, type Authenticator, type Logger } from '@sawt/core';
 import { WebSocketServer } from 'ws';
+import { buildAsyncApi } from './asyncapi.js';
 import { WsSession, liveSessions, upgradeKey, DEFAULT_LIMITS, type WsDeps, type WsLimits } from './session.js';
 
+export { buildAsyncApi };
+export { initFields, textFields, OUTPUT_FORMATS } from './messages.js';
 export { liveSessions, DEFAULT_LIMITS, type WsLimits };
 
 export const WS_PATH = '/api/v1/websocket/text-to-speech';
@@ -26,7 +29,7 @@ export default definePlugin<WsOptions>({
   id: 'transport-ws',
   tags: ['transport'],
   provides: [],
-  consumes: [tokens.httpServer, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.logger],
+  consumes: [tokens.httpServer, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.logger, tokens.metrics],
   configSchema: {
     type: 'object',
     properties: {
@@ -52,6 +55,8 @@ export default definePlugin<WsOptions>({
       stallTimeoutMs: o.stallTimeoutMs, pingIntervalMs: o.pingIntervalMs, idleTimeoutMs: o.idleTimeoutMs,
     };
     const http = ctx.get(tokens.httpServer);
+    const fastify = http.app as import('fastify').FastifyInstance;
+    fastify.get('/api/v1/asyncapi.json', async (req) => buildAsyncApi(http.publicOrigin(req)));
     const deps: WsDeps = {
       authenticator: ctx.get(tokens.authenticator),
       rateLimiter: ctx.get(tokens.rateLimiter),
@@ -61,8 +66,14 @@ export default definePlugin<WsOptions>({
     };
     const wss = new WebSocketServer({ noServer: true, maxPayload: ctx.options.maxPayload });
     // A handshake ws refuses (bad method, key or version) answers in the error shape of every other refusal.
-    wss.on('wsClientError', (err: Error, socket: Duplex) => writeRawHttpError(socket, errors.validation(`WebSocket handshake refused: ${err.message}`), randomUUID()));
+    const metrics = ctx.get(tokens.metrics);
+    const refuse = (socket: Duplex, e: SawtError) => {
+      metrics.countRefusal(e.code, 'ws');
+      writeRawHttpError(socket, e, randomUUID());
+    };
+    wss.on('wsClientError', (err: Error, socket: Duplex) => refuse(socket, errors.validation(`WebSocket handshake refused: ${err.message}`)));
     const sessions = new Set<WsSession>();
+    metrics.addGauge({ name: 'sawt_ws_sessions_active', help: 'Open WebSocket text-to-speech sessions.', read: () => sessions.size });
     let closing = false;
 
     const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -74,7 +85,7 @@ export default definePlugin<WsOptions>({
       }
       if (url.pathname !== WS_PATH || closing) {
         const e = closing ? new SawtError('unavailable', 'Server is shutting down; retry shortly') : new SawtError('notFound', 'Endpoint not found: the WebSocket endpoint is /api/v1/websocket/text-to-speech');
-        writeRawHttpError(socket, e, randomUUID());
+        refuse(socket, e);
         return;
       }
       wss.handleUpgrade(req, socket, head, (ws) => {

@@ -4,9 +4,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket } from 'ws';
 import {
   errors, isSawtError, presentedKey, meetsTextMinimum, resolveModelFor, startPaidSynthesis, validateFields, TEXT_TOO_SHORT_MESSAGE,
-  type Admission, type AuthContext, type Authenticator, type ChunkInfo, type FieldRules, type Logger, type PaidSynthesisServices,
+  type Admission, type AuthContext, type Authenticator, type ChunkInfo, type Logger, type PaidSynthesisServices,
   type RateLimiter, type SawtError, type SpeechStream,
 } from '@sawt/core';
+import { initFields, textFields } from './messages.js';
+
+export { OUTPUT_FORMATS, initFields } from './messages.js';
 
 export interface WsDeps extends PaidSynthesisServices {
   authenticator: Authenticator;
@@ -14,30 +17,6 @@ export interface WsDeps extends PaidSynthesisServices {
   logger: Logger;
   track: <T>(p: Promise<T>, cancel: () => void) => Promise<T>;
 }
-
-export const OUTPUT_FORMATS = ['pcm_8000', 'pcm_16000', 'pcm_22050', 'pcm_24000'] as const;
-
-/** initConnection fields, validated with the same rules and messages as HTTP. */
-export const initFields: FieldRules = {
-  model_id: { type: 'string' },
-  voice_id: { type: 'string', required: true },
-  voice_settings: {
-    type: 'object',
-    fields: {
-      stability: { type: 'number', minimum: 0, maximum: 1, default: 0.5 },
-      similarity_boost: { type: 'number', minimum: 0, maximum: 1, default: 0.75 },
-      speed: { type: 'number', minimum: 0.7, maximum: 1.2, default: 1 },
-    },
-  },
-  output_format: { type: 'string', enum: OUTPUT_FORMATS },
-  x_api_key: { type: 'string' },
-};
-
-const textFields: FieldRules = {
-  text: { type: 'string', required: false },
-  flush: { type: 'boolean', default: false },
-  try_trigger_generation: { type: 'boolean', default: false },
-};
 
 /** Buffer length schedule for generation without a sentence end: first piece 50 chars, then 120, then 200. */
 const LENGTH_SCHEDULE = [50, 120, 200];
@@ -104,6 +83,8 @@ interface Piece {
   text: string;
   /** The last piece of a flush: its last audio message carries isFinal. */
   flushEnd: boolean;
+  /** When the piece was cut from the text (performance.now()): first-audio latency counts from here. */
+  queuedAt: number;
 }
 
 interface Running {
@@ -182,7 +163,7 @@ export class WsSession {
       this.idleTimer.refresh();
       const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer | ArrayBuffer).byteLength;
       const raw = size > limits.maxMessageBytes ? undefined : isBinary ? null : data.toString();
-      this.chain = this.chain.then(() => (raw === undefined ? this.onOversized(size) : this.onMessage(raw))).catch((e) => this.deps.logger.error({ err: e, session: this.id }, 'ws message handling failed'));
+      this.chain = this.chain.then(() => (raw === undefined ? this.onOversized(size) : this.onMessage(raw))).catch((e) => this.deps.logger.error({ err: e, ...this.logFields() }, 'ws message handling failed'));
     });
     ws.on('pong', () => (this.alive = true));
     ws.on('close', () => this.onClose());
@@ -243,8 +224,14 @@ export class WsSession {
 
   private sendError(e: unknown): Promise<boolean> {
     const err = isSawtError(e) ? e : errors.internal('Speech synthesis failed');
-    if (!isSawtError(e)) this.deps.logger.error({ err: e, session: this.id }, 'ws synthesis failed');
+    if (!isSawtError(e)) this.deps.logger.error({ err: e, ...this.logFields() }, 'ws synthesis failed');
+    this.deps.metrics?.countRefusal(err.code, 'ws');
     return this.send(errorMessage(err));
+  }
+
+  /** What every log line of the session carries: its id (the request id of its pieces is `<id>:<n>`), account and key. */
+  private logFields(): Record<string, unknown> {
+    return { session: this.id, accountId: this.auth?.account.id ?? null, keyId: this.auth?.key.id ?? null };
   }
 
   private closeWith(code: number, reason: string): void {
@@ -358,12 +345,12 @@ export class WsSession {
       const rest = this.buffer;
       this.buffer = '';
       if (this.hasSpeakable(rest)) {
-        this.enqueue({ text: rest, flushEnd: true });
+        this.enqueue({ text: rest, flushEnd: true, queuedAt: performance.now() });
       } else if (this.queue.length) {
         this.queue[this.queue.length - 1]!.flushEnd = true;
       } else {
         // Nothing left to generate: an empty final audio message marks the end of the flush.
-        this.enqueue({ text: '', flushEnd: true });
+        this.enqueue({ text: '', flushEnd: true, queuedAt: performance.now() });
       }
       return;
     }
@@ -388,7 +375,7 @@ export class WsSession {
     if (cut <= 0) return;
     const piece = this.buffer.slice(0, cut);
     this.buffer = this.buffer.slice(cut);
-    if (this.hasSpeakable(piece)) this.enqueue({ text: piece, flushEnd: false });
+    if (this.hasSpeakable(piece)) this.enqueue({ text: piece, flushEnd: false, queuedAt: performance.now() });
     else this.buffer = piece + this.buffer; // punctuation only: keep it with the next text
   }
 
@@ -474,7 +461,7 @@ export class WsSession {
     try {
       ({ stream, admission } = await startPaidSynthesis(this.deps, {
         auth: this.auth!, requestId: `${this.id}:${n}`, modelId: s.modelId, voiceId: s.voiceId, text: piece.text,
-        speed: s.speed, stability: s.stability, sampleRate: s.sampleRate, purpose: 'tts ws',
+        speed: s.speed, stability: s.stability, sampleRate: s.sampleRate, purpose: 'tts ws', transport: 'ws', startedAt: piece.queuedAt,
       }));
     } catch (e) {
       if (!this.closed) await this.sendError(e);
@@ -546,7 +533,7 @@ export class WsSession {
   }
 
   private notReading(): void {
-    this.deps.logger.warn({ session: this.id, bufferedAmount: this.ws.bufferedAmount }, 'ws client not reading: closing');
+    this.deps.logger.warn({ ...this.logFields(), bufferedAmount: this.ws.bufferedAmount }, 'ws client not reading: closing');
     this.queue = [];
     this.buffer = '';
     this.closeWith(CLOSE.policy, 'client not reading');

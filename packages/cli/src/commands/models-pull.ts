@@ -7,8 +7,7 @@ import { copyFile, mkdir, open, readFile, readdir, rename, rm, rmdir, stat } fro
 import path from 'node:path';
 import { ModelFiles, SawtError, tokens, type ModelDownload, type ModelPart } from '@sawt/core';
 import { withAdminApp } from '../admin.js';
-import { flags } from '../args.js';
-import type { CommandResult } from '../command.js';
+import type { CommandInput, CommandResult } from '../command.js';
 import { DownloadError, downloadVerified, mb, sha256File } from './download.js';
 import { ProgressBar } from './progress.js';
 
@@ -160,8 +159,7 @@ export function chooseParts(parts: ModelPart[], names: string[]): ModelPart[] {
   });
 }
 
-export async function modelsPull(argv: string[]): Promise<CommandResult> {
-  const { values, positionals } = flags(argv, { force: 'boolean' });
+export async function modelsPull({ values, positionals }: CommandInput): Promise<CommandResult> {
   const json = values.json === true;
   return withAdminApp(async (app) => {
     const files = ModelFiles.of(app.runtime);

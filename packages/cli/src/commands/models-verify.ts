@@ -3,7 +3,6 @@
 // manifest. Exit 1 when a file differs or a bundled file is missing.
 import { bundledManifest, ModelFiles, tokens, type ModelFileSource } from '@sawt/core';
 import { withAdminApp } from '../admin.js';
-import { flags } from '../args.js';
 import type { CommandResult } from '../command.js';
 import { sha256File } from './download.js';
 
@@ -24,8 +23,7 @@ interface Known {
   bundled: boolean;
 }
 
-export async function modelsVerify(argv: string[]): Promise<CommandResult> {
-  flags(argv, {});
+export async function modelsVerify(): Promise<CommandResult> {
   return withAdminApp(async (app) => {
     const files = ModelFiles.of(app.runtime);
     const known = new Map<string, Known>();

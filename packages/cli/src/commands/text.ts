@@ -3,28 +3,20 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { tokens, type TextPipeline, type TextPipelineOptions, type TextStageName } from '@sawt/core';
 import { withAdminApp } from '../admin.js';
-import { flags, UsageError } from '../args.js';
+import { UsageError } from '../args.js';
+import type { CommandInput } from '../command.js';
 import { printable } from '../printable.js';
+
+/** Lines per block: enough for full diacritizer batches, few enough to keep the output flowing. */
+const BLOCK_LINES = 64;
 
 /**
  * `sawt text normalize|diacritize|phonemize`: one TEXT, or with `--file PATH|-` one output line per
  * input line, in order, in one process, lines taken in blocks so the diacritizer runs batched.
  * `--json`: one JSON object per output ({"line", "input", "output"}; for TEXT, {"input", "output"}).
- * The command parses its own flags and writes its own output (it streams), so that it can move
- * onto another argument parser as it is.
+ * It writes its own output (it streams).
  */
-export const TEXT_USAGE = `  text normalize|diacritize|phonemize TEXT | --file PATH|- [--dialect D] [--model M] [--json]
-                                          print that text stage's output (every stage before it runs too);
-                                          phonemize prints espeak-ng phonemes after the dialect's rules,
-                                          with --model that model's phones (sawt-hts: the HTS voice's);
-                                          --file: one output line per input line (- reads stdin)`;
-
-/** Lines per block: enough for full diacritizer batches, few enough to keep the output flowing. */
-const BLOCK_LINES = 64;
-
-export async function textCommand(stage: TextStageName, argv: string[], out: NodeJS.WritableStream = process.stdout): Promise<void> {
-  if (argv.includes('--help') || argv.includes('-h')) return write(out, `Usage: sawt\n${TEXT_USAGE}\n`);
-  const { values, positionals } = flags(argv, { dialect: 'string', file: 'string', model: 'string' });
+export async function textCommand(stage: TextStageName, { values, positionals }: CommandInput, out: NodeJS.WritableStream = process.stdout): Promise<void> {
   const file = typeof values.file === 'string' ? values.file : null;
   const json = values.json === true;
   if (file !== null && positionals.length) throw new UsageError(`text ${stage} takes TEXT or --file, not both`);

@@ -1,6 +1,6 @@
 import { fromMicro, tokens } from '@sawt/core';
 import { withAdminApp } from '../admin.js';
-import { flags, required, UsageError } from '../args.js';
+import { required, UsageError } from '../args.js';
 import { accountOrFail, type Handler } from '../command.js';
 import { human } from '../printable.js';
 
@@ -11,8 +11,7 @@ const DEFAULT_LIMIT = 100;
  * movements, oldest first (top-ups, reservations, settlements, releases with
  * their reason, e.g. a crashed process's reservation given back at restart).
  */
-export const walletLedger: Handler = async (argv) => {
-  const { values } = flags(argv, { account: 'string', limit: 'string' });
+export const walletLedger: Handler = async ({ values }) => {
   const accountId = required(values, 'account');
   let limit = DEFAULT_LIMIT;
   if (typeof values.limit === 'string') {

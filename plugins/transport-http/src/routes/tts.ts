@@ -27,7 +27,7 @@ export function registerTtsRoutes(
     const body = validateFields(req.body, fields) as { voice_id: string; text: string; stability: number; speed: number; streaming: boolean };
     const run = await startPaidSynthesis(deps, {
       auth: req.auth!, requestId: req.id, modelId: model_id, voiceId: body.voice_id, text: body.text,
-      speed: body.speed, stability: body.stability, purpose: 'tts http',
+      speed: body.speed, stability: body.stability, purpose: 'tts http', transport: 'http', startedAt: performance.now() - reply.elapsedTime,
     });
     await deps.track(sendSynthesis(req, reply, { stream: run.stream, admission: run.admission, streaming: body.streaming, sampleRate: 24000 }, deps.logger), () => run.stream.destroy());
   });

@@ -126,6 +126,7 @@ export function registerVoiceRoutes(app: FastifyInstance, describe: (r: HttpRout
         }
         const run = await startPaidSynthesis(deps, {
           auth: req.auth!, requestId: req.id, modelId: model.model_id, voiceId: '', text: body.text, speed: body.speed, stability: 0.5, purpose: 'voice preview',
+          transport: 'preview', startedAt: performance.now() - reply.elapsedTime,
           start: async (m) => {
             try {
               return await deps.cloning.preview({ profile, modelId: m.model_id, accountId: req.auth!.account.id, text: body.text, speed: body.speed, similarity: body.similarity, requestId: req.id });

@@ -1,0 +1,187 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import type { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { tokens, wavHeader, type SawtApp, type VoiceInfo } from '@sawt/core';
+import { withAdminApp } from '../admin.js';
+import { UsageError } from '../args.js';
+
+export interface SayOptions {
+  text: string;
+  model?: string;
+  voice?: string;
+  dialect?: string;
+  /** WAV file to write; absent: WAV on stdout when it is redirected, else played (ffplay, aplay). */
+  out?: string;
+  /** Speak through this server's API instead of in-process. */
+  server?: string;
+  key?: string;
+  speed?: number;
+}
+
+const RATE = 24000;
+
+/**
+ * `sawt say TEXT`: speech from the text, in this process (the same engine and
+ * catalog as the server, nothing listening) or, with --server, from a running
+ * Sawt's API. Audio is played as it arrives, or written to --out (a WAV, renamed
+ * into place once complete, so an interrupted run leaves no partial file).
+ */
+export async function say(opts: SayOptions, io: { stdout?: NodeJS.WriteStream; stderr?: NodeJS.WritableStream } = {}): Promise<void> {
+  const stdout = io.stdout ?? process.stdout;
+  if (opts.text.trim() === '') throw new UsageError('say needs the TEXT to speak');
+  if (opts.speed !== undefined && !(opts.speed >= 0.7 && opts.speed <= 1.2)) throw new UsageError(`--speed must be a number between 0.7 and 1.2 but received ${opts.speed}`);
+  if (opts.server && !opts.key) throw new UsageError('--server needs --key (an API key of that server)');
+  if (!opts.server && opts.key) throw new UsageError('--key is for --server; in-process synthesis needs no key');
+  const sink = await openSink(opts.out, stdout);
+  try {
+    if (opts.server) await sink.write(await remoteSpeech(opts));
+    else await withAdminApp(async (app) => sink.write(await localSpeech(app, opts)));
+    await sink.done();
+  } catch (e) {
+    await sink.abort();
+    throw e;
+  }
+}
+
+async function localSpeech(app: SawtApp, opts: SayOptions): Promise<Readable> {
+  const models = app.get(tokens.models);
+  const modelId = opts.model ?? models.defaultModelId();
+  const model = models.get(modelId);
+  if (!model) throw new UsageError(`--model: no model '${modelId}' (models: ${models.list().map((m) => m.model_id).join(', ')})`);
+  if (!model.available) throw new Error(`model '${modelId}' is not available: its files are missing (see 'sawt models pull')`);
+  const catalog = app.get(tokens.voices);
+  const voices = (await catalog.list('')).filter((v) => catalog.modelsFor?.(v.voice_id)?.includes(modelId) ?? true);
+  const voiceId = pickVoice(voices, opts, modelId);
+  return app.get(tokens.synthesizer).synthesize({ modelId, voiceId, accountId: '', text: opts.text, speed: opts.speed ?? 1, stability: 0.5, sampleRate: RATE });
+}
+
+function pickVoice(voices: VoiceInfo[], opts: SayOptions, modelId: string): string {
+  if (opts.voice) {
+    const v = voices.find((x) => x.voice_id === opts.voice);
+    if (!v) throw new UsageError(`--voice: no voice '${opts.voice}' for model ${modelId} (voices: ${voices.map((x) => x.voice_id).join(', ')})`);
+    if (opts.dialect && !v.dialect.includes(opts.dialect)) throw new UsageError(`--voice ${opts.voice} speaks ${v.dialect.join(', ')}, not ${opts.dialect}`);
+    return v.voice_id;
+  }
+  const dialect = opts.dialect ?? 'fusha';
+  const v = voices.find((x) => x.dialect.includes(dialect)) ?? (opts.dialect ? undefined : voices[0]);
+  if (!v) {
+    const dialects = [...new Set(voices.flatMap((x) => x.dialect))];
+    throw new UsageError(`--dialect: no voice of model ${modelId} speaks '${dialect}' (dialects: ${dialects.join(', ')})`);
+  }
+  return v.voice_id;
+}
+
+/** The API's streaming text-to-speech: PCM16 24 kHz mono as it is generated. */
+async function remoteSpeech(opts: SayOptions): Promise<Readable> {
+  const base = opts.server!.replace(/\/+$/, '').replace(/\/api\/v1$/, '') + '/api/v1';
+  const headers = { 'x-api-key': opts.key!, 'content-type': 'application/json' };
+  const get = async (path: string) => {
+    const r = await fetch(base + path, { headers }).catch((e: Error) => {
+      throw new Error(`cannot reach ${base}: ${(e.cause as Error | undefined)?.message ?? e.message}`);
+    });
+    if (!r.ok) throw await apiError(r);
+    return r.json() as Promise<unknown>;
+  };
+  const modelId = opts.model ?? ((await get('/models')) as Array<{ model_id: string }>)[0]?.model_id;
+  if (!modelId) throw new Error(`${base} offers no model`);
+  const voiceId = opts.voice ?? pickVoice((await get('/voices')) as VoiceInfo[], { ...opts, voice: undefined }, modelId);
+  const r = await fetch(`${base}/text-to-speech/${encodeURIComponent(modelId)}`, {
+    method: 'POST', headers, body: JSON.stringify({ voice_id: voiceId, text: opts.text, stability: 0.5, speed: opts.speed ?? 1, streaming: true }),
+  }).catch((e: Error) => {
+    throw new Error(`cannot reach ${base}: ${(e.cause as Error | undefined)?.message ?? e.message}`);
+  });
+  if (!r.ok || !r.body) throw await apiError(r);
+  const { Readable } = await import('node:stream');
+  return Readable.fromWeb(r.body as import('node:stream/web').ReadableStream);
+}
+
+async function apiError(r: Response): Promise<Error> {
+  const body = await r.text().catch(() => '');
+  try {
+    const e = JSON.parse(body) as { errorCode?: number; errorMessage?: string };
+    if (e.errorMessage) return new Error(`the server answered ${r.status} (${e.errorCode}): ${e.errorMessage}`);
+  } catch {
+    /* not JSON */
+  }
+  return new Error(`the server answered ${r.status}`);
+}
+
+interface Sink {
+  write(pcm: Readable): Promise<void>;
+  done(): Promise<void>;
+  abort(): Promise<void>;
+}
+
+/** Where the audio goes: a WAV file, WAV on a redirected stdout, or a player fed as audio arrives. */
+async function openSink(out: string | undefined, stdout: NodeJS.WriteStream): Promise<Sink> {
+  if (out) {
+    const tmp = `${out}.partial-${process.pid}`;
+    const chunks: Buffer[] = [];
+    return {
+      async write(pcm) {
+        for await (const c of pcm) chunks.push(c as Buffer);
+        const bytes = chunks.reduce((n, c) => n + c.length, 0);
+        await pipeline(async function* () {
+          yield wavHeader(bytes, RATE);
+          yield* chunks;
+        }, createWriteStream(tmp));
+        await rename(tmp, out);
+      },
+      async done() {},
+      abort: () => rm(tmp, { force: true }),
+    };
+  }
+  // Redirected (sawt say … > a.wav, | ffplay -): the WAV goes to stdout.
+  if (!stdout.isTTY) return streamingWav(stdout, async () => {});
+  const player = findPlayer();
+  if (!player) throw new UsageError('no audio player found (ffplay or aplay): give --out FILE.wav, or redirect stdout to a file');
+  let child: ChildProcess | null = null;
+  let exited: Promise<number | null> | null = null;
+  return {
+    async write(pcm) {
+      child = spawn(player.cmd, player.args, { stdio: ['pipe', 'ignore', 'inherit'] });
+      exited = new Promise((resolve, reject) => {
+        child!.once('error', reject);
+        child!.once('close', resolve);
+      });
+      child.stdin!.on('error', () => {}); // a player closed early (user quit): EPIPE is not our failure
+      await streamingWav(child.stdin!, async () => {}).write(pcm);
+    },
+    async done() {
+      const code = await exited;
+      if (code !== 0 && code !== null) throw new Error(`${player.cmd} exited with status ${code}`);
+    },
+    async abort() {
+      child?.kill('SIGTERM');
+    },
+  };
+}
+
+/** A WAV of unknown length (sizes 0xFFFFFFFF, read to the end by players), streamed as PCM arrives. */
+function streamingWav(dest: Writable | NodeJS.WriteStream, onEnd: () => Promise<void>): Sink {
+  return {
+    async write(pcm) {
+      const header = wavHeader(0, RATE);
+      header.writeUInt32LE(0xffffffff, 4);
+      header.writeUInt32LE(0xffffffff, 40);
+      await pipeline(async function* () {
+        yield header;
+        yield* pcm;
+      }, dest as Writable);
+      await onEnd();
+    },
+    async done() {},
+    async abort() {},
+  };
+}
+
+/** ffplay (ffmpeg) or aplay (alsa-utils), whichever is installed first. */
+function findPlayer(): { cmd: string; args: string[] } | null {
+  const candidates = [
+    { cmd: 'ffplay', args: ['-autoexit', '-nodisp', '-loglevel', 'error', '-i', '-'] },
+    { cmd: 'aplay', args: ['-q', '-'] },
+  ];
+  return candidates.find((c) => spawnSync(c.cmd, ['-version'], { stdio: 'ignore' }).error === undefined) ?? null;
+}
