@@ -6,7 +6,7 @@ import t from 'tap';
 import { connect, ready } from '../helpers/ws.js';
 import { SENTENCE, defaultConfigPath, pcmStats } from '../helpers/server.js';
 import { cloneFields, postForm, previewFields, referenceWav } from '../clone/helpers.js';
-import { HELD_TEXT, clusterConfigPath, eventually, freshCluster, openStream, servicesMissing, tts } from './fixtures/cluster.js';
+import { HELD_TEXT, clusterConfigPath, eventually, freshCluster, openStream, servicesMissing, startNginx, tts } from './fixtures/cluster.js';
 
 const RATE_MAX = 8;
 
@@ -39,8 +39,9 @@ if (missing) {
       t.equal(second.json.errorCode, 42901);
       t.match(second.json.errorMessage, /allows 1 concurrent request and 1 is in progress/);
       t.ok((await stream.finish()) > 1_000_000, 'the first stream delivers all of its audio');
-      const third = await tts(n3, free.headers, SENTENCE);
-      t.equal(third.status, 200, 'once it ended the account streams on any node');
+      // The node settles and frees the slot right after the last byte (a few ms later).
+      const { ms } = await eventually(async () => (await tts(n3, free.headers, SENTENCE)).status === 200, { timeoutMs: 3000, everyMs: 100, what: 'slot freed' });
+      t.pass(`once it ended the account streams on any node (${ms} ms after the last byte)`);
       const w = await c.wallet(free.account.id);
       t.equal(w.reserved, 0);
       t.equal(Math.round((10 - w.balance) * 1e6), ([...HELD_TEXT].length + [...SENTENCE].length) * 100, 'both delivered requests charged, the refused one not');
@@ -123,6 +124,37 @@ if (missing) {
       const late = connect(b, { query: `?x-api-key=${cl.key}` });
       await late.closed;
       t.equal(late.closeCode, 1008, 'a new WebSocket with it is refused');
+    });
+
+    t.test('behind nginx with config/nginx.conf.example: no sticky sessions, WebSocket upgrade, request id passed through', async (t) => {
+      const proxy = await startNginx(t, nodes);
+      if (!proxy) return t.skip('nginx is not installed (apt-get install nginx)');
+      const cl = await c.client({ balance: '10' });
+      const free = await c.client({ plan: 'free', balance: '10' });
+      const ids = [];
+      for (let i = 0; i < 6; i++) {
+        const r = await fetch(`${proxy.api}/text-to-speech/sawt-mini`, { method: 'POST', headers: cl.headers, body: JSON.stringify({ voice_id: 'fusha-omar', text: SENTENCE, stability: 0.5, streaming: i % 2 === 0 }) });
+        const body = Buffer.from(await r.arrayBuffer());
+        t.equal(r.status, 200, r.status === 200 ? 'audio through the proxy' : body.toString());
+        if (r.status === 200) t.ok(pcmStats(i % 2 === 0 ? body : body.subarray(44)).rms > 200, 'real audio');
+        ids.push(r.headers.get('x-request-id'));
+      }
+      t.ok(ids.every((id) => /^[0-9a-f-]{36}$/.test(id)), 'each response carries its node\'s request id');
+      const log = proxy.accessLog();
+      t.ok(ids.every((id) => log.includes(`request_id=${id}`)), 'and the access log records it');
+      const upstreams = new Set([...log.matchAll(/upstream=(\S+)/g)].map((m) => m[1]));
+      t.ok(upstreams.size >= 2, `requests of one client spread over ${upstreams.size} nodes`);
+      const held = await openStream(a, free.headers, HELD_TEXT);
+      const refused = await tts(proxy, free.headers, SENTENCE);
+      t.equal(refused.json?.errorCode, 42901, 'the plan limit holds whichever node the proxy picks');
+      held.abort();
+      const other = await c.client();
+      const ws = await ready(proxy, other.key);
+      t.same(ws.errors(), [], 'WebSocket upgraded through the proxy');
+      ws.send({ type: 'text', text: SENTENCE, flush: true });
+      await ws.until(() => ws.messages.find((m) => m.isFinal));
+      t.ok(ws.pcmBytes() > 24_000, 'audio over the proxied WebSocket');
+      ws.ws.close();
     });
 
     t.test('the CLI works against PostgreSQL while the nodes serve', async (t) => {
