@@ -88,7 +88,7 @@ if (missing) {
       const voiceId = made.json.voice_id;
       const listed = await (await fetch(`${b.api}/voices`, { headers: cl.headers })).json();
       t.ok(listed.some((v) => v.voice_id === voiceId), 'listed on another node');
-      const sample = await fetch(`${b.api}/voices/${voiceId}/sample`);
+      const sample = await fetch(`${b.api}/voices/${voiceId}/sample`, { headers: cl.headers });
       t.equal(sample.status, 200, 'its sample (a blob in the database) served by another node');
       t.ok((await sample.arrayBuffer()).byteLength > 1000);
       const http = await tts(b, cl.headers, SENTENCE, { voice: voiceId });
