@@ -12,7 +12,7 @@ import path from 'node:path';
 import { here, round, writeResults } from './harness.js';
 import { createDnsmos, DNSMOS_PATH } from './dnsmos.js';
 
-const E = await import('../plugins/engine/dist/index.js');
+const E = { ...(await import('../plugins/engine/dist/index.js')), ...(await import('@sawt/native')) };
 const voicePath = path.resolve(here, '../models/hts/ara_norm_ziad/ara_norm_ziad_hts.htsvoice');
 if (!existsSync(voicePath) || !existsSync(DNSMOS_PATH)) {
   console.error('bench/hts-dialect-g: needs the bundled HTS voice and DNSMOS under ../shared/models');

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { here, round, writeResults } from './harness.js';
 import { createDnsmos, DNSMOS_PATH } from './dnsmos.js';
 
-const E = await import('../plugins/engine/dist/index.js');
+const E = { ...(await import('../plugins/engine/dist/index.js')), ...(await import('@sawt/native')) };
 const models = path.resolve(here, '../models');
 const voicePath = path.join(models, 'hts/ara_norm_ziad/ara_norm_ziad_hts.htsvoice');
 if (!existsSync(DNSMOS_PATH)) {

@@ -13,7 +13,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { PiperSession, piperSentences, phonemeIds, readPiperVoiceConfig } from '../plugins/engine/dist/index.js';
+import { piperSentences, phonemeIds, readPiperVoiceConfig } from '../plugins/engine/dist/index.js';
+import { PiperSession } from '@sawt/native';
 import { concurrentFigures, concurrentStreams, machine, round, sequentialFigures, startBenchServer, streamTts, summary, writeResults } from './harness.js';
 
 const require = createRequire(import.meta.url);

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import t from 'tap';
 import { STANDIN } from './helpers.js';
 
-const { PiperSession, PiperStream, piperSentences, readPiperVoiceConfig, wordsBySentence } = await import('../../plugins/engine/dist/index.js');
+const { PiperStream, piperSentences, readPiperVoiceConfig, wordsBySentence } = await import('../../plugins/engine/dist/index.js');
+const { PiperSession } = await import('@sawt/native');
 
 const onnx = join(STANDIN, 'ar_JO-standin-tiny.onnx');
 const config = readPiperVoiceConfig(`${onnx}.json`);
