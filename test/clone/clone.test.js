@@ -1,4 +1,6 @@
 // Voice preview and cloning over HTTP and WebSocket: validation, billing, ownership, storage.
+import http from 'node:http';
+import { once } from 'node:events';
 import t from 'tap';
 import { LONG_TEXT, parseWav, pcmStats, startServer, tempDir } from '../helpers/server.js';
 import { ready, wsConfig } from '../helpers/ws.js';
@@ -163,15 +165,23 @@ t.test('voice preview and cloning', async (t) => {
 
   t.test('a preview counts toward the plan concurrency', async (t) => {
     const free = await srv.client({ plan: 'free', balance: '100' });
-    const headers = { 'x-api-key': free.key.key, 'content-type': 'application/json' };
-    const first = await fetch(`${srv.api}/text-to-speech/sawt-mini`, { method: 'POST', headers, body: JSON.stringify({ voice_id: 'fusha-omar', text: LONG_TEXT.repeat(8), stability: 0.5, streaming: true }) });
-    t.equal(first.status, 200);
-    const reader = first.body.getReader();
-    await reader.read();
+    // The first stream must still be open when the preview comes: a response the server has finished
+    // frees its slot. A client that reads one chunk and then stops reading, and audio (~12 MB) well
+    // past what localhost's socket buffers take (~4.4 MB measured); with fetch() and LONG_TEXT × 8
+    // (6.3 MB) the whole response was sometimes sent before the preview, which then got 200.
+    const first = await new Promise((resolve, reject) => {
+      const req = http.request(`${srv.api}/text-to-speech/sawt-mini`, { method: 'POST', headers: { 'x-api-key': free.key.key, 'content-type': 'application/json' } });
+      req.once('response', resolve);
+      req.once('error', reject);
+      req.end(JSON.stringify({ voice_id: 'fusha-omar', text: LONG_TEXT.repeat(16), stability: 0.5, streaming: true }));
+    });
+    t.equal(first.statusCode, 200);
+    await once(first, 'readable');
+    t.ok(first.read(), 'the first chunk');
     const r = await postForm(srv, '/voices/preview', free.key.key, previewFields(), { file: ref });
     t.equal(r.status, 429);
     t.equal(r.json?.errorCode, 42901);
-    await reader.cancel();
+    first.destroy();
   });
 
   t.test('profile survives a restart on the same data dir', async (t) => {

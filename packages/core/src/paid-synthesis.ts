@@ -39,6 +39,12 @@ export interface PaidSynthesisRequest {
   startedAt?: number;
   /** Starts the audio instead of the synthesizer (e.g. a voice preview); the voice is then not looked up. */
   start?: (model: ModelInfo) => Promise<SpeechStream>;
+  /**
+   * Called with every chunk-info of the stream, from its first. The synthesis may start while the
+   * admission is on its way, so a listener added to the returned stream can miss the first ones
+   * (their audio waits in the stream; the events do not).
+   */
+  onChunkInfo?: (info: ChunkInfo) => void;
 }
 
 /** Checks a model exists, is offered and is enabled for the account: 40401 / 40301. */
@@ -76,7 +82,7 @@ export async function startPaidSynthesis(services: PaidSynthesisServices, req: P
   // unless the admission was refused in memory (concurrency) within a turn of the event loop: a flood
   // of refused requests never reaches the engine. Nothing is sent before the admission is granted;
   // a refused one destroys the stream, and its error wins over the synthesis's.
-  const watch = new SynthesisWatch();
+  const watch = new SynthesisWatch(req.onChunkInfo);
   const synthesis = req.start ? null : startUnlessRefused(admitting, async () => watch.attach(await services.synthesizer.synthesize({
     modelId: model.model_id,
     voiceId: req.voiceId,
@@ -115,6 +121,8 @@ class SynthesisWatch {
   endAt = -1;
   onFirstChunk: (() => void) | null = null;
 
+  constructor(private readonly onChunkInfo?: (info: ChunkInfo) => void) {}
+
   /** Starts watching `stream` (chunk-info, not 'data': a data listener would switch it to flowing mode). */
   attach(stream: SpeechStream): SpeechStream {
     stream.on('chunk-info', (info: ChunkInfo) => {
@@ -123,6 +131,7 @@ class SynthesisWatch {
         this.onFirstChunk?.();
       }
       this.samples += info.samples;
+      this.onChunkInfo?.(info);
     });
     stream.once('end', () => (this.endAt = performance.now()));
     return stream;

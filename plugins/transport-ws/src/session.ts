@@ -495,10 +495,13 @@ export class WsSession {
     const n = ++this.pieces;
     let stream: SpeechStream;
     let admission: Admission;
+    // Word timings from the stream's first chunk-info: synthesis may start before startPaidSynthesis returns.
+    const align = new AlignmentBuilder(piece.text, s.sampleRate);
     try {
       ({ stream, admission } = await startPaidSynthesis(this.deps, {
         auth: this.auth!, requestId: `${this.id}:${n}`, modelId: s.modelId, voiceId: s.voiceId, text: piece.text,
         speed: s.speed, stability: s.stability, sampleRate: s.sampleRate, purpose: 'tts ws', transport: 'ws', startedAt: piece.queuedAt,
+        onChunkInfo: (info) => align.add(info),
       }));
     } catch (e) {
       if (!this.closed) await this.sendError(e);
@@ -511,8 +514,6 @@ export class WsSession {
       await admission.release('websocket piece cancelled');
       return;
     }
-    const align = new AlignmentBuilder(piece.text, s.sampleRate);
-    stream.on('chunk-info', (info: ChunkInfo) => align.add(info));
     let held: Buffer | null = null;
     let lastSent = Promise.resolve(true);
     const emit = (audio: Buffer, isFinal: boolean) => {
