@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every tap test file and ends with one line "N passed, M failed".
+# Runs the linters (scripts/lint.sh) and every tap test file, and ends with one line "N passed, M failed".
 # N and M count the tests inside the files (each t.test), not assertions.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -7,6 +7,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if [ -z "${SAWT_TEST_PG_URL:-}" ] && command -v pg_isready >/dev/null && pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
   export SAWT_TEST_PG_URL=postgres://postgres@127.0.0.1:5432/test
 fi
+# Lint first (npm run lint): a finding counts as one failed test.
+lint_failed=0
+bash scripts/lint.sh || lint_failed=1
 log=$(mktemp)
 files=$(find test -name '*.test.js' -not -path '*/fixtures/*' | sort)
 npx tap --disable-coverage --allow-empty-coverage --jobs=2 --timeout=300 --reporter=tap $files 2>&1 | tee "$log"
@@ -20,5 +23,6 @@ rm -f "$log"
 # A file that crashed before running its tests still counts as a failure.
 if [ "$failed" -lt "$file_failed" ]; then failed=$file_failed; fi
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+failed=$((failed + lint_failed))
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$status" -eq 0 ] && [ "$failed" -eq 0 ]
