@@ -71,7 +71,11 @@ export function receiveForm(req: IncomingMessage, opts: { file: () => string; fi
       files[name] = u;
       const ws = createWriteStream(file, { flags: 'wx' });
       writers.push(ws);
+      // Once the file is closed (ended, or destroyed by fail()) its digest is taken: data the
+      // parser still emits for a discarded upload is not hashed (Hash.update after digest throws).
+      let closed = false;
       stream.on('data', (c: Buffer) => {
+        if (closed) return;
         u.bytes += c.length;
         hash.update(c);
         if (u.head.length < 4096) u.head = Buffer.concat([u.head, c.subarray(0, 4096 - u.head.length)]);
@@ -79,6 +83,7 @@ export function receiveForm(req: IncomingMessage, opts: { file: () => string; fi
       stream.on('limit', () => fail(errors.validation(`${name} is too large: at most ${opts.maxFileBytes} bytes are accepted`)));
       const write = new Promise<void>((res, rej) => {
         ws.on('close', () => {
+          closed = true;
           u.sha256 = hash.digest('hex');
           res();
         });
