@@ -136,3 +136,14 @@ export async function openWsSession(url, voice_id) {
   await init;
   return { ws, next, send: (o) => ws.send(JSON.stringify(o)) };
 }
+
+/** The whole PCM (16-bit, 24 kHz) of one native HTS synthesis with `options` (synthesizeHtsStream's). */
+export function htsPcm(synthesizeHtsStream, options) {
+  return new Promise((resolve, reject) => {
+    const parts = [];
+    const s = synthesizeHtsStream({ sampleRate: 24000, chunkMs: 0, threads: 1, ...options });
+    s.on('data', (b) => parts.push(b));
+    s.on('error', reject);
+    s.on('end', () => resolve(Buffer.concat(parts)));
+  });
+}

@@ -9,7 +9,7 @@
 // Straight on the addon (no server); the bundled voice (models/). Results go to bench/results/.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { here, round, writeResults } from './harness.js';
+import { here, htsPcm, round, writeResults } from './harness.js';
 import { createDnsmos, DNSMOS_PATH } from './dnsmos.js';
 
 const E = { ...(await import('../plugins/engine/dist/index.js')), ...(await import('@sawt/native')) };
@@ -59,15 +59,7 @@ function labelsFor(sentences, dialect, phone) {
   });
 }
 
-function pcmOf(options) {
-  return new Promise((resolve, reject) => {
-    const parts = [];
-    const s = E.synthesizeHtsStream({ voicePath, sampleRate: 24000, chunkMs: 0, threads: 1, ...options });
-    s.on('data', (b) => parts.push(b));
-    s.on('error', reject);
-    s.on('end', () => resolve(Buffer.concat(parts)));
-  });
-}
+const pcmOf = (options) => htsPcm(E.synthesizeHtsStream, { voicePath, ...options });
 
 const voicedShare = (ps, ats) => {
   let voiced = 0, all = 0;

@@ -10,7 +10,7 @@
 // Straight on the addon (no server). Results go to bench/results/.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { here, round, writeResults } from './harness.js';
+import { here, htsPcm, round, writeResults } from './harness.js';
 import { createDnsmos, DNSMOS_PATH } from './dnsmos.js';
 
 const E = { ...(await import('../plugins/engine/dist/index.js')), ...(await import('@sawt/native')) };
@@ -67,15 +67,7 @@ const diacritizer = await E.Diacritizer.load(models, { model: 'tashkeel/libtashk
 const pipeline = new E.EngineTextPipeline({ diacritizer, dialects });
 const score = await createDnsmos(24000);
 
-function pcmOf(options) {
-  return new Promise((resolve, reject) => {
-    const parts = [];
-    const s = E.synthesizeHtsStream({ voicePath, sampleRate: 24000, chunkMs: 0, threads: 1, ...options });
-    s.on('data', (b) => parts.push(b));
-    s.on('error', reject);
-    s.on('end', () => resolve(Buffer.concat(parts)));
-  });
-}
+const pcmOf = (options) => htsPcm(E.synthesizeHtsStream, { voicePath, ...options });
 
 /** Moving average of `width` frames inside each voiced run (NaN = unvoiced stays). */
 function smoothRuns(lf0, width) {

@@ -13,13 +13,14 @@
 // that SIGTERM stops the server with exit code 0. Results: bench/results/soak-<date>.json.
 // Exit status 1 when a target is missed (5xx, crash, invariant, leftover files, shutdown).
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { TEXT, VOICES, here, machine, round, writeResults } from './harness.js';
 import { classify, httpRequest, multipartBody, wsSession } from './soak-traffic.js';
+import { leftoverFiles } from '../test/helpers/abort-client.js';
 
 const { values: opts } = parseArgs({
   options: { minutes: { type: 'string', default: '10' }, plans: { type: 'string', default: 'free,basic,starter' }, 'sample-seconds': { type: 'string', default: '30' } },
@@ -116,19 +117,8 @@ function slopePerMinute(points) {
  */
 const ORT_FILES = /^(mat-debug-\d+\.log|\.ses)$/;
 
-/** Files under `dir` (recursively) except the per-process folder markers and ONNX Runtime's own files. */
-function filesUnder(dir) {
-  if (!existsSync(dir)) return [];
-  const out = [];
-  for (const name of readdirSync(dir)) {
-    const p = path.join(dir, name);
-    const st = statSync(p, { throwIfNoEntry: false });
-    if (!st) continue;
-    if (st.isDirectory()) out.push(...filesUnder(p));
-    else if (name !== 'owner.json' && !ORT_FILES.test(name)) out.push(path.relative(root, p));
-  }
-  return out;
-}
+/** Files under `dir` (recursively) left by requests, relative to the soak's root folder (leftoverFiles skips owner markers and ORT_FILES). */
+const filesUnder = (dir) => leftoverFiles(dir).map((p) => path.relative(root, p));
 
 // ---------- set-up: accounts at their plans, test audio ----------
 
