@@ -95,8 +95,8 @@ export const PLAN_CONCURRENCY: Record<Plan, number | null> = {
   free: 1, basic: 2, starter: 5, growth: 10, scale: 20, enterprise: null,
 };
 
-export const ENDPOINT_SCOPES = ['models', 'voices', 'tts', 'tts-ws', 'preview', 'clone', 'denoise'] as const;
-export type EndpointScope = (typeof ENDPOINT_SCOPES)[number];
+/** A scope name, declared by a plugin in its manifest (`scopes`); see ScopeRegistry. */
+export type EndpointScope = string;
 
 export interface Account {
   id: string;

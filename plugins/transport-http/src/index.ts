@@ -8,6 +8,7 @@ import { registerTtsRoutes } from './routes/tts.js';
 import { registerVoiceRoutes } from './routes/voices.js';
 import { registerDocs } from './docs.js';
 import { MetricsEndpoint } from './metrics-endpoint.js';
+import { pluginRoutes } from './plugin-routes.js';
 import { absoluteUrl, createFastify, type HttpOptions } from './server.js';
 import type { FastifyRequest } from 'fastify';
 
@@ -41,6 +42,13 @@ export { docsSize } from './docs.js';
 export default definePlugin<HttpOptions>({
   id: 'transport-http',
   tags: ['transport'],
+  scopes: [
+    { name: 'models', description: 'GET /models: the models the account may use' },
+    { name: 'voices', description: 'GET /voices: the voices the account may use' },
+    { name: 'tts', description: 'POST /text-to-speech/{model_id}: speech from text' },
+    { name: 'preview', description: 'POST /voices/preview: a voice previewed from an audio sample' },
+    { name: 'clone', description: 'POST /voices/clone and DELETE /voices/{voice_id}: the account\'s cloned voices' },
+  ],
   provides: [tokens.httpServer],
   consumes: [tokens.logger, tokens.runtime, tokens.metrics, tokens.workDir, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.voiceCloning],
   configSchema: {
@@ -129,6 +137,7 @@ export default definePlugin<HttpOptions>({
         return app.server;
       },
       describe,
+      route: pluginRoutes(app, describe, { ...deps, scopes: ctx.get(tokens.scopes), workDir: ctx.get(tokens.workDir), maxUploadBytes: ctx.options.maxUploadBytes }),
       trackInFlight,
       publicOrigin,
     };

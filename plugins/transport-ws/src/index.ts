@@ -51,6 +51,7 @@ const tooMany = (what: string, max: number) => new SawtError('concurrency', `Too
 export default definePlugin<WsOptions>({
   id: 'transport-ws',
   tags: ['transport'],
+  scopes: [{ name: 'tts-ws', description: 'The text-to-speech WebSocket (/text-to-speech/{model_id}/stream-input)', after: 'tts' }],
   provides: [],
   consumes: [tokens.httpServer, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.logger, tokens.metrics],
   configSchema: {

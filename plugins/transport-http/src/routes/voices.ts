@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
-  VOICE_AGES, VOICE_GENDERS, decodeAudioFile, transcodeToWav, errors, fieldsToJsonSchema, isSawtError, plausibleRawPcm16, probeAudioFile, resolveModelFor, startPaidSynthesis, validateFields,
+  VOICE_AGES, VOICE_GENDERS, decodeAudioFile, transcodeToWav, errors, isSawtError, plausibleRawPcm16, probeAudioFile, resolveModelFor, startPaidSynthesis, validateFields,
   type FieldRules, type HttpRouteSpec, type Logger, type PaidSynthesisServices, type Plan, type VoiceCloning, type WorkDir,
 } from '@sawt/core';
 import { sendSynthesis, type OutputLimits } from '../audio-response.js';
 import { receiveForm, type MultipartForm, type UploadedFile } from '../multipart.js';
-import { errorResponses } from '../openapi.js';
+import { errorResponses, multipartBody } from '../openapi.js';
 import { absoluteUrl, apiRoute, type RouteDeps } from '../server.js';
 
 export const FILE_NOT_AUDIO = 'file is required and must be of audio type';
@@ -48,13 +48,6 @@ export const cloneFields: FieldRules = {
   },
   avatar_url: { type: 'string', maxLength: 2000, format: 'http-url', description: 'http or https URL of an avatar image' },
 };
-
-function multipartBody(rules: FieldRules, files: Record<string, string>): Record<string, unknown> {
-  const schema = fieldsToJsonSchema(rules) as { properties: Record<string, unknown>; required?: string[] };
-  for (const [name, description] of Object.entries(files)) schema.properties[name] = { type: 'string', format: 'binary', description };
-  schema.required = [...(schema.required ?? []), ...Object.keys(files)];
-  return { required: true, content: { 'multipart/form-data': { schema } } };
-}
 
 const list = (s: unknown): string[] => (typeof s === 'string' ? s.split(',').map((x) => x.trim()).filter(Boolean) : []);
 const orNull = (s: unknown): string | null => (typeof s === 'string' && s.trim() !== '' ? s.trim() : null);
