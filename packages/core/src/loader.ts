@@ -70,6 +70,7 @@ function checkShape(p: SawtPlugin<any>, spec: string): void {
     for (const sc of Array.isArray(p.scopes) ? p.scopes : []) {
       if (!sc || typeof sc.name !== 'string' || !/^[a-z][a-z0-9-]*$/.test(sc.name)) problems.push('every scope needs a lowercase name (letters, digits, -)');
       else if (typeof sc.description !== 'string' || !sc.description) problems.push(`scope '${sc.name}' needs a description`);
+      else if (sc.after !== undefined && typeof sc.after !== 'string') problems.push(`scope '${sc.name}': after must be a scope name`);
     }
     for (const ref of [...(p.provides ?? []), ...(p.consumes ?? []), ...(p.optionalConsumes ?? [])]) {
       if (!ref || typeof ref.id !== 'string' || typeof ref.symbol !== 'symbol') problems.push('every service ref must come from createServiceRef()');
