@@ -10,7 +10,8 @@ import { BUILTIN_DIALECTS_DIR, loadDialects, type Dialect } from './frontend/dia
 import { EngineTextPipeline } from './frontend/pipeline.js';
 import type { LatinOptions } from './frontend/latin/index.js';
 import { EngineSynthesizer } from './synthesizer.js';
-import { cloningMigrations, VoiceCatalogWithClones, VoiceCloningService } from './cloning.js';
+import { CloningSynthesizer, VoiceCloningService } from './clone/service.js';
+import { CloneStore, cloningMigrations, VoiceCatalogWithClones } from './clone/store.js';
 import { textToLabels, textToPhones, type LabelOptions } from './hts/labels.js';
 
 export interface EngineOptions {
@@ -254,14 +255,13 @@ export default definePlugin<EngineOptions>({
     database.addMigrations(ctx.pluginId, cloningMigrations);
     // Base voices of a model that is not offered (e.g. sawt-hts without its voice file) are skipped.
     for (const id of options.cloning.baseVoices) if (!options.voices.some((v) => v.voice_id === id)) throw new Error(`cloning.baseVoices names '${id}', which is not a configured voice`);
-    const cloning = new VoiceCloningService(database, ctx.get(tokens.blobStore), voices, options.cloning.baseVoices, () => models.defaultModelId(), ctx.logger);
     const synthesizer = new EngineSynthesizer(models, voices, pipeline.frontEnd, ctx.logger, backends);
-    synthesizer.cloneHook = (req) => cloning.synthesizeClone(req);
-    cloning.attach(synthesizer);
-    ctx.provide<VoiceCatalog>(tokens.voices, new VoiceCatalogWithClones(voices, cloning));
+    const clones = new CloneStore(database, ctx.get(tokens.blobStore), ctx.logger);
+    const cloning = new VoiceCloningService(synthesizer, voices, clones, { baseVoiceIds: options.cloning.baseVoices, defaultModelId: () => models.defaultModelId() });
+    ctx.provide<VoiceCatalog>(tokens.voices, new VoiceCatalogWithClones(voices, clones));
     ctx.provide<TextPipeline>(tokens.textPipeline, pipeline);
     ctx.provide<VoiceCloning>(tokens.voiceCloning, cloning);
-    ctx.provide<SpeechSynthesizer>(tokens.synthesizer, synthesizer);
+    ctx.provide<SpeechSynthesizer>(tokens.synthesizer, new CloningSynthesizer(synthesizer, cloning));
     ctx.get(tokens.metrics).addGauge({
       name: 'sawt_engine_jobs', help: 'Synthesis jobs started and not finished, per engine: running, waiting for a native thread, or waiting for their reader.', labelNames: ['engine'],
       read: () => synthesizer.jobsInFlight().map((j) => ({ labels: { engine: j.engine }, value: j.jobs })),
@@ -338,3 +338,4 @@ export { firstChunk, ARABIC_PROBE, PiperBackend } from './piper/backend.js';
 export { PiperStream, wordsBySentence } from './piper/stream.js';
 export { textToLabels, textToPhones, textToUtterances, splitUtterances, splitUtterancesAt, wordStartLabels, parseUtterance, utteranceLabels, wordPhones, syllabify, DEFAULT_LABEL_OPTIONS, FESTIVAL_LABEL_OPTIONS, type LabelOptions, type PhoneRewrite, type HtsUtterance, type HtsWord } from './hts/labels.js';
 export { alphaForWarp, eqToMelCepstrum, htsVoiceToward, keepLoudness, melCepstrumGainDb, warpFrequency, TRAINED_ALPHA, HTS_RATE, MCEP_LENGTH, type SpeakerMapping } from './hts/voice-mapping.js';
+export { baseSpeed, calibrate, closestBase, conversionAt, f0Mapping, logF0Center, mapOnto, rateRatio, speakerMapping, RunningF0, CLONE_RATE, MIN_CALIBRATION_FRAMES, MAX_CALIBRATION_FRAMES, type AnalyzedBase, type BaseMapping, type F0Target, type StoredProfile } from './clone/profile-math.js';
