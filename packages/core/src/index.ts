@@ -2,7 +2,7 @@ export * from './errors.js';
 export * from './money.js';
 export * from './text-rules.js';
 export * from './fields.js';
-export * from './services.js';
+export * from './services/index.js';
 export * from './tokens.js';
 export * from './plugin.js';
 export * from './plugin-errors.js';

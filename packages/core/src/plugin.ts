@@ -1,5 +1,5 @@
 import type { ServiceRef } from './tokens.js';
-import type { Logger, RuntimeSettings } from './services.js';
+import type { Logger, RuntimeSettings } from './services/index.js';
 
 /**
  * What a plugin module's default export declares. Core orders plugins by

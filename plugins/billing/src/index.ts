@@ -8,7 +8,7 @@ import { PrimaryConcurrencyLimiter, PrimaryRateLimiter, usesPrimaryLimits } from
 
 export { SqlWallet, SqlReservation } from './wallet.js';
 export { FixedWindowRateLimiter, InMemoryConcurrencyLimiter, type RateLimitSettings } from './limits.js';
-export { SawtAdmissionControl } from './admission.js';
+export { SawtAdmissionControl, PLAN_CONCURRENCY } from './admission.js';
 export { ReservationLeases, type LeaseSettings } from './leases.js';
 export { serveWorkerLimits, WORKER_LIMITS_ENV } from './worker-limits.js';
 
