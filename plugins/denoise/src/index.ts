@@ -84,7 +84,7 @@ export default definePlugin<DenoiseOptions>({
   tags: ['transport'],
   provides: [],
   consumes: [tokens.logger, tokens.runtime, tokens.workDir, tokens.httpServer, tokens.authenticator, tokens.rateLimiter, tokens.admission, tokens.metrics],
-  configSchema: denoiseConfigSchema as unknown as Record<string, unknown>,
+  configSchema: denoiseConfigSchema,
   async register(ctx) {
     const opts = ctx.options;
     const logger = ctx.logger;
