@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { toMicro, VOICE_AGES, VOICE_GENDERS, VOICE_TYPES, type FromSchema, type ModelFiles, type ModelCatalog, type ModelDownload, type ModelInfo, type ModelPart, type VoiceCatalog, type VoiceInfo } from '@sawt/core';
+import { toMicro, VOICE_AGES, VOICE_GENDERS, VOICE_TYPES, type FromSchema, type ModelFiles, type ModelCatalog, type ModelInfo, type ModelPart, type VoiceCatalog, type VoiceInfo } from '@sawt/core';
 
 /** A model file to fetch (`sawt models pull`): its path in the models layout, URL and sha256. */
 export const downloadSchema = {
