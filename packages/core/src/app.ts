@@ -6,7 +6,7 @@ import { collectScopes, importPlugin, orderPlugins, validateOptions, type Loaded
 import { PluginError } from './plugin-errors.js';
 import type { PluginContext, PluginLifecycle, SawtPlugin } from './plugin.js';
 import { PromMetrics } from './metrics.js';
-import type { Logger, Metrics, RuntimeSettings } from './services.js';
+import type { Logger, Metrics, RuntimeSettings } from './services/index.js';
 import { tokens, type ServiceRef } from './tokens.js';
 import { currentProcess } from './process-identity.js';
 import { ProcessWorkDir, workDirBase } from './work-dir.js';

@@ -8,7 +8,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { SawtError, type ErrorKindName } from './errors.js';
 import type { FieldRules } from './fields.js';
-import type { AuthContext } from './services.js';
+import type { AuthContext } from './services/index.js';
 
 /** A scope a plugin declares in its manifest (`scopes`): an API key may be restricted to some scopes. */
 export interface ScopeDeclaration {

@@ -1,5 +1,5 @@
 import type { ServiceRef } from './tokens.js';
-import type { Logger, RuntimeSettings } from './services.js';
+import type { Logger, RuntimeSettings } from './services/index.js';
 import type { ScopeDeclaration } from './http-routes.js';
 
 /**

@@ -2,7 +2,7 @@
  * Typed service tokens: the one place where service identities are declared.
  * A plugin declares the tokens it provides and consumes; core checks them at boot.
  */
-import type * as S from './services.js';
+import type * as S from './services/index.js';
 import type { HttpRoutes, ScopeRegistry } from './http-routes.js';
 
 export interface ServiceRef<T> {

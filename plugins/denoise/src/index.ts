@@ -91,7 +91,7 @@ export default definePlugin<DenoiseOptions>({
   scopes: [{ name: 'denoise', description: 'POST /denoise: background noise removed from an audio file' }],
   provides: [],
   consumes: [tokens.logger, tokens.runtime, tokens.workDir, tokens.httpServer, tokens.admission, tokens.metrics],
-  configSchema: denoiseConfigSchema as unknown as Record<string, unknown>,
+  configSchema: denoiseConfigSchema,
   async register(ctx) {
     const opts = ctx.options;
     const logger = ctx.logger;
