@@ -49,9 +49,10 @@ export interface WordTiming {
   audioMs: number;
 }
 
-export interface ChunkInfo {
+/** What the engine reports with each chunk (a speech stream's ChunkInfo), and `final` on its last event. */
+export interface NativeChunkInfo {
   segment: number;
-  /** True only on the last event, which carries no audio. */
+  /** True only on the last event, which carries no audio (streams end instead of passing it on). */
   final: boolean;
   /** True on the last chunk of a segment (and on the final event). */
   segmentEnd: boolean;
@@ -91,7 +92,7 @@ export interface NativeSynthesisOptions {
  * once with chunk = null and info.final = true; err is set on failure or, with
  * code SAWT_ENGINE_CANCELLED, after cancel().
  */
-export type SynthesisEventHandler = (err: NativeError | null, chunk: Buffer | null, info: ChunkInfo) => void;
+export type SynthesisEventHandler = (err: NativeError | null, chunk: Buffer | null, info: NativeChunkInfo) => void;
 
 /** Credit-style flow control: the job waits between chunks while paused. */
 export interface SynthesisHandle {
@@ -194,14 +195,14 @@ export interface HtsParameterInput {
 export interface HtsWordInput {
   /** Index into the utterance's labels of the word's first phone; increasing within an utterance. */
   label: number;
-  /** Passed through to the chunk-info word (the place of the word in the caller's text, UTF-16 code units). */
+  /** Passed through to the chunk's word (the place of the word in the caller's text, UTF-16 code units). */
   textOffset: number;
   length: number;
 }
 
 /**
  * What HTS synthesis vocodes: exactly one of labels (generated first) or given parameter streams.
- * With labels, `words` (one list per utterance, textToUtterances gives them) makes each chunk-info
+ * With labels, `words` (one list per utterance, textToUtterances gives them) makes each chunk's info
  * carry the words that start inside that chunk, audioMs from the chunk's start: the label's start is
  * the sum of the generated state durations before it (speed included), at the output rate.
  * `voicedClosures` (one list per utterance, label indices): those phones (a stop the voice only has

@@ -1,7 +1,7 @@
 export {
   locateAddon,
   nativeAddon,
-  type ChunkInfo,
+  type NativeChunkInfo,
   type EspeakVoice,
   type Tensor,
   type TensorData,
@@ -13,7 +13,7 @@ export { ENGINE_ERROR_CODES, EngineError, isEngineError, type EngineErrorCode } 
 export { availableProviders, OnnxSession, type OnnxSessionOptions } from './onnx-session.js';
 export { espeakInstances, listVoices, phonemize, type PhonemeMode } from './phonemize.js';
 export { resample, Resampler } from './resampler.js';
-export { SynthesisStream, synthesizeStream } from './synthesis-stream.js';
+export { SynthesisStream, synthesizeStream, type SynthesisChunk } from './synthesis-stream.js';
 export { htsParameters, synthesizeHtsStream } from './hts.js';
 export type { HtsParameterInput, HtsParameterStreams, HtsWordInput, NativeHtsControls, NativeHtsOptions, NativeHtsSource, NativeHtsSynthesisOptions, NativeHtsSynthesisSettings } from './addon.js';
 export { SUPPORTED_SAMPLE_RATES, type SupportedSampleRate, type SynthesisOptions } from './validate.js';

@@ -117,7 +117,7 @@ export class HtsBackend implements SpeechBackend {
     const lively = 0.5 - req.stability; // -0.5 … 0.5
     return synthesizeHtsStream({
       voicePath: this.voicePath,
-      // Word timings for chunk-info (the WebSocket's alignment). The stream's segment index counts
+      // Word timings for the chunks' info (the WebSocket's alignment). The stream's segment index counts
       // utterances (sentences), which may be more than req.segments; textOffset is into the segment text.
       utterances: parsed.map((u) => u.labels),
       words: parsed.map((u) => u.words),

@@ -5,7 +5,7 @@ import type { WebSocket } from 'ws';
 import {
   errors, isSawtError, presentedKey, meetsTextMinimum, resolveModelFor, startPaidSynthesis, validateFields, TEXT_TOO_SHORT_MESSAGE,
   type Admission, type AuthContext, type Authenticator, type ChunkInfo, type Logger, type PaidSynthesisServices,
-  type RateLimiter, type SawtError, type SpeechStream,
+  type RateLimiter, type SawtError, type SpeechChunk, type SpeechStream,
 } from '@sawt/core';
 import { initFields, textFields } from './messages.js';
 
@@ -82,7 +82,7 @@ export interface WsSessionStats {
   paused: boolean;
   /** Characters waiting for generation (buffer + queue + the piece in progress). */
   pendingChars: number;
-  /** Bytes buffered in the speech stream of the piece in progress. */
+  /** Chunks buffered in the speech stream of the piece in progress. */
   streamBuffered: number;
 }
 
@@ -495,13 +495,11 @@ export class WsSession {
     const n = ++this.pieces;
     let stream: SpeechStream;
     let admission: Admission;
-    // Word timings from the stream's first chunk-info: synthesis may start before startPaidSynthesis returns.
     const align = new AlignmentBuilder(piece.text, s.sampleRate);
     try {
       ({ stream, admission } = await startPaidSynthesis(this.deps, {
         auth: this.auth!, requestId: `${this.id}:${n}`, modelId: s.modelId, voiceId: s.voiceId, text: piece.text,
         speed: s.speed, stability: s.stability, sampleRate: s.sampleRate, purpose: 'tts ws', transport: 'ws', startedAt: piece.queuedAt,
-        onChunkInfo: (info) => align.add(info),
       }));
     } catch (e) {
       if (!this.closed) await this.sendError(e);
@@ -514,10 +512,11 @@ export class WsSession {
       await admission.release('websocket piece cancelled');
       return;
     }
-    let held: Buffer | null = null;
+    let held: SpeechChunk | null = null;
     let lastSent = Promise.resolve(true);
-    const emit = (audio: Buffer, isFinal: boolean) => {
-      const msg: Record<string, unknown> = { audio: audio.toString('base64'), sampleRate: s.sampleRate };
+    const emit = ({ pcm, info }: SpeechChunk, isFinal: boolean) => {
+      const msg: Record<string, unknown> = { audio: pcm.toString('base64'), sampleRate: s.sampleRate };
+      align.add(info);
       const a = align.take();
       if (a) msg.alignment = a;
       if (isFinal) msg.isFinal = true;
@@ -527,7 +526,7 @@ export class WsSession {
       lastSent = this.send(json);
     };
     try {
-      for await (const chunk of stream as AsyncIterable<Buffer>) {
+      for await (const chunk of stream as AsyncIterable<SpeechChunk>) {
         if (running.cancelled || this.closed) throw new Error('cancelled');
         // One chunk is held back so the last audio message of a flush can carry isFinal.
         if (held) emit(held, false);
