@@ -14,7 +14,7 @@ export const SPEECH_STREAM_OPTIONS = { objectMode: true, highWaterMark: SPEECH_H
 /**
  * `source` passed on chunk for chunk, `onChunk` seeing each as it goes by (counting samples, first
  * audio). Backpressure reaches `source`; destroying the result destroys `source`, and an error of
- * `source` destroys the result with it. The result keeps `source`'s `sampleRate`.
+ * `source` (or its closing before the end) destroys the result. The result keeps `source`'s `sampleRate`.
  */
 export function observeSpeech(source: SpeechStream, onChunk: (chunk: SpeechChunk) => void): SpeechStream {
   const out = new Readable({
@@ -34,8 +34,16 @@ export function observeSpeech(source: SpeechStream, onChunk: (chunk: SpeechChunk
     onChunk(chunk);
     if (!out.push(chunk)) source.pause();
   });
-  source.once('end', () => out.push(null));
+  let ended = false;
+  source.once('end', () => {
+    ended = true;
+    out.push(null);
+  });
   source.once('error', (error) => out.destroy(error));
+  // Destroyed without an error before its end (cancelled): the result ends the same way.
+  source.once('close', () => {
+    if (!ended && !out.destroyed) out.destroy(new Error('speech stream closed before its end'));
+  });
   return out;
 }
 

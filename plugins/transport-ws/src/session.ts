@@ -61,7 +61,7 @@ export class WsSession {
       this.idleTimer.refresh();
       const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer | ArrayBuffer).byteLength;
       const raw = size > limits.maxMessageBytes ? undefined : isBinary ? null : data.toString();
-      this.then(() => (raw === undefined ? this.onOversized(size) : this.onMessage(raw)));
+      this.inOrder(() => (raw === undefined ? this.onOversized(size) : this.onMessage(raw)));
     });
     ws.on('pong', () => (this.alive = true));
     ws.on('close', () => this.onClose());
@@ -69,11 +69,11 @@ export class WsSession {
     this.timer = setInterval(() => this.heartbeat(), limits.pingIntervalMs).unref();
     this.idleTimer = setTimeout(() => this.onIdle(), limits.idleTimeoutMs).unref();
     this.initTimer = setTimeout(() => this.onInitTimeout(), limits.initTimeoutMs).unref();
-    if (presented !== undefined) this.then(() => this.authenticate(presented).then(() => undefined));
+    if (presented !== undefined) this.inOrder(() => this.authenticate(presented).then(() => undefined));
   }
 
   /** Runs `step` after every message handled so far. */
-  private then(step: () => Promise<void>): void {
+  private inOrder(step: () => Promise<void>): void {
     this.chain = this.chain.then(step).catch((e) => this.deps.logger.error({ err: e, ...this.logFields() }, 'ws message handling failed'));
   }
 
@@ -102,7 +102,7 @@ export class WsSession {
   private onInitTimeout(): void {
     const waiting = () => this.state === 'connected' || this.state === 'authenticated';
     if (!waiting()) return;
-    this.then(async () => {
+    this.inOrder(async () => {
       if (!waiting()) return;
       await this.sendError(errors.validation(`No initConnection within ${this.limits.initTimeoutMs / 1000} s of connecting; closing`));
       this.closeWith(CLOSE.policy, 'initConnection timeout');
