@@ -1,5 +1,5 @@
 import { Readable, Transform } from 'node:stream';
-import type { SpeechChunk, SpeechStream } from './services.js';
+import type { SpeechChunk, SpeechStream } from './services/index.js';
 
 /**
  * Chunks a speech stream holds before it stops its producer. Object-mode streams count chunks, and

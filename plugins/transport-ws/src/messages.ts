@@ -3,7 +3,7 @@
  * server's messages and close codes. No I/O here.
  */
 import type { IncomingMessage } from 'node:http';
-import { errors, presentedKey, validateFields, type FieldRules, type SawtError } from '@sawt/core';
+import { defineFields, errors, presentedKey, validateFields, type SawtError } from '@sawt/core';
 
 /** Sample rates a client may ask for (initConnection output_format). */
 export const OUTPUT_FORMATS = ['pcm_8000', 'pcm_16000', 'pcm_22050', 'pcm_24000'] as const;
@@ -12,7 +12,7 @@ export const OUTPUT_FORMATS = ['pcm_8000', 'pcm_16000', 'pcm_22050', 'pcm_24000'
  * Field rules of the client messages: the session validates with them (the same
  * rules and messages as HTTP) and the AsyncAPI document is generated from them.
  */
-export const initFields: FieldRules = {
+export const initFields = defineFields({
   model_id: { type: 'string', description: 'Model to use (GET /models); default the service\'s mini model, sawt-mini.' },
   voice_id: { type: 'string', required: true, description: 'Voice to use (GET /voices); a cloned voice of the account works too.' },
   voice_settings: {
@@ -26,13 +26,13 @@ export const initFields: FieldRules = {
   },
   output_format: { type: 'string', enum: OUTPUT_FORMATS, description: 'PCM16 mono at this sample rate (resampled server-side); default pcm_24000. Audio messages state it in sampleRate.' },
   x_api_key: { type: 'string', description: 'The API key, when it is not given in the x-api-key query parameter or header.' },
-};
+});
 
-export const textFields: FieldRules = {
+export const textFields = defineFields({
   text: { type: 'string', required: false, description: 'Text chunk to add to the buffer. Generation starts at a sentence end or once the buffer is long enough (50, then 120, then 200 characters).' },
   flush: { type: 'boolean', default: false, description: 'Generate everything buffered now; the text received since the previous flush must have at least 3 words and 10 characters (else error 40001). The last audio message of a flush carries isFinal: true.' },
   try_trigger_generation: { type: 'boolean', default: false, description: 'Start generating the buffered whole words now when they are at least 20 characters, without waiting for a sentence end.' },
-};
+});
 
 /** Close codes the server uses. */
 export const CLOSE = {
@@ -87,7 +87,7 @@ export interface InitRequest {
 }
 
 export function parseInit(body: Record<string, unknown>): InitRequest {
-  const f = validateFields(body, initFields) as { model_id?: string; voice_id: string; voice_settings?: { stability: number; speed: number }; output_format?: string };
+  const f = validateFields(body, initFields);
   return {
     modelId: f.model_id,
     voiceId: f.voice_id,
@@ -105,7 +105,7 @@ export interface TextRequest {
 }
 
 export function parseText(body: Record<string, unknown>): TextRequest {
-  const f = validateFields(body, textFields) as { text?: string; flush: boolean; try_trigger_generation: boolean };
+  const f = validateFields(body, textFields);
   return { text: f.text ?? '', flush: f.flush, tryTrigger: f.try_trigger_generation };
 }
 
