@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import t from 'tap';
-import { ENGINE, TASHKEEL, bundledModels } from './helpers.js';
+import { ENGINE, TASHKEEL, bundledModels, repoRoot } from './helpers.js';
 
 const { Diacritizer, stripDiacritics, shaddaFirst, TextFrontEnd } = await import(ENGINE);
 
@@ -80,6 +82,20 @@ t.test('the libtashkeel model through the native ONNX path', async (t) => {
     const out = await d.diacritize(long);
     t.equal(stripDiacritics(out), long);
   });
+});
+
+t.test('the graph rewritten at load (shared position bias, MatMul for Einsum) diacritizes every test sentence as the file as written does', async (t) => {
+  const lines = (f) => readFileSync(path.join(repoRoot, 'test/frontend', f), 'utf8').split('\n').map((s) => s.trim()).filter(Boolean).map(stripDiacritics);
+  const texts = [...lines('diacritization-sentences.txt'), ...lines('diacritization-news.txt')];
+  const load = (rewriteGraph) => Diacritizer.load(bundledModels, TASHKEEL, { cacheEntries: 0, maxConcurrent: 1, rewriteGraph });
+  const [rewritten, asWritten] = await Promise.all([load(true), load(false)]);
+  t.teardown(() => (rewritten.release(), asWritten.release()));
+  t.same(rewritten.graphRewrite, { sharedPositionBias: 5, einsumToMatMul: 12 }, 'five layers use the first layer\'s position bias; 12 Einsum became MatMul');
+  t.same(asWritten.graphRewrite, { sharedPositionBias: 0, einsumToMatMul: 0 });
+  const one = async (d) => { const out = []; for (const x of texts) out.push(await d.diacritize(x)); return out; };
+  t.same(await one(rewritten), await one(asWritten), `each of ${texts.length} sentences alone`);
+  t.same(await rewritten.diacritizeMany(texts), await asWritten.diacritizeMany(texts), 'all in padded batches');
+  t.same(await rewritten.diacritize(texts.join(' ')), await asWritten.diacritize(texts.join(' ')), 'one long text (cut into windows of 400)');
 });
 
 t.test('the front end runs stages in order, raw spans untouched', async (t) => {
