@@ -171,7 +171,7 @@ const REL_POS_ADD = /^(\/attn_layers\/layers\.\d+\.1\/)attend\/Add$/u;
  * same tensors, the counterpart's own rel_pos tensors, initializers with the same contents, or the
  * layer's sequence length (a Gather of a Shape, the same in every layer).
  */
-export function sharePositionBias(nodes: GraphNode[], initializers: Map<string, Uint8Array>): number {
+function sharePositionBias(nodes: GraphNode[], initializers: Map<string, Uint8Array[]>): number {
   const producer = new Map<string, GraphNode>();
   for (const n of nodes) for (const o of n.output) producer.set(o, n);
   const adds = nodes.flatMap((n) => {
@@ -186,7 +186,10 @@ export function sharePositionBias(nodes: GraphNode[], initializers: Map<string, 
   const reference = subgraph(first!.prefix);
   const sameInput = (x: string, y: string, prefix: string): boolean => {
     if (x === y) return true;
-    if (initializers.has(x) || initializers.has(y)) return sameBytes(initializers.get(x), initializers.get(y));
+    if (initializers.has(x) || initializers.has(y)) {
+      const [a, b] = [initializers.get(x), initializers.get(y)];
+      return !!a && !!b && a.length === b.length && a.every((part, i) => sameBytes(part, b[i]));
+    }
     if (!x.startsWith(prefix) || generic(x, prefix) !== generic(y, first!.prefix)) return false;
     if (x.startsWith(`${prefix}rel_pos/`)) return true; // checked as its own node pair
     // The layer's sequence length: Gather(Shape(q or k), same index).
@@ -276,12 +279,12 @@ export function rewriteTashkeelGraph(model: Uint8Array): GraphRewrite {
   const gf = graphField[0]!;
   const graph = parseFields(model, gf.value, gf.end);
   let nodes = graph.filter((f) => f.no === 1 && f.wire === 2).map((f) => decodeNode(model, f));
-  const initializers = new Map<string, Uint8Array>();
+  // Initializers by name, as their TensorProto fields other than the name (8), compared only where needed.
+  const initializers = new Map<string, Uint8Array[]>();
   for (const f of graph.filter((g) => g.no === 5 && g.wire === 2)) {
-    // TensorProto: name is field 8; the rest (dims, type, data) is compared.
     const parts = parseFields(model, f.value, f.end);
     const name = parts.find((p) => p.no === 8 && p.wire === 2);
-    if (name) initializers.set(text(model, name), concat(parts.filter((p) => p !== name).map((p) => model.subarray(p.start, p.end))));
+    if (name) initializers.set(text(model, name), parts.filter((p) => p !== name).map((p) => model.subarray(p.start, p.end)));
   }
   const outputs = new Set(graph.filter((f) => f.no === 12 && f.wire === 2).flatMap((f) => {
     const name = parseFields(model, f.value, f.end).find((p) => p.no === 1 && p.wire === 2);
