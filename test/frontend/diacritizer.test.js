@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { ENGINE, TASHKEEL, bundledModels, repoRoot } from './helpers.js';
+import { tinyAddModel } from '../native/tiny-onnx.js';
 
 const { Diacritizer, stripDiacritics, shaddaFirst, TextFrontEnd } = await import(ENGINE);
 
@@ -96,6 +98,17 @@ t.test('the graph rewritten at load (shared position bias, MatMul for Einsum) di
   t.same(await one(rewritten), await one(asWritten), `each of ${texts.length} sentences alone`);
   t.same(await rewritten.diacritizeMany(texts), await asWritten.diacritizeMany(texts), 'all in padded batches');
   t.same(await rewritten.diacritize(texts.join(' ')), await asWritten.diacritize(texts.join(' ')), 'one long text (cut into windows of 400)');
+});
+
+t.test('other models are loaded from their file as written: a foreign graph or bytes that are no model are refused as before', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sawt-tashkeel-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  for (const f of ['input_id_map.json', 'target_id_map.json']) writeFileSync(path.join(dir, f), readFileSync(path.join(bundledModels, 'tashkeel', f)));
+  writeFileSync(path.join(dir, 'tiny.onnx'), tinyAddModel());
+  writeFileSync(path.join(dir, 'junk.onnx'), Buffer.from([0x0a, 0xff, 0xff, 0x01, 0x02]));
+  const files = (model) => ({ model, inputMap: 'input_id_map.json', targetMap: 'target_id_map.json' });
+  await t.rejects(Diacritizer.load(dir, files('tiny.onnx')), /tiny\.onnx is not a libtashkeel model \(inputs: X, K\)/);
+  await t.rejects(Diacritizer.load(dir, files('junk.onnx')), { code: 'SAWT_ENGINE_ONNX', message: /junk\.onnx/ });
 });
 
 t.test('the front end runs stages in order, raw spans untouched', async (t) => {

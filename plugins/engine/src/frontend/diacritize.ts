@@ -3,7 +3,7 @@ import path from 'node:path';
 import { OnnxSession } from '@sawt/native';
 import { mapTextParts, RAW_SPAN } from './raw.js';
 import { RunQueue } from './run-queue.js';
-import { rewriteTashkeelGraph } from './tashkeel-graph.js';
+import { rewriteTashkeelGraph, type GraphRewrite } from './tashkeel-graph.js';
 
 /** Rows (windows) per batched model run: larger batches pad more and hold more memory. */
 const BATCH_ROWS = 32;
@@ -200,8 +200,16 @@ export class Diacritizer {
     ]);
     const targets: string[] = [];
     for (const [marks, id] of Object.entries(targetMap)) targets[id] = marks === '_' ? '' : shaddaFirst(marks);
-    const rewrite = options.rewriteGraph === false ? null : rewriteTashkeelGraph(await readFile(abs(files.model)));
-    const model = rewrite && rewrite.bytes.length ? rewrite.bytes : abs(files.model);
+    let rewritten: GraphRewrite | null = null;
+    if (options.rewriteGraph !== false) {
+      try {
+        const r = rewriteTashkeelGraph(await readFile(abs(files.model)));
+        if (r.sharedPositionBias > 0 || r.einsumToMatMul > 0) rewritten = r;
+      } catch {
+        // Unreadable, or not the protobuf it expects: ONNX Runtime loads (or rejects) the file as before.
+      }
+    }
+    const model = rewritten ? rewritten.bytes : abs(files.model);
     const session = await OnnxSession.create(model, { executionProvider: options.executionProvider ?? 'cpu', intraOpThreads: 1 });
     const names = session.inputNames;
     if (!names.includes('char_inputs') || !names.includes('input_lengths')) {
@@ -213,7 +221,7 @@ export class Diacritizer {
       maxInputChars: options.maxInputChars ?? 400,
       cacheEntries: options.cacheEntries ?? 1000,
     });
-    if (rewrite) diacritizer.graphRewrite = { sharedPositionBias: rewrite.sharedPositionBias, einsumToMatMul: rewrite.einsumToMatMul };
+    if (rewritten) diacritizer.graphRewrite = { sharedPositionBias: rewritten.sharedPositionBias, einsumToMatMul: rewritten.einsumToMatMul };
     return diacritizer;
   }
 
