@@ -118,7 +118,8 @@ TensorDescription Describe(const std::string& name, const Ort::TypeInfo& info) {
 }
 
 struct SessionSettings {
-  std::string path;
+  std::string path;  // the model file, or a label for messages when `bytes` holds the model
+  std::vector<uint8_t> bytes;
   bool cuda = false;
   int intraOpThreads = 0;  // 0: ONNX Runtime's default
   int interOpThreads = 0;
@@ -134,7 +135,9 @@ std::shared_ptr<LoadedModel> LoadModel(const SessionSettings& settings) {
     if (settings.cuda) AppendCudaProvider(options);
 
     auto model = std::make_shared<LoadedModel>();
-    model->session = std::make_unique<Ort::Session>(env, settings.path.c_str(), options);
+    model->session = settings.bytes.empty()
+                         ? std::make_unique<Ort::Session>(env, settings.path.c_str(), options)
+                         : std::make_unique<Ort::Session>(env, settings.bytes.data(), settings.bytes.size(), options);
     Ort::Session& session = *model->session;
     Ort::AllocatorWithDefaultOptions allocator;
     for (size_t i = 0; i < session.GetInputCount(); ++i) {
@@ -387,14 +390,20 @@ class OnnxSessionObject : public Napi::ObjectWrap<OnnxSessionObject> {
     });
   }
 
-  // OnnxSession.create(path, { executionProvider, intraOpThreads?, interOpThreads? })
+  // OnnxSession.create(path | model bytes (Uint8Array, copied), { executionProvider, intraOpThreads?, interOpThreads? })
   static Napi::Value Create(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (!info[0].IsString() || info[0].As<Napi::String>().Utf8Value().empty()) {
-      ThrowInvalidArgument(env, "Expected a non-empty string for path");
-    }
     SessionSettings settings;
-    settings.path = info[0].As<Napi::String>().Utf8Value();
+    if (info[0].IsTypedArray() && info[0].As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array &&
+        info[0].As<Napi::Uint8Array>().ElementLength() > 0) {
+      Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
+      settings.bytes.assign(bytes.Data(), bytes.Data() + bytes.ElementLength());
+      settings.path = "(" + std::to_string(settings.bytes.size()) + " bytes in memory)";
+    } else if (!info[0].IsString() || info[0].As<Napi::String>().Utf8Value().empty()) {
+      ThrowInvalidArgument(env, "Expected a non-empty string for path or a non-empty Uint8Array of model bytes");
+    } else {
+      settings.path = info[0].As<Napi::String>().Utf8Value();
+    }
     if (!info[1].IsUndefined()) {
       if (!info[1].IsObject()) ThrowInvalidArgument(env, "Expected an object for options");
       Napi::Object options = info[1].As<Napi::Object>();

@@ -294,7 +294,7 @@ export interface NativeAddon {
   espeakInstances(count?: number): number;
   createSynthesis(options: NativeSynthesisOptions, onEvent: SynthesisEventHandler): SynthesisHandle;
   Resampler: new (inRate: number, outRate: number) => NativeResampler;
-  OnnxSession: { create(path: string, options?: NativeOnnxSessionOptions): Promise<NativeOnnxSession> };
+  OnnxSession: { create(model: string | Uint8Array, options?: NativeOnnxSessionOptions): Promise<NativeOnnxSession> };
   availableProviders(): string[];
   analyzeVoice(samples: Int16Array, sampleRate: number): Promise<VoiceAnalysis>;
   convertVoice(samples: Int16Array, sampleRate: number, params: ConvertParams): Promise<Int16Array>;
