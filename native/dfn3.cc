@@ -12,10 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "addon.h"
 #include "errors.h"
 #include "ort_shared.h"
-#include "promise_worker.h"
 
 namespace sawt {
 
@@ -144,25 +142,18 @@ const Tables& T() {
   return t;
 }
 
-struct Settings {
-  // The three model files; each may come from another folder (SAWT_MODELS_DIR or the bundle).
-  std::string enc, erbDec, dfDec;
-  int intraOpThreads = 1;  // one thread per run: measured 3x faster than two on 2 cores
-  int blockFrames = 1000;
-  int contextFrames = 100;
-  bool cuda = false;  // ONNX Runtime's CUDA execution provider (AppendCudaProvider names what is missing)
-};
+}  // namespace
 
 // One set of sessions per model, shared by all streams; ONNX Runtime sessions
 // allow concurrent Run() calls.
-struct Model {
-  Settings settings;
+struct Dfn3Model {
+  Dfn3Settings settings;
   std::unique_ptr<Ort::Session> enc, erbDec, dfDec;
 };
 
-std::shared_ptr<Model> LoadDfn3(const Settings& s) {
+std::shared_ptr<Dfn3Model> LoadDfn3(const Dfn3Settings& s) {
   Ort::Env& env = SharedOrtEnv();
-  auto model = std::make_shared<Model>();
+  auto model = std::make_shared<Dfn3Model>();
   model->settings = s;
   Ort::SessionOptions options;
   options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
@@ -186,10 +177,11 @@ std::shared_ptr<Model> LoadDfn3(const Settings& s) {
 }
 
 // One channel. Frames are numbered from 0; frame t analyses input samples
+
 // [t*hop - 480, t*hop + 480) and its synthesis yields output samples that lag by 480.
-class Stream {
+class Dfn3Stream::Impl {
  public:
-  explicit Stream(std::shared_ptr<Model> model) : model_(std::move(model)), fft_(kFft) {
+  explicit Impl(std::shared_ptr<Dfn3Model> model) : model_(std::move(model)), fft_(kFft) {
     analysisMem_.assign(kFft - kHop, 0.f);
     synthMem_.assign(kFft - kHop, 0.f);
     meanState_.resize(kErb);
@@ -372,7 +364,7 @@ class Stream {
     for (int k = s; k < kHop && outTotal_ < inTotal_; ++k, ++outTotal_) out.push_back(frame[k]);
   }
 
-  std::shared_ptr<Model> model_;
+  std::shared_ptr<Dfn3Model> model_;
   Fft fft_;
   float hop_[kHop];
   int fill_ = 0;
@@ -384,142 +376,8 @@ class Stream {
   uint64_t inTotal_ = 0, outTotal_ = 0;
 };
 
-// ---- Node-API ----
-
-struct ModelHandle {
-  std::shared_ptr<Model> model;
-};
-struct StreamHandle {
-  std::unique_ptr<Stream> stream;
-  bool busy = false;
-};
-
-class LoadWorker : public CodedPromiseWorker {
- public:
-  LoadWorker(Napi::Env env, Settings s) : CodedPromiseWorker(env, "sawt.dfn3Load", ErrorCode::kOnnx), s_(std::move(s)) {}
-
- protected:
-  void Execute() override {
-    Run([&] { model_ = LoadDfn3(s_); });
-  }
-  void OnOK() override {
-    auto* h = new ModelHandle{model_};
-    deferred_.Resolve(Napi::External<ModelHandle>::New(Env(), h, [](Napi::Env, ModelHandle* p) { delete p; }));
-  }
-
- private:
-  Settings s_;
-  std::shared_ptr<Model> model_;
-};
-
-class ProcessWorker : public CodedPromiseWorker {
- public:
-  ProcessWorker(Napi::Env env, Napi::External<StreamHandle> handle, Napi::Float32Array input, bool flush)
-      : CodedPromiseWorker(env, "sawt.dfn3Process", ErrorCode::kOnnx),
-        handleRef_(Napi::Persistent(handle)),
-        inputRef_(Napi::Persistent(input)),
-        stream_(handle.Data()),
-        data_(input.Data()),
-        n_(input.ElementLength()),
-        flush_(flush) {}
-
- protected:
-  void Execute() override {
-    Run([&] { out_ = stream_->stream->Process(data_, n_, flush_); });
-  }
-  void OnOK() override {
-    stream_->busy = false;
-    SawtAddon::Of(Env()).OnnxRunFinished();
-    Napi::Float32Array y = Napi::Float32Array::New(Env(), out_.size());
-    if (!out_.empty()) std::memcpy(y.Data(), out_.data(), out_.size() * sizeof(float));
-    deferred_.Resolve(y);
-  }
-  void OnError(const Napi::Error& error) override {
-    stream_->busy = false;
-    SawtAddon::Of(Env()).OnnxRunFinished();
-    CodedPromiseWorker::OnError(error);
-  }
-
- private:
-  Napi::Reference<Napi::External<StreamHandle>> handleRef_;
-  Napi::Reference<Napi::Float32Array> inputRef_;
-  StreamHandle* stream_;
-  const float* data_;
-  size_t n_;
-  bool flush_;
-  std::vector<float> out_;
-};
-
-int IntOption(Napi::Env env, Napi::Object o, const char* name, int def, int lo, int hi) {
-  Napi::Value v = o.Get(name);
-  if (v.IsUndefined()) return def;
-  if (!v.IsNumber()) ThrowInvalidArgument(env, std::string("Expected an integer for ") + name);
-  const double d = v.As<Napi::Number>().DoubleValue();
-  if (d != std::floor(d) || d < lo || d > hi) {
-    ThrowInvalidArgument(env, std::string("Expected an integer from ") + std::to_string(lo) + " to " +
-                                  std::to_string(hi) + " for " + name);
-  }
-  return static_cast<int>(d);
-}
-
-Napi::Value Dfn3Load(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (!info[0].IsObject()) ThrowInvalidArgument(env, "Expected an object of model files { enc, erbDec, dfDec }");
-  Napi::Object files = info[0].As<Napi::Object>();
-  Settings s;
-  auto file = [&](const char* name) {
-    Napi::Value v = files.Get(name);
-    if (!v.IsString()) ThrowInvalidArgument(env, std::string("Expected a string for ") + name);
-    return v.As<Napi::String>().Utf8Value();
-  };
-  s.enc = file("enc");
-  s.erbDec = file("erbDec");
-  s.dfDec = file("dfDec");
-  if (info.Length() > 1 && info[1].IsObject()) {
-    Napi::Object o = info[1].As<Napi::Object>();
-    s.intraOpThreads = IntOption(env, o, "intraOpThreads", s.intraOpThreads, 0, 256);
-    s.blockFrames = IntOption(env, o, "blockFrames", s.blockFrames, 1, 100000);
-    s.contextFrames = IntOption(env, o, "contextFrames", s.contextFrames, 0, 100000);
-    Napi::Value provider = o.Get("executionProvider");
-    if (!provider.IsUndefined()) {
-      const std::string name = provider.IsString() ? provider.As<Napi::String>().Utf8Value() : "";
-      if (name != "cpu" && name != "cuda") ThrowInvalidArgument(env, "Expected one of cpu, cuda for executionProvider");
-      s.cuda = name == "cuda";
-    }
-  }
-  return (new LoadWorker(env, s))->Start();
-}
-
-Napi::Value Dfn3Open(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (!info[0].IsExternal()) ThrowInvalidArgument(env, "Expected a DeepFilterNet3 model");
-  auto* m = info[0].As<Napi::External<ModelHandle>>().Data();
-  auto* h = new StreamHandle{std::make_unique<Stream>(m->model)};
-  return Napi::External<StreamHandle>::New(env, h, [](Napi::Env, StreamHandle* p) { delete p; });
-}
-
-Napi::Value Dfn3Process(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (!info[0].IsExternal()) ThrowInvalidArgument(env, "Expected a DeepFilterNet3 stream");
-  if (!info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) {
-    ThrowInvalidArgument(env, "Expected a Float32Array for samples");
-  }
-  auto handle = info[0].As<Napi::External<StreamHandle>>();
-  if (handle.Data()->busy) ThrowInvalidArgument(env, "DeepFilterNet3 stream is busy (one call at a time)");
-  handle.Data()->busy = true;
-  // Through the addon's bounded queue of ONNX runs, as OnnxSession.run is.
-  auto* worker = new ProcessWorker(env, handle, info[1].As<Napi::Float32Array>(), info[2].ToBoolean().Value());
-  Napi::Promise promise = worker->Promise();
-  SawtAddon::Of(env).QueueOnnxRun(worker);
-  return promise;
-}
-
-}  // namespace
-
-void RegisterDfn3Functions(Napi::Env env, Napi::Object exports) {
-  exports.Set("dfn3Load", Napi::Function::New(env, Dfn3Load, "dfn3Load"));
-  exports.Set("dfn3Open", Napi::Function::New(env, Dfn3Open, "dfn3Open"));
-  exports.Set("dfn3Process", Napi::Function::New(env, Dfn3Process, "dfn3Process"));
-}
+Dfn3Stream::Dfn3Stream(std::shared_ptr<Dfn3Model> model) : impl_(std::make_unique<Impl>(std::move(model))) {}
+Dfn3Stream::~Dfn3Stream() = default;
+std::vector<float> Dfn3Stream::Process(const float* x, size_t n, bool flush) { return impl_->Process(x, n, flush); }
 
 }  // namespace sawt

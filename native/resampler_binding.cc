@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "args.h"
 #include "errors.h"
 #include "resampler.h"
 
@@ -17,18 +18,14 @@ class ResamplerObject : public Napi::ObjectWrap<ResamplerObject> {
  public:
   explicit ResamplerObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ResamplerObject>(info) {
     Napi::Env env = info.Env();
-    const int inRate = Rate(env, info[0], "inRate");
-    const int outRate = Rate(env, info[1], "outRate");
+    const int inRate = static_cast<int>(args::Integer(env, info[0], "inRate", kMinRate, kMaxRate));
+    const int outRate = static_cast<int>(args::Integer(env, info[1], "outRate", kMinRate, kMaxRate));
     resampler_ = std::make_unique<Resampler>(inRate, outRate);
   }
 
   Napi::Value Process(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (!info[0].IsTypedArray() ||
-        info[0].As<Napi::TypedArray>().TypedArrayType() != napi_int16_array) {
-      ThrowInvalidArgument(env, "Expected an Int16Array for samples");
-    }
-    Napi::Int16Array samples = info[0].As<Napi::Int16Array>();
+    Napi::Int16Array samples = args::Int16Array(env, info[0], "samples");
     scratch_.clear();
     resampler_->Process(samples.Data(), samples.ElementLength(), scratch_);
     return ToJs(env);
@@ -41,15 +38,6 @@ class ResamplerObject : public Napi::ObjectWrap<ResamplerObject> {
   }
 
  private:
-  static int Rate(Napi::Env env, const Napi::Value& value, const char* name) {
-    const double rate = value.IsNumber() ? value.As<Napi::Number>().DoubleValue() : -1;
-    if (!(rate >= kMinRate && rate <= kMaxRate) || rate != static_cast<int>(rate)) {
-      ThrowInvalidArgument(env, std::string("Expected an integer between ") + std::to_string(kMinRate) +
-                                    " and " + std::to_string(kMaxRate) + " for " + name);
-    }
-    return static_cast<int>(rate);
-  }
-
   Napi::Value ToJs(Napi::Env env) {
     Napi::Int16Array out = Napi::Int16Array::New(env, scratch_.size());
     if (!scratch_.empty()) std::memcpy(out.Data(), scratch_.data(), scratch_.size() * sizeof(int16_t));
