@@ -91,6 +91,11 @@ SawtAddon::SawtAddon(Napi::Env env, Napi::Object exports) {
   exports.Set("phonemize", Napi::Function::New(env, Phonemize, "phonemize"));
   exports.Set("listVoices", Napi::Function::New(env, ListVoices, "listVoices"));
   exports.Set("espeakInstances", Napi::Function::New(env, EspeakInstances, "espeakInstances"));
+  Napi::Object rateRange = Napi::Object::New(env);
+  rateRange.Set("min", espeak::kMinRate);
+  rateRange.Set("max", espeak::kMaxRate);
+  rateRange.Freeze();
+  exports.Set("espeakRateRange", rateRange);
   exports.Set("createSynthesis", Napi::Function::New(env, CreateSynthesis, "createSynthesis"));
   RegisterHtsFunctions(env, exports);
   exports.Set("Resampler", DefineResamplerClass(env));

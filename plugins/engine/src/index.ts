@@ -4,7 +4,7 @@ import { BuiltinVoiceCatalog, ConfiguredModelCatalog, type ModelConfig, type Voi
 import { EspeakBackend, HtsBackend } from './backends.js';
 import { PiperBackend, type PiperOptions } from './piper/backend.js';
 import { loadPiperModels, piperFiles } from './piper/setup.js';
-import { espeakInstances, htsParameters, phonemize } from '@sawt/native';
+import { ESPEAK_RATE_RANGE, espeakInstances, htsParameters, phonemize } from '@sawt/native';
 import { Diacritizer, type DiacritizerFiles } from './frontend/diacritize.js';
 import { BUILTIN_DIALECTS_DIR, loadDialects, type Dialect } from './frontend/dialects.js';
 import { EngineTextPipeline } from './frontend/pipeline.js';
@@ -71,7 +71,7 @@ const voiceSchema = {
       properties: {
         voice: { type: 'string' },
         pitch: { type: 'number', minimum: 0, maximum: 100 },
-        rate: { type: 'number', minimum: 80, maximum: 450 },
+        rate: { type: 'number', minimum: ESPEAK_RATE_RANGE.min, maximum: ESPEAK_RATE_RANGE.max },
         range: { type: 'number', minimum: 0, maximum: 100 },
       },
     },
