@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "errors.h"
+#include "fft.h"
 #include "ort_shared.h"
 
 namespace sawt {
@@ -33,59 +34,6 @@ constexpr int kConvLookahead = 2;
 constexpr int kMinErbFreqs = 2;
 constexpr float kNormTau = 1.0f;
 constexpr int kRight = 8;  // frames of lookahead after a window's last emitted frame
-
-// Mixed-radix complex FFT (960 = 2^6 * 3 * 5), recursive decimation in time
-// with float twiddles (forward and inverse tables).
-class Fft {
- public:
-  explicit Fft(int n) : n_(n), fw_(n), inv_(n), scratch_(n) {
-    for (int k = 0; k < n; ++k) {
-      const double a = -2.0 * M_PI * k / n;
-      fw_[k] = cf(static_cast<float>(std::cos(a)), static_cast<float>(std::sin(a)));
-      inv_[k] = std::conj(fw_[k]);
-    }
-  }
-  // out = DFT(in) (forward, e^{-i}) or the unnormalized inverse.
-  void Run(const cf* in, cf* out, bool inverse) { Rec(in, 1, out, n_, inverse ? inv_.data() : fw_.data(), 1); }
-
- private:
-  void Rec(const cf* in, int stride, cf* out, int n, const cf* tw, int twStep) {
-    if (n == 1) {
-      out[0] = in[0];
-      return;
-    }
-    int p = 2;
-    while (n % p) ++p;
-    const int m = n / p;
-    for (int r = 0; r < p; ++r) Rec(in + r * stride, stride * p, out + r * m, m, tw, twStep * p);
-    if (p == 2) {
-      for (int k = 0; k < m; ++k) {
-        const cf a = out[k], b = out[m + k] * tw[k * twStep];
-        out[k] = a + b;
-        out[m + k] = a - b;
-      }
-      return;
-    }
-    // X[k + q m] = sum_r W_p^{rq} (W_n^{rk} Y_r[k]).
-    cf wp[8 * 8];
-    const int pStep = n_ / p;
-    for (int r = 0; r < p; ++r)
-      for (int q = 0; q < p; ++q) wp[r * p + q] = tw[((r * q) % p) * pStep];
-    cf tmp[8];
-    cf* sc = scratch_.data();
-    for (int k = 0; k < m; ++k) {
-      for (int r = 0; r < p; ++r) tmp[r] = out[r * m + k] * tw[r * k * twStep];
-      for (int q = 0; q < p; ++q) {
-        cf acc = tmp[0];
-        for (int r = 1; r < p; ++r) acc += tmp[r] * wp[r * p + q];
-        sc[q * m + k] = acc;
-      }
-    }
-    std::copy(sc, sc + n, out);
-  }
-  int n_;
-  std::vector<cf> fw_, inv_, scratch_;
-};
 
 float Freq2Erb(float f) { return 9.265f * std::log1p(f / (24.7f * 9.265f)); }
 float Erb2Freq(float e) { return 24.7f * 9.265f * (std::exp(e / 9.265f) - 1.f); }
@@ -226,11 +174,12 @@ class Dfn3Stream::Impl {
   // STFT of the pending hop and its features (appended to the frame buffers).
   void Analyse() {
     const Tables& t = T();
-    cf buf[kFft], spec[kFft];
+    float buf[kFft];
+    cf spec[kBins];
     for (int k = 0; k < kFft - kHop; ++k) buf[k] = analysisMem_[k] * t.window[k];
     for (int k = 0; k < kHop; ++k) buf[kFft - kHop + k] = hop_[k] * t.window[kFft - kHop + k];
     std::copy(hop_, hop_ + kHop, analysisMem_.begin());  // 960 = 2 * 480
-    fft_.Run(buf, spec, false);
+    fft_.Forward(buf, spec);
     const float wnorm = 1.f / (static_cast<float>(kFft) * kFft / (2.f * kHop));
     const size_t base = spec_.size();
     spec_.resize(base + kBins);
@@ -309,7 +258,7 @@ class Dfn3Stream::Impl {
     const float* gains = m[0].GetTensorData<float>();  // [1,1,W,32]
     const float* coefs = c[0].GetTensorData<float>();  // [1,W,96,10]
     const Tables& t = T();
-    cf Y[kFft], y[kFft];
+    cf Y[kBins];
     for (int64_t fr = nextOut_; fr < end; ++fr) {
       const int j = static_cast<int>(fr - w0);
       const cf* X = &spec_[(fr - bufStart_) * kBins];
@@ -331,7 +280,7 @@ class Dfn3Stream::Impl {
         }
         Y[k] = acc;
       }
-      Synthesise(Y, y, out);
+      Synthesise(Y, out);
     }
     nextOut_ = end;
     // Keep contextFrames of emitted frames (and the deep filter's past frames).
@@ -345,17 +294,14 @@ class Dfn3Stream::Impl {
     }
   }
 
-  void Synthesise(const cf* Y, cf* y, std::vector<float>& out) {
+  // Y: kBins bins of a Hermitian spectrum (the imaginary parts of DC and Nyquist are ignored).
+  void Synthesise(const cf* Y, std::vector<float>& out) {
     const Tables& t = T();
-    cf full[kFft];
-    for (int k = 0; k < kBins; ++k) full[k] = Y[k];
-    full[0] = cf(Y[0].real(), 0.f);
-    full[kBins - 1] = cf(Y[kBins - 1].real(), 0.f);
-    for (int k = kBins; k < kFft; ++k) full[k] = std::conj(Y[kFft - k]);
-    fft_.Run(full, y, true);
+    float y[kFft];
+    fft_.Inverse(Y, y);
     float frame[kHop];
-    for (int k = 0; k < kHop; ++k) frame[k] = y[k].real() * t.window[k] + synthMem_[k];
-    for (int k = 0; k < kHop; ++k) synthMem_[k] = y[kHop + k].real() * t.window[kHop + k];
+    for (int k = 0; k < kHop; ++k) frame[k] = y[k] * t.window[k] + synthMem_[k];
+    for (int k = 0; k < kHop; ++k) synthMem_[k] = y[kHop + k] * t.window[kHop + k];
     int s = 0;
     if (toSkip_ > 0) {
       s = std::min(toSkip_, kHop);
@@ -365,7 +311,7 @@ class Dfn3Stream::Impl {
   }
 
   std::shared_ptr<Dfn3Model> model_;
-  Fft fft_;
+  RealFft fft_;
   float hop_[kHop];
   int fill_ = 0;
   std::vector<float> analysisMem_, synthMem_, meanState_, unitState_;
