@@ -8,19 +8,21 @@
 #include "args.h"
 #include "errors.h"
 #include "resampler.h"
+#include "soxr_resampler.h"
 
 namespace sawt {
 namespace {
 
 constexpr int kMinRate = 1000, kMaxRate = 384000;
 
-class ResamplerObject : public Napi::ObjectWrap<ResamplerObject> {
+template <typename Engine>
+class ResamplerObject : public Napi::ObjectWrap<ResamplerObject<Engine>> {
  public:
-  explicit ResamplerObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ResamplerObject>(info) {
+  explicit ResamplerObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ResamplerObject<Engine>>(info) {
     Napi::Env env = info.Env();
     const int inRate = static_cast<int>(args::Integer(env, info[0], "inRate", kMinRate, kMaxRate));
     const int outRate = static_cast<int>(args::Integer(env, info[1], "outRate", kMinRate, kMaxRate));
-    resampler_ = std::make_unique<Resampler>(inRate, outRate);
+    resampler_ = std::make_unique<Engine>(inRate, outRate);
   }
 
   Napi::Value Process(const Napi::CallbackInfo& info) {
@@ -44,16 +46,21 @@ class ResamplerObject : public Napi::ObjectWrap<ResamplerObject> {
     return out;
   }
 
-  std::unique_ptr<Resampler> resampler_;
+  std::unique_ptr<Engine> resampler_;
   std::vector<int16_t> scratch_;
 };
 
+template <typename Engine>
+Napi::Function DefineClass(Napi::Env env, const char* name) {
+  using Object = ResamplerObject<Engine>;
+  return Object::DefineClass(env, name,
+                             {Object::template InstanceMethod<&Object::Process>("process"), Object::template InstanceMethod<&Object::Flush>("flush")});
+}
+
 }  // namespace
 
-Napi::Function DefineResamplerClass(Napi::Env env) {
-  return ResamplerObject::DefineClass(env, "Resampler",
-                                      {ResamplerObject::InstanceMethod<&ResamplerObject::Process>("process"),
-                                       ResamplerObject::InstanceMethod<&ResamplerObject::Flush>("flush")});
-}
+Napi::Function DefineResamplerClass(Napi::Env env) { return DefineClass<Resampler>(env, "Resampler"); }
+
+Napi::Function DefineSoxrResamplerClass(Napi::Env env) { return DefineClass<SoxrResampler>(env, "SoxrResampler"); }
 
 }  // namespace sawt

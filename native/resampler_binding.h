@@ -1,4 +1,5 @@
-// JS class `Resampler` over sawt::Resampler (see resampler.h). Each JS object
+// JS classes `Resampler` over sawt::Resampler (see resampler.h) and
+// `SoxrResampler` over sawt::SoxrResampler (soxr_resampler.h; bench/resampler.js compares them). Each JS object
 // owns its C++ resampler; used on the JS thread that created it only.
 // process() and flush() return new Int16Arrays (JS-owned copies: the results
 // are small and the C++ side reuses its buffers).
@@ -9,5 +10,6 @@
 namespace sawt {
 
 Napi::Function DefineResamplerClass(Napi::Env env);
+Napi::Function DefineSoxrResamplerClass(Napi::Env env);
 
 }  // namespace sawt
