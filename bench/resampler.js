@@ -1,7 +1,9 @@
-// npm run bench:resampler: the addon's resampler (native/resampler.cc, Kaiser-windowed sinc) beside
-// libsoxr (native/soxr_resampler.cc, SOXR_HQ) on the conversions Sawt makes: passband ripple,
-// stopband attenuation, speed, and the properties the synthesis path relies on (exact length,
-// chunking that does not change the output, no delay). Results go to bench/results/resampler.json.
+// npm run bench:resampler: the addon's resampler (native/resampler.cc, libsoxr SOXR_HQ) on the
+// conversions Sawt makes: passband ripple, stopband attenuation, speed, and the properties the
+// synthesis paths rely on (exact length, chunking that does not change the output, no delay).
+// Results go to bench/results/resampler.json. Commit 1977620 ran it on the hand-written Kaiser-sinc
+// resampler this one replaced beside soxr (ripple 3.8 dB up to 0.9 × Nyquist, 28 to 90 dB stop band,
+// against soxr's 0.01 dB and 95 to 113 dB at about the same speed): soxr won on every quality figure.
 //
 // - Passband ripple: sines of amplitude 0.5 FS from 50 Hz up to 0.9 × the lower rate's Nyquist;
 //   the gain of each (its level at its own frequency in the output, Hann-windowed DFT) in dB;
@@ -18,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const addon = nativeAddon();
-const ENGINES = { sawt: addon.Resampler, soxr: addon.SoxrResampler };
+const ENGINES = { soxr: addon.Resampler };
 const CONVERSIONS = [[22050, 24000], [22050, 16000], [24000, 8000], [16000, 48000]];
 const AMPLITUDE = 16384;
 

@@ -99,7 +99,6 @@ SawtAddon::SawtAddon(Napi::Env env, Napi::Object exports) {
   exports.Set("createSynthesis", Napi::Function::New(env, CreateSynthesis, "createSynthesis"));
   RegisterHtsFunctions(env, exports);
   exports.Set("Resampler", DefineResamplerClass(env));
-  exports.Set("SoxrResampler", DefineSoxrResamplerClass(env));
   Napi::Function sessionClass = DefineOnnxSessionClass(env);
   onnxSessionClass = Napi::Persistent(sessionClass);
   exports.Set("OnnxSession", sessionClass);

@@ -8,7 +8,6 @@
 #include "args.h"
 #include "errors.h"
 #include "resampler.h"
-#include "soxr_resampler.h"
 
 namespace sawt {
 namespace {
@@ -60,7 +59,5 @@ Napi::Function DefineClass(Napi::Env env, const char* name) {
 }  // namespace
 
 Napi::Function DefineResamplerClass(Napi::Env env) { return DefineClass<Resampler>(env, "Resampler"); }
-
-Napi::Function DefineSoxrResamplerClass(Napi::Env env) { return DefineClass<SoxrResampler>(env, "SoxrResampler"); }
 
 }  // namespace sawt

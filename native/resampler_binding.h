@@ -1,5 +1,4 @@
-// JS classes `Resampler` over sawt::Resampler (see resampler.h) and
-// `SoxrResampler` over sawt::SoxrResampler (soxr_resampler.h; bench/resampler.js compares them). Each JS object
+// JS class `Resampler` over sawt::Resampler (see resampler.h). Each JS object
 // owns its C++ resampler; used on the JS thread that created it only.
 // process() and flush() return new Int16Arrays (JS-owned copies: the results
 // are small and the C++ side reuses its buffers).
@@ -10,6 +9,5 @@
 namespace sawt {
 
 Napi::Function DefineResamplerClass(Napi::Env env);
-Napi::Function DefineSoxrResamplerClass(Napi::Env env);
 
 }  // namespace sawt

@@ -295,8 +295,6 @@ export interface NativeAddon {
   readonly espeakRateRange: { readonly min: number; readonly max: number };
   createSynthesis(options: NativeSynthesisOptions, onEvent: SynthesisEventHandler): SynthesisHandle;
   Resampler: new (inRate: number, outRate: number) => NativeResampler;
-  /** The same interface over libsoxr (SOXR_HQ), for bench/resampler.js. */
-  SoxrResampler: new (inRate: number, outRate: number) => NativeResampler;
   OnnxSession: { create(path: string, options?: NativeOnnxSessionOptions): Promise<NativeOnnxSession> };
   availableProviders(): string[];
   analyzeVoice(samples: Int16Array, sampleRate: number): Promise<VoiceAnalysis>;
