@@ -6,12 +6,14 @@
 #include <utility>
 #include <vector>
 
-#include "dfn3.h"
+#include "args.h"
+#include "dfn3_binding.h"
 #include "errors.h"
 #include "espeak_engine.h"
-#include "hts_synthesis.h"
-#include "onnx_session.h"
+#include "hts_binding.h"
+#include "onnx_binding.h"
 #include "piper_binding.h"
+#include "promise_worker.h"
 #include "resampler_binding.h"
 #include "synthesis.h"
 #include "voice_binding.h"
@@ -20,56 +22,34 @@ namespace sawt {
 namespace {
 
 // A short job on libuv's pool that phonemizes one text.
-class PhonemizeWorker : public Napi::AsyncWorker {
+class PhonemizeWorker : public CodedPromiseWorker {
  public:
   PhonemizeWorker(Napi::Env env, std::string text, std::string voice, bool ipa)
-      : Napi::AsyncWorker(env, "sawt.phonemize"),
-        deferred_(Napi::Promise::Deferred::New(env)),
-        text_(std::move(text)),
-        voice_(std::move(voice)),
-        ipa_(ipa) {}
-
-  Napi::Promise Promise() const { return deferred_.Promise(); }
+      : CodedPromiseWorker(env, "sawt.phonemize", ErrorCode::kEspeak), text_(std::move(text)), voice_(std::move(voice)), ipa_(ipa) {}
 
  protected:
   void Execute() override {
-    try {
-      result_ = espeak::Phonemize(text_, voice_, ipa_);
-    } catch (const EngineFailure& failure) {
-      code_ = failure.code();
-      SetError(failure.what());
-    }
+    Run([&] { result_ = espeak::Phonemize(text_, voice_, ipa_); });
   }
   void OnOK() override { deferred_.Resolve(Napi::String::New(Env(), result_)); }
-  void OnError(const Napi::Error& error) override {
-    deferred_.Reject(MakeError(Env(), code_, error.Message()).Value());
-  }
 
  private:
-  Napi::Promise::Deferred deferred_;
   std::string text_, voice_, result_;
   bool ipa_;
-  ErrorCode code_ = ErrorCode::kEspeak;
 };
 
+// phonemize(text, voice, mode?): mode "ipa" (default) or "espeak" (espeak's mnemonics, for [[ ]] input).
 Napi::Value Phonemize(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (!info[0].IsString()) ThrowInvalidArgument(env, "Expected a string for text");
-  if (!info[1].IsString() || info[1].As<Napi::String>().Utf8Value().empty()) {
-    ThrowInvalidArgument(env, "Expected a non-empty string for voice");
-  }
-  // Optional third argument: "ipa" (default) or "espeak" (espeak's mnemonics, for [[ ]] input).
+  std::string text = args::String(env, info[0], "text");
+  std::string voice = args::String(env, info[1], "voice", true);
   bool ipa = true;
   if (info.Length() > 2 && !info[2].IsUndefined()) {
     const std::string mode = info[2].IsString() ? info[2].As<Napi::String>().Utf8Value() : "";
     if (mode != "ipa" && mode != "espeak") ThrowInvalidArgument(env, "Expected \"ipa\" or \"espeak\" for mode");
     ipa = mode == "ipa";
   }
-  auto* worker = new PhonemizeWorker(env, info[0].As<Napi::String>().Utf8Value(),
-                                     info[1].As<Napi::String>().Utf8Value(), ipa);
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  return (new PhonemizeWorker(env, std::move(text), std::move(voice), ipa))->Start();
 }
 
 Napi::Value ListVoices(const Napi::CallbackInfo& info) {
@@ -100,12 +80,7 @@ Napi::Value ListVoices(const Napi::CallbackInfo& info) {
 Napi::Value EspeakInstances(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() > 0 && !info[0].IsUndefined()) {
-    if (!info[0].IsNumber()) ThrowInvalidArgument(env, "Expected a number between 1 and 8 for count");
-    const double count = info[0].As<Napi::Number>().DoubleValue();
-    if (!(count >= 1 && count <= 8) || count != static_cast<int>(count)) {
-      ThrowInvalidArgument(env, "Expected an integer between 1 and 8 for count");
-    }
-    return Napi::Number::New(env, espeak::SetInstances(static_cast<int>(count)));
+    return Napi::Number::New(env, espeak::SetInstances(static_cast<int>(args::Integer(env, info[0], "count", 1, 8))));
   }
   return Napi::Number::New(env, espeak::Instances());
 }
@@ -116,9 +91,13 @@ SawtAddon::SawtAddon(Napi::Env env, Napi::Object exports) {
   exports.Set("phonemize", Napi::Function::New(env, Phonemize, "phonemize"));
   exports.Set("listVoices", Napi::Function::New(env, ListVoices, "listVoices"));
   exports.Set("espeakInstances", Napi::Function::New(env, EspeakInstances, "espeakInstances"));
+  Napi::Object rateRange = Napi::Object::New(env);
+  rateRange.Set("min", espeak::kMinRate);
+  rateRange.Set("max", espeak::kMaxRate);
+  rateRange.Freeze();
+  exports.Set("espeakRateRange", rateRange);
   exports.Set("createSynthesis", Napi::Function::New(env, CreateSynthesis, "createSynthesis"));
-  exports.Set("createHtsSynthesis", Napi::Function::New(env, CreateHtsSynthesis, "createHtsSynthesis"));
-  exports.Set("htsParameters", Napi::Function::New(env, HtsParameters, "htsParameters"));
+  RegisterHtsFunctions(env, exports);
   exports.Set("Resampler", DefineResamplerClass(env));
   Napi::Function sessionClass = DefineOnnxSessionClass(env);
   onnxSessionClass = Napi::Persistent(sessionClass);
@@ -130,6 +109,25 @@ SawtAddon::SawtAddon(Napi::Env env, Napi::Object exports) {
   piperSessionClass = Napi::Persistent(piperClass);
   exports.Set("PiperSession", piperClass);
   RegisterPiperFunctions(env, exports);
+}
+
+void SawtAddon::QueueOnnxRun(Napi::AsyncWorker* worker) {
+  if (activeOnnxRuns_ < kMaxConcurrentOnnxRuns) {
+    ++activeOnnxRuns_;
+    worker->Queue();
+  } else {
+    waitingOnnxRuns_.push_back(worker);
+  }
+}
+
+void SawtAddon::OnnxRunFinished() {
+  --activeOnnxRuns_;
+  if (!waitingOnnxRuns_.empty()) {
+    Napi::AsyncWorker* next = waitingOnnxRuns_.front();
+    waitingOnnxRuns_.pop_front();
+    ++activeOnnxRuns_;
+    next->Queue();
+  }
 }
 
 }  // namespace sawt

@@ -66,7 +66,7 @@ export interface NativeSynthesisOptions {
   segments: string[];
   /** espeak-ng voice spec, e.g. 'ar', 'ar+m3'. */
   voice: string;
-  /** Words per minute, 80..450. */
+  /** Words per minute, within espeakRateRange. */
   rate: number;
   /** 0..100. */
   pitch: number;
@@ -292,9 +292,11 @@ export interface NativeAddon {
   listVoices(): EspeakVoice[];
   /** Sets the espeak-ng instances (1..8) before espeak's first use; returns the count in force. */
   espeakInstances(count?: number): number;
+  /** The speaking rates (words per minute) createSynthesis accepts (espeak_engine.h). */
+  readonly espeakRateRange: { readonly min: number; readonly max: number };
   createSynthesis(options: NativeSynthesisOptions, onEvent: SynthesisEventHandler): SynthesisHandle;
   Resampler: new (inRate: number, outRate: number) => NativeResampler;
-  OnnxSession: { create(path: string, options?: NativeOnnxSessionOptions): Promise<NativeOnnxSession> };
+  OnnxSession: { create(model: string | Uint8Array, options?: NativeOnnxSessionOptions): Promise<NativeOnnxSession> };
   availableProviders(): string[];
   analyzeVoice(samples: Int16Array, sampleRate: number): Promise<VoiceAnalysis>;
   convertVoice(samples: Int16Array, sampleRate: number, params: ConvertParams): Promise<Int16Array>;

@@ -16,7 +16,7 @@ export { resample, Resampler } from './resampler.js';
 export { SynthesisStream, synthesizeStream, type SynthesisChunk } from './synthesis-stream.js';
 export { htsParameters, synthesizeHtsStream } from './hts.js';
 export type { HtsParameterInput, HtsParameterStreams, HtsWordInput, NativeHtsControls, NativeHtsOptions, NativeHtsSource, NativeHtsSynthesisOptions, NativeHtsSynthesisSettings } from './addon.js';
-export { SUPPORTED_SAMPLE_RATES, type SupportedSampleRate, type SynthesisOptions } from './validate.js';
+export { ESPEAK_RATE_RANGE, SUPPORTED_SAMPLE_RATES, type SupportedSampleRate, type SynthesisOptions } from './validate.js';
 export { analyzeVoice, convertVoice, matchSpectra, trackF0, type VoiceAnalysis, type SpectralMatch, type ConvertParams } from './voice.js';
 export { DFN3_FILES, Dfn3Model, Dfn3Stream, type Dfn3Files, type Dfn3Options } from './dfn3.js';
 export { ipaClauses, phonemeInputIpa, PiperSession, type PiperSessionOptions } from './piper.js';
