@@ -12,13 +12,19 @@ export const SPEECH_HIGH_WATER_MARK = 1;
 export const SPEECH_STREAM_OPTIONS = { objectMode: true, highWaterMark: SPEECH_HIGH_WATER_MARK } as const;
 
 /**
+ * Options of a stream that passes another's chunks on: what the engine pushed at once (a sentence
+ * cut into chunks) reaches the consumer together, as its 16 KiB byte buffer let it before.
+ */
+export const SPEECH_RELAY_OPTIONS = { objectMode: true, highWaterMark: 8 } as const;
+
+/**
  * `source` passed on chunk for chunk, `onChunk` seeing each as it goes by (counting samples, first
  * audio). Backpressure reaches `source`; destroying the result destroys `source`, and an error of
  * `source` (or its closing before the end) destroys the result. The result keeps `source`'s `sampleRate`.
  */
 export function observeSpeech(source: SpeechStream, onChunk: (chunk: SpeechChunk) => void): SpeechStream {
   const out = new Readable({
-    ...SPEECH_STREAM_OPTIONS,
+    ...SPEECH_RELAY_OPTIONS,
     read() {
       source.resume();
     },

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { SPEECH_STREAM_OPTIONS, type SpeechChunk, type SpeechStream } from '@sawt/core';
+import { SPEECH_RELAY_OPTIONS, type SpeechChunk, type SpeechStream } from '@sawt/core';
 
 /**
  * One speech stream made of two played one after the other: `head` (synthesis of the first
@@ -15,7 +15,7 @@ export class SpeechSequence extends Readable {
   #segmentBase = 0;
 
   constructor(head: SpeechStream, private readonly tail: () => Promise<SpeechStream | null>) {
-    super(SPEECH_STREAM_OPTIONS);
+    super(SPEECH_RELAY_OPTIONS);
     this.sampleRate = (head as { sampleRate?: number }).sampleRate;
     this.#follow(head, true);
   }

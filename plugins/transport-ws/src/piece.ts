@@ -28,8 +28,8 @@ export interface PieceOutput {
 }
 
 /**
- * The generation of one piece: its paid synthesis streamed to the client as audio messages, each
- * with the alignment of its chunk's words, the last of a flush with isFinal. Reading the speech
+ * The generation of one piece: its paid synthesis streamed to the client as audio messages with
+ * the alignment of the words read so far, the last of a flush with isFinal. Reading the speech
  * stream stops while the socket holds more than highWaterBytes (the native job pauses with it);
  * the reservation is settled once the last message is sent, and released on any failure.
  */
@@ -71,20 +71,27 @@ export class PieceRun {
       await admission.release('websocket piece cancelled');
       return;
     }
-    // One chunk is held back so that the last audio message of a flush can carry isFinal.
+    // One chunk is held back so that the last audio message of a flush can carry isFinal. A message
+    // carries the word timings of every chunk read so far (those waiting in the stream included), as
+    // it did when they came as events.
     const align = new AlignmentBuilder(this.piece.text, sampleRate);
     let held: SpeechChunk | null = null;
     let lastSent = Promise.resolve(true);
-    const emit = ({ pcm, info }: SpeechChunk, isFinal: boolean) => {
-      align.add(info);
+    const emit = ({ pcm }: SpeechChunk, isFinal: boolean) => {
       lastSent = this.out.sendAudio(audioMessage(pcm, sampleRate, align.take(), isFinal));
     };
     try {
-      for await (const chunk of stream as AsyncIterable<SpeechChunk>) {
-        if (this.gone()) throw new Error('cancelled');
-        if (held) emit(held, false);
-        held = chunk;
-        await this.drain();
+      for await (const first of stream as AsyncIterable<SpeechChunk>) {
+        // The chunks already waiting come with the first: their words go with the next message.
+        const batch = [first];
+        for (let c: SpeechChunk | null; (c = stream.read() as SpeechChunk | null) !== null;) batch.push(c);
+        for (const chunk of batch) align.add(chunk.info);
+        for (const chunk of batch) {
+          if (this.gone()) throw new Error('cancelled');
+          if (held) emit(held, false);
+          held = chunk;
+          await this.drain();
+        }
       }
       if (this.gone()) throw new Error('cancelled');
       if (held) emit(held, this.piece.flushEnd);
