@@ -4,7 +4,12 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <numeric>
+#include <utility>
+#include <vector>
 
 namespace sawt {
 namespace {
@@ -24,6 +29,27 @@ double BesselI0(double x) {
   return sum;
 }
 
+// The coefficient table of a pair of rates (a pure function of them), made on first use and kept:
+// the process uses a handful of pairs (voice rates × output rates). Past kMaxSharedTables pairs
+// (arbitrary rates of uploaded audio), a table is made for its resampler alone.
+constexpr size_t kMaxSharedTables = 64;
+
+template <typename Make>
+std::shared_ptr<const std::vector<float>> SharedTable(int inRate, int outRate, Make make) {
+  static std::mutex mutex;
+  static auto* tables = new std::map<std::pair<int, int>, std::shared_ptr<const std::vector<float>>>();
+  const std::pair<int, int> key(inRate, outRate);
+  {
+    std::lock_guard<std::mutex> guard(mutex);
+    const auto found = tables->find(key);
+    if (found != tables->end()) return found->second;
+  }
+  std::shared_ptr<const std::vector<float>> table = make();  // outside the lock: other pairs need not wait
+  std::lock_guard<std::mutex> guard(mutex);
+  if (tables->size() >= kMaxSharedTables) return table;
+  return tables->emplace(key, std::move(table)).first->second;  // a concurrent maker's table wins
+}
+
 }  // namespace
 
 Resampler::Resampler(int inRate, int outRate) : inRate_(inRate), outRate_(outRate) {
@@ -38,21 +64,24 @@ Resampler::Resampler(int inRate, int outRate) : inRate_(inRate), outRate_(outRat
   exactPhases_ = up_ <= kMaxExactPhases;
   phases_ = static_cast<int>(exactPhases_ ? up_ : kMaxExactPhases);
 
-  // Row p holds h(f + halfTaps - i) for fractional position f = p / phases_;
-  // one extra row (f = 1) lets the interpolated case read row p + 1.
-  table_.resize(static_cast<size_t>(phases_ + 1) * taps_);
-  const double i0Beta = BesselI0(kKaiserBeta);
-  for (int p = 0; p <= phases_; ++p) {
-    const double f = static_cast<double>(p) / phases_;
-    for (int i = 0; i < taps_; ++i) {
-      const double t = f + halfTaps_ - i;
-      const double x = 2.0 * cutoff * t;
-      const double sinc = x == 0.0 ? 1.0 : std::sin(M_PI * x) / (M_PI * x);
-      const double r = t / halfWidth;
-      const double window = std::abs(r) >= 1.0 ? 0.0 : BesselI0(kKaiserBeta * std::sqrt(1.0 - r * r)) / i0Beta;
-      table_[static_cast<size_t>(p) * taps_ + i] = static_cast<float>(2.0 * cutoff * sinc * window);
+  table_ = SharedTable(inRate, outRate, [&] {
+    // Row p holds h(f + halfTaps - i) for fractional position f = p / phases_;
+    // one extra row (f = 1) lets the interpolated case read row p + 1.
+    auto table = std::make_shared<std::vector<float>>(static_cast<size_t>(phases_ + 1) * taps_);
+    const double i0Beta = BesselI0(kKaiserBeta);
+    for (int p = 0; p <= phases_; ++p) {
+      const double f = static_cast<double>(p) / phases_;
+      for (int i = 0; i < taps_; ++i) {
+        const double t = f + halfTaps_ - i;
+        const double x = 2.0 * cutoff * t;
+        const double sinc = x == 0.0 ? 1.0 : std::sin(M_PI * x) / (M_PI * x);
+        const double r = t / halfWidth;
+        const double window = std::abs(r) >= 1.0 ? 0.0 : BesselI0(kKaiserBeta * std::sqrt(1.0 - r * r)) / i0Beta;
+        (*table)[static_cast<size_t>(p) * taps_ + i] = static_cast<float>(2.0 * cutoff * sinc * window);
+      }
     }
-  }
+    return table;
+  });
   Reset();
 }
 
@@ -100,13 +129,13 @@ void Resampler::Emit(int64_t availableEnd, int64_t limit, std::vector<int16_t>& 
     const int64_t fraction = position % up_;
     float acc;
     if (exactPhases_) {
-      acc = Dot(&table_[static_cast<size_t>(fraction) * taps_], x);
+      acc = Dot(&(*table_)[static_cast<size_t>(fraction) * taps_], x);
     } else {
       const double row = static_cast<double>(fraction) * phases_ / up_;
       const int r = static_cast<int>(row);
       const float t = static_cast<float>(row - r);
-      const float a = Dot(&table_[static_cast<size_t>(r) * taps_], x);
-      const float b = Dot(&table_[static_cast<size_t>(r + 1) * taps_], x);
+      const float a = Dot(&(*table_)[static_cast<size_t>(r) * taps_], x);
+      const float b = Dot(&(*table_)[static_cast<size_t>(r + 1) * taps_], x);
       acc = a + t * (b - a);
     }
     const float rounded = std::nearbyint(acc);

@@ -6,12 +6,13 @@
 // same output as feeding it at once; Flush() zero-pads the tail and yields the
 // last samples so that the total is ceil(inputCount * outRate / inRate).
 // The anti-alias cutoff is 0.92 × min(inRate, outRate) / 2 (about 85 dB of
-// stop-band attenuation). Not thread-safe: one instance per stream; it owns
-// all its memory.
+// stop-band attenuation). Not thread-safe: one instance per stream; its
+// coefficient table is read-only and shared between instances of the same rates.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace sawt {
@@ -39,7 +40,9 @@ class Resampler {
   int taps_;  // 2 * halfTaps_ + 1
   int phases_;  // rows of the table (== up_ when exact)
   bool exactPhases_;
-  std::vector<float> table_;  // (phases_ + 1) × taps_
+  // (phases_ + 1) × taps_ filter coefficients; shared by the resamplers of the same pair of rates
+  // (made once: ~0.5 ms of sin and Bessel terms, paid before on the main thread by every synthesis).
+  std::shared_ptr<const std::vector<float>> table_;
 
   std::vector<float> history_;  // input from absolute index historyStart_ (may be < 0)
   int64_t historyStart_ = 0;

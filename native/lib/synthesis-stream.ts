@@ -9,7 +9,7 @@
  */
 import { Readable } from 'node:stream';
 import { nativeAddon, type ChunkInfo, type NativeError, type NativeSynthesisOptions, type SynthesisEventHandler, type SynthesisHandle } from './addon.js';
-import { captureCallSite, fromNative } from './errors.js';
+import { captureCallSite, fromNative, type CallSite } from './errors.js';
 import { validateSynthesisOptions, type SynthesisOptions } from './validate.js';
 
 export class SynthesisStream extends Readable {
@@ -21,7 +21,7 @@ export class SynthesisStream extends Readable {
   /** @internal Use synthesizeStream(). */
   constructor(
     options: { sampleRate: number },
-    callSite: string,
+    callSite: CallSite,
     create: (onEvent: SynthesisEventHandler) => SynthesisHandle = (onEvent) => nativeAddon().createSynthesis(options as NativeSynthesisOptions, onEvent),
   ) {
     super();
@@ -35,7 +35,7 @@ export class SynthesisStream extends Readable {
     }
   }
 
-  #onEvent(err: NativeError | null, chunk: Buffer | null, info: ChunkInfo, callSite: string): void {
+  #onEvent(err: NativeError | null, chunk: Buffer | null, info: ChunkInfo, callSite: CallSite): void {
     if (info.final) {
       this.#finished = true;
       this.#handle = undefined;
