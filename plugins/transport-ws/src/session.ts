@@ -159,6 +159,7 @@ export class WsSession {
   private sentBytes = 0;
   private audioMessages = 0;
   private paused = false;
+  private corked = false;
   readonly done: Promise<void>;
   private resolveDone!: () => void;
 
@@ -242,7 +243,25 @@ export class WsSession {
 
   private send(msg: string): Promise<boolean> {
     if (this.closed || this.ws.readyState !== this.ws.OPEN) return Promise.resolve(false);
+    this.corkForThisTick();
     return new Promise((resolve) => this.ws.send(msg, (err) => resolve(!err)));
+  }
+
+  /**
+   * Messages sent in the same turn of the event loop leave in one socket write, as Node's HTTP
+   * responses do: a write per message (a syscall through the loopback TCP stack) was the largest
+   * cost of the main thread with many sessions (measured: a third of its busy time). The messages
+   * and their order are unchanged.
+   */
+  private corkForThisTick(): void {
+    const socket = (this.ws as unknown as { _socket?: { cork(): void; uncork(): void; destroyed: boolean } })._socket;
+    if (this.corked || !socket || socket.destroyed) return;
+    this.corked = true;
+    socket.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      socket.uncork();
+    });
   }
 
   private sendError(e: unknown): Promise<boolean> {
@@ -517,11 +536,10 @@ export class WsSession {
     let held: Buffer | null = null;
     let lastSent = Promise.resolve(true);
     const emit = (audio: Buffer, isFinal: boolean) => {
-      const msg: Record<string, unknown> = { audio: audio.toString('base64'), sampleRate: s.sampleRate };
+      // JSON.stringify({ audio, sampleRate, alignment?, isFinal? }) written out: base64 needs no
+      // escaping, and stringify copied and scanned the ~13 kB of every message once more.
       const a = align.take();
-      if (a) msg.alignment = a;
-      if (isFinal) msg.isFinal = true;
-      const json = JSON.stringify(msg);
+      const json = `{"audio":"${audio.toString('base64')}","sampleRate":${s.sampleRate}${a ? `,"alignment":${JSON.stringify(a)}` : ''}${isFinal ? ',"isFinal":true' : ''}}`;
       this.sentBytes += json.length;
       this.audioMessages++;
       lastSent = this.send(json);
