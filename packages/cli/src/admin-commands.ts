@@ -1,4 +1,4 @@
-import { fromMicro, PLANS, ENDPOINT_SCOPES, tokens, toMicro, SawtError, type ApiKeyRecord, type EndpointScope, type Plan, type SawtApp } from '@sawt/core';
+import { fromMicro, PLANS, tokens, toMicro, SawtError, type ApiKeyRecord, type EndpointScope, type Plan, type SawtApp } from '@sawt/core';
 import { withAdminApp } from './admin.js';
 import { required, UsageError } from './args.js';
 import { accountOrFail, type Handler } from './command.js';
@@ -69,13 +69,7 @@ export const commands: Record<string, Handler> = {
   },
   async 'keys create'({ values }) {
     const accountId = required(values, 'account');
-    let endpoints: EndpointScope[] | null = null;
-    if (typeof values.endpoints === 'string') {
-      const list = values.endpoints.split(',').map((s) => s.trim()).filter(Boolean);
-      const bad = list.filter((s) => !(ENDPOINT_SCOPES as readonly string[]).includes(s));
-      if (bad.length || list.length === 0) throw new UsageError(`--endpoints must be a comma-separated list of ${ENDPOINT_SCOPES.join(', ')} but received ${JSON.stringify(values.endpoints)}`);
-      endpoints = list as EndpointScope[];
-    }
+    const endpoints: EndpointScope[] | null = typeof values.endpoints === 'string' ? values.endpoints.split(',').map((s) => s.trim()).filter(Boolean) : null;
     let expiresAt: string | null = null;
     if (typeof values['expires-at'] === 'string') {
       const d = new Date(values['expires-at']);
@@ -88,6 +82,11 @@ export const commands: Record<string, Handler> = {
       if (!Number.isSafeInteger(quotaChars) || quotaChars < 0) throw new UsageError(`--quota-chars must be a non-negative integer but received ${JSON.stringify(values['quota-chars'])}`);
     }
     return withAdminApp(async (app) => {
+      // The scopes are those the configured plugins declare.
+      const scopes = app.get(tokens.scopes).names;
+      if (endpoints && (endpoints.length === 0 || endpoints.some((s) => !scopes.includes(s)))) {
+        throw new UsageError(`--endpoints must be a comma-separated list of ${scopes.join(', ')} but received ${JSON.stringify(values.endpoints)}`);
+      }
       await accountOrFail(app, accountId);
       const k = await app.get(tokens.apiKeys).create({ accountId, endpoints, expiresAt, quotaChars });
       return { json: keyJson(k), text: human`key ${k.id}\n${k.key}\n(the key is shown only once; store it safely)` };

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { ENDPOINT_SCOPES, PLANS, type TextStageName } from '@sawt/core';
+import { PLANS, type TextStageName } from '@sawt/core';
 import { UsageError, type Flags } from './args.js';
 import { commands } from './admin-commands.js';
 import type { CommandInput, Handler } from './command.js';
@@ -70,7 +70,7 @@ const SPECS: CommandSpec[] = [
     path: 'keys create', summary: 'Create an API key (the secret is shown only here, stored only as a hash)',
     options: [
       account(),
-      { flags: '--endpoints <list>', description: `comma-separated scopes the key may call: ${ENDPOINT_SCOPES.join(', ')} (default: all)` },
+      { flags: '--endpoints <list>', description: 'comma-separated scopes the key may call, among those the configured plugins declare (e.g. models,tts; default: all)' },
       { flags: '--expires-at <iso8601>', description: 'expiry date-time (default: never)' },
       { flags: '--quota-chars <n>', description: 'characters the key may synthesize in total (default: no quota)' },
     ],

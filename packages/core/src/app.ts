@@ -2,11 +2,11 @@ import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { pino } from 'pino';
 import { loadConfig, runtimeFromEnv, type SawtConfig } from './config.js';
-import { importPlugin, orderPlugins, validateOptions, type LoadedPlugin } from './loader.js';
+import { collectScopes, importPlugin, orderPlugins, validateOptions, type LoadedPlugin } from './loader.js';
 import { PluginError } from './plugin-errors.js';
-import type { PluginContext, PluginLifecycle } from './plugin.js';
+import type { PluginContext, PluginLifecycle, SawtPlugin } from './plugin.js';
 import { PromMetrics } from './metrics.js';
-import type { Logger, Metrics, RuntimeSettings } from './services.js';
+import type { Logger, Metrics, RuntimeSettings } from './services/index.js';
 import { tokens, type ServiceRef } from './tokens.js';
 import { currentProcess } from './process-identity.js';
 import { ProcessWorkDir, workDirBase } from './work-dir.js';
@@ -101,21 +101,27 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
 
   const loaded: LoadedPlugin[] = [];
   const seen = new Set<string>();
+  // Scopes come from every enabled plugin, those skipped by tag included: the admin CLI
+  // (no transports) creates keys restricted to the transports' scopes.
+  const declaring: SawtPlugin<any>[] = [];
   for (const entry of config.plugins) {
     if (entry.enabled === false) continue;
     const { plugin, source } = await importPlugin(entry, runtime.configDir);
+    declaring.push(plugin);
     if (opts.skipTags?.some((t) => plugin.tags?.includes(t))) continue;
     if (seen.has(plugin.id)) throw new PluginError('SAWT_ERR_PLUGIN_INVALID', `Plugin id '${plugin.id}' is configured twice`, plugin.id);
     seen.add(plugin.id);
     loaded.push({ plugin, source, options: validateOptions(plugin, entry.options ?? {}) });
   }
-  const ordered = orderPlugins(loaded, [tokens.runtime, tokens.logger, tokens.metrics, tokens.workDir]);
+  container.registerInstance(tokens.scopes.symbol, collectScopes(declaring));
+  const coreServices = [tokens.runtime, tokens.logger, tokens.metrics, tokens.workDir, tokens.scopes];
+  const ordered = orderPlugins(loaded, coreServices);
 
   const lifecycles = new Map<LoadedPlugin, PluginLifecycle>();
   for (const lp of ordered) {
     const { plugin } = lp;
     const provides = new Set(plugin.provides.map((r) => r.id));
-    const declared = new Set([tokens.runtime, tokens.logger, tokens.metrics, tokens.workDir, ...plugin.provides, ...plugin.consumes, ...(plugin.optionalConsumes ?? [])].map((r) => r.id));
+    const declared = new Set([...coreServices, ...plugin.provides, ...plugin.consumes, ...(plugin.optionalConsumes ?? [])].map((r) => r.id));
     const ctx: PluginContext<any> = {
       pluginId: plugin.id,
       options: lp.options,

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { PluginError } from './plugin-errors.js';
 import { BUNDLED_MODELS_DIR, INSTALL_DIR } from './model-files.js';
-import type { RuntimeSettings } from './services.js';
+import type { RuntimeSettings } from './services/index.js';
 
 export interface PluginEntry {
   /** A package name ("@sawt/plugin-auth", "sawt-plugin-x") or a path relative to the config file. */

@@ -19,6 +19,30 @@ export type FieldRule =
 
 export type FieldRules = Record<string, FieldRule>;
 
+/**
+ * The values validateFields gives for `R` (rules declared with `defineFields`, so that their
+ * literal types are kept): a string (one of `enum` when given), a number, a boolean or a nested
+ * object; present when `required` or given a `default`, optional otherwise.
+ */
+export type FieldValues<R> = Expand<{ -readonly [K in PresentField<R>]: FieldValue<R[K]> } & { -readonly [K in Exclude<keyof R, PresentField<R>>]?: FieldValue<R[K]> }>;
+
+type FieldValue<F> =
+  F extends { type: 'string'; enum: readonly (infer E)[] } ? E
+    : F extends { type: 'string' } ? string
+      : F extends { type: 'number' } ? number
+        : F extends { type: 'boolean' } ? boolean
+          : F extends { type: 'object'; fields: infer R } ? FieldValues<R>
+            : unknown;
+
+type PresentField<R> = { [K in keyof R]: R[K] extends { required: true } | { default: number | boolean } ? K : never }[keyof R];
+
+type Expand<T> = T extends infer O ? { [K in keyof O]: O[K] } : never;
+
+/** Field rules with their literal types kept, for `FieldValues` (and validateFields's result). */
+export function defineFields<const R extends FieldRules>(rules: R): R {
+  return rules;
+}
+
 import { MIN_CHARS, TEXT_TOO_SHORT_MESSAGE, meetsTextMinimum } from './text-rules.js';
 
 function rangeText(n: number): string {
@@ -56,7 +80,7 @@ function isHttpUrl(value: string): boolean {
  * (multipart forms) when `coerce` is set. Throws a 40001 SawtError on the first
  * problem, in declaration order. Unknown fields are ignored.
  */
-export function validateFields(input: unknown, rules: FieldRules, opts: { coerce?: boolean; prefix?: string } = {}): Record<string, unknown> {
+export function validateFields<R extends FieldRules>(input: unknown, rules: R, opts: { coerce?: boolean; prefix?: string } = {}): FieldValues<R> {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw errors.validation(opts.prefix ? `${opts.prefix} must be an object` : 'Request body must be a JSON object');
   }
@@ -106,7 +130,7 @@ export function validateFields(input: unknown, rules: FieldRules, opts: { coerce
       }
     }
   }
-  return out;
+  return out as FieldValues<R>;
 }
 
 export interface JsonSchema {

@@ -6,6 +6,7 @@ import type { PluginEntry } from './config.js';
 import { PluginError } from './plugin-errors.js';
 import type { SawtPlugin } from './plugin.js';
 import type { ServiceRef } from './tokens.js';
+import type { ScopeDeclaration, ScopeRegistry } from './http-routes.js';
 
 export interface LoadedPlugin {
   plugin: SawtPlugin<any>;
@@ -65,11 +66,51 @@ function checkShape(p: SawtPlugin<any>, spec: string): void {
     if (!Array.isArray(p.consumes)) problems.push('consumes must be an array of service refs');
     if (typeof p.register !== 'function') problems.push('register must be a function');
     for (const k of ['start', 'stop'] as const) if (p[k] !== undefined && typeof p[k] !== 'function') problems.push(`${k} must be a function`);
+    if (p.scopes !== undefined && !Array.isArray(p.scopes)) problems.push('scopes must be an array of { name, description }');
+    for (const sc of Array.isArray(p.scopes) ? p.scopes : []) {
+      if (!sc || typeof sc.name !== 'string' || !/^[a-z][a-z0-9-]*$/.test(sc.name)) problems.push('every scope needs a lowercase name (letters, digits, -)');
+      else if (typeof sc.description !== 'string' || !sc.description) problems.push(`scope '${sc.name}' needs a description`);
+      else if (sc.after !== undefined && typeof sc.after !== 'string') problems.push(`scope '${sc.name}': after must be a scope name`);
+    }
     for (const ref of [...(p.provides ?? []), ...(p.consumes ?? []), ...(p.optionalConsumes ?? [])]) {
       if (!ref || typeof ref.id !== 'string' || typeof ref.symbol !== 'symbol') problems.push('every service ref must come from createServiceRef()');
     }
   }
   if (problems.length) throw new PluginError('SAWT_ERR_PLUGIN_INVALID', `Plugin '${spec}' is not a valid Sawt plugin: ${[...new Set(problems)].join('; ')}`, (p as { id?: string })?.id);
+}
+
+/**
+ * The scopes declared by `plugins` (in their order; a scope with `after` right after that
+ * one). Throws naming both plugins when two declare the same scope.
+ */
+export function collectScopes(plugins: Array<SawtPlugin<any>>): ScopeRegistry {
+  const owner = new Map<string, string>();
+  const list: ScopeDeclaration[] = [];
+  for (const p of plugins) {
+    for (const sc of p.scopes ?? []) {
+      const prev = owner.get(sc.name);
+      if (prev !== undefined) throw new PluginError('SAWT_ERR_PLUGIN_INVALID', `Scope '${sc.name}' is declared by both plugin '${prev}' and plugin '${p.id}'`, p.id);
+      owner.set(sc.name, p.id);
+      list.push(Object.freeze({ ...sc }));
+    }
+  }
+  const ordered = list.filter((sc) => sc.after === undefined || !owner.has(sc.after));
+  let rest = list.filter((sc) => !ordered.includes(sc));
+  while (rest.length) {
+    const placeable = rest.filter((sc) => ordered.some((o) => o.name === sc.after));
+    if (!placeable.length) {
+      ordered.push(...rest);
+      break;
+    }
+    for (const sc of placeable) {
+      let at = ordered.findIndex((o) => o.name === sc.after) + 1;
+      while (at < ordered.length && ordered[at]!.after === sc.after) at++;
+      ordered.splice(at, 0, sc);
+    }
+    rest = rest.filter((sc) => !placeable.includes(sc));
+  }
+  const byName = new Map(ordered.map((sc) => [sc.name, sc]));
+  return Object.freeze({ names: Object.freeze(ordered.map((sc) => sc.name)), has: (name: string) => byName.has(name), get: (name: string) => byName.get(name) });
 }
 
 const ajv = new Ajv({ useDefaults: true, allErrors: true, strict: false });

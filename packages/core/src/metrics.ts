@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Metrics, MetricsGaugeReading } from './services.js';
+import type { Metrics, MetricsGaugeReading } from './services/index.js';
 
 /** First-audio latency buckets (seconds): a streamed sentence is expected in 50–500 ms. */
 const LATENCY_BUCKETS = [0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2.5, 5, 10];

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RuntimeSettings } from './services.js';
+import type { RuntimeSettings } from './services/index.js';
 
 /** The installation's root (resolved from this file, not the working directory). */
 export const INSTALL_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');

@@ -1,7 +1,7 @@
 import { errors } from './errors.js';
 import { billableChars } from './text-rules.js';
 import { tokens, type ServiceRef } from './tokens.js';
-import type { AccountStore, Admission, AdmissionControl, AuthContext, ChunkInfo, Logger, Metrics, ModelCatalog, ModelInfo, SpeechStream, SpeechSynthesizer, VoiceCatalog } from './services.js';
+import type { AccountStore, Admission, AdmissionControl, AuthContext, ChunkInfo, Logger, Metrics, ModelCatalog, ModelInfo, SpeechStream, SpeechSynthesizer, VoiceCatalog } from './services/index.js';
 
 export interface PaidSynthesisServices {
   models: ModelCatalog;

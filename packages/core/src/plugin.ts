@@ -1,5 +1,6 @@
 import type { ServiceRef } from './tokens.js';
-import type { Logger, RuntimeSettings } from './services.js';
+import type { Logger, RuntimeSettings } from './services/index.js';
+import type { ScopeDeclaration } from './http-routes.js';
 
 /**
  * What a plugin module's default export declares. Core orders plugins by
@@ -18,6 +19,11 @@ export interface SawtPlugin<Options = Record<string, unknown>> {
   optionalConsumes?: ServiceRef<unknown>[];
   /** JSON Schema of its options; defaults in it are applied. */
   configSchema?: Record<string, unknown>;
+  /**
+   * Scopes of the endpoints this plugin serves: an API key may be restricted to some of
+   * them (`endpoints`), and its routes name one (`route({ scope })`). Unique across plugins.
+   */
+  scopes?: ScopeDeclaration[];
   /** 'transport' plugins are skipped by admin commands that only need the data layer. */
   tags?: string[];
   register(ctx: PluginContext<Options>): void | PluginLifecycle | Promise<void | PluginLifecycle>;

@@ -2,7 +2,8 @@
  * Typed service tokens: the one place where service identities are declared.
  * A plugin declares the tokens it provides and consumes; core checks them at boot.
  */
-import type * as S from './services.js';
+import type * as S from './services/index.js';
+import type { HttpRoutes, ScopeRegistry } from './http-routes.js';
 
 export interface ServiceRef<T> {
   readonly id: string;
@@ -22,6 +23,8 @@ export const tokens = {
   metrics: createServiceRef<S.Metrics>('core.metrics'),
   /** This process's temporary folder (uploads, spooled audio), removed at stop and swept after a crash. */
   workDir: createServiceRef<import('./work-dir.js').WorkDir>('core.workDir'),
+  /** The scopes the configured plugins declare in their manifests (API keys are restricted to them). */
+  scopes: createServiceRef<ScopeRegistry>('core.scopes'),
   database: createServiceRef<S.Database>('storage.database'),
   blobStore: createServiceRef<S.BlobStore>('storage.blobs'),
   accounts: createServiceRef<S.AccountStore>('auth.accounts'),
@@ -45,8 +48,8 @@ export const tokens = {
   httpServer: createServiceRef<HttpServerService>('http.server'),
 } as const;
 
-export interface HttpServerService {
-  /** The fastify instance; plugins add routes during register(). */
+export interface HttpServerService extends HttpRoutes {
+  /** The fastify instance (routes declared through it get no authentication: prefer route()). */
   readonly app: unknown;
   /** The Node http.Server, for upgrade handlers (WebSocket). */
   readonly server: import('node:http').Server;

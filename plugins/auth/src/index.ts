@@ -19,7 +19,7 @@ export default definePlugin({
     db.addMigrations(ctx.pluginId, authMigrations);
     const accounts = new SqlAccountStore(db);
     ctx.provide(tokens.accounts, accounts);
-    ctx.provide(tokens.apiKeys, new SqlApiKeyStore(db, accounts));
+    ctx.provide(tokens.apiKeys, new SqlApiKeyStore(db, accounts, ctx.get(tokens.scopes).names));
     ctx.provide(tokens.authenticator, new SqlAuthenticator(db));
     ctx.provide(tokens.quota, new SqlCharacterQuota());
   },

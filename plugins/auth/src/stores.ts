@@ -88,10 +88,11 @@ export class SqlAccountStore implements AccountStore {
 }
 
 export class SqlApiKeyStore implements ApiKeyStore {
-  constructor(private readonly db: Database, private readonly accounts: SqlAccountStore) {}
+  /** `scopes`: the scope names keys may be restricted to (those the configured plugins declare). */
+  constructor(private readonly db: Database, private readonly accounts: SqlAccountStore, private readonly scopes: readonly string[]) {}
 
   async create(input: { accountId: string; endpoints?: EndpointScope[] | null; expiresAt?: string | null; quotaChars?: number | null }): Promise<CreatedApiKey> {
-    const endpoints = validateEndpoints(input?.endpoints);
+    const endpoints = validateEndpoints(input?.endpoints, this.scopes);
     const expiresAt = validateExpiresAt(input?.expiresAt);
     const quotaChars = validateQuotaChars(input?.quotaChars);
     if (typeof input?.accountId !== 'string' || !input.accountId) throw errors.validation('account id is required');

@@ -1,4 +1,4 @@
-import { ENDPOINT_SCOPES, PLANS, errors, type EndpointScope, type Plan } from '@sawt/core';
+import { PLANS, errors, type EndpointScope, type Plan } from '@sawt/core';
 
 export function validatePlan(plan: unknown): Plan {
   if (typeof plan !== 'string' || !(PLANS as readonly string[]).includes(plan)) {
@@ -14,16 +14,16 @@ export function validateName(name: unknown): string {
   return trimmed;
 }
 
-/** undefined/null = every endpoint; otherwise a non-empty subset of ENDPOINT_SCOPES, deduplicated. */
-export function validateEndpoints(endpoints: unknown): EndpointScope[] | null {
+/** undefined/null = every endpoint; otherwise a non-empty subset of `scopes` (those plugins declare), deduplicated, in their order. */
+export function validateEndpoints(endpoints: unknown, scopes: readonly string[]): EndpointScope[] | null {
   if (endpoints === undefined || endpoints === null) return null;
-  if (!Array.isArray(endpoints)) throw errors.validation(`endpoints must be a list of ${ENDPOINT_SCOPES.join(', ')}`);
-  const unknown = endpoints.filter((e) => !(ENDPOINT_SCOPES as readonly unknown[]).includes(e));
+  if (!Array.isArray(endpoints)) throw errors.validation(`endpoints must be a list of ${scopes.join(', ')}`);
+  const unknown = endpoints.filter((e) => !scopes.includes(e as string));
   if (unknown.length) {
-    throw errors.validation(`Unknown endpoint scope${unknown.length > 1 ? 's' : ''} ${unknown.map((e) => JSON.stringify(e)).join(', ')}; allowed: ${ENDPOINT_SCOPES.join(', ')}`);
+    throw errors.validation(`Unknown endpoint scope${unknown.length > 1 ? 's' : ''} ${unknown.map((e) => JSON.stringify(e)).join(', ')}; allowed: ${scopes.join(', ')}`);
   }
-  if (endpoints.length === 0) throw errors.validation(`endpoints must name at least one of ${ENDPOINT_SCOPES.join(', ')} (omit it to allow every endpoint)`);
-  return ENDPOINT_SCOPES.filter((s) => endpoints.includes(s));
+  if (endpoints.length === 0) throw errors.validation(`endpoints must name at least one of ${scopes.join(', ')} (omit it to allow every endpoint)`);
+  return scopes.filter((s) => endpoints.includes(s));
 }
 
 const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;

@@ -1,4 +1,9 @@
-import { PLAN_CONCURRENCY, type Admission, type AdmissionControl, type AuthContext, type ConcurrencyLimiter, type ConcurrencySlot, type Logger, type Wallet, type WalletReservation } from '@sawt/core';
+import type { Admission, AdmissionControl, AuthContext, ConcurrencyLimiter, ConcurrencySlot, Logger, Plan, Wallet, WalletReservation } from '@sawt/core';
+
+/** Concurrent synthesis requests per plan; null = unlimited. */
+export const PLAN_CONCURRENCY: Record<Plan, number | null> = {
+  free: 1, basic: 2, starter: 5, growth: 10, scale: 20, enterprise: null,
+};
 
 /**
  * Takes, in this order, a concurrency slot (in memory, cheapest: a flood of

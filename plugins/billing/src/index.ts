@@ -1,22 +1,45 @@
-import { currentProcess, definePlugin, tokens, type ConcurrencyLimiter, type RateLimiter, type SharedLimits } from '@sawt/core';
+import { type FromSchema, currentProcess, definePlugin, tokens, type ConcurrencyLimiter, type RateLimiter, type SharedLimits } from '@sawt/core';
 import { billingMigrations } from './migrations.js';
 import { SqlWallet } from './wallet.js';
 import { FixedWindowRateLimiter, InMemoryConcurrencyLimiter, type RateLimitSettings } from './limits.js';
 import { SawtAdmissionControl } from './admission.js';
-import { ReservationLeases, type LeaseSettings } from './leases.js';
+import { ReservationLeases } from './leases.js';
 import { PrimaryConcurrencyLimiter, PrimaryRateLimiter, usesPrimaryLimits } from './worker-limits.js';
 
 export { SqlWallet, SqlReservation } from './wallet.js';
 export { FixedWindowRateLimiter, InMemoryConcurrencyLimiter, type RateLimitSettings } from './limits.js';
-export { SawtAdmissionControl } from './admission.js';
+export { SawtAdmissionControl, PLAN_CONCURRENCY } from './admission.js';
 export { ReservationLeases, type LeaseSettings } from './leases.js';
 export { serveWorkerLimits, WORKER_LIMITS_ENV } from './worker-limits.js';
 
-export interface BillingOptions {
-  rateLimit: RateLimitSettings;
-  /** Reservation leases: how a dead process's reservations come back (leases.ts). */
-  leases: LeaseSettings;
-}
+const configSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    rateLimit: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        windowMs: { type: 'integer', minimum: 1, default: 60_000 },
+        max: { type: 'integer', minimum: 0, default: 600 },
+      },
+    },
+    // Reservation leases: how a dead process's reservations come back (leases.ts).
+    leases: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        ttlMs: { type: 'integer', minimum: 500, default: 60_000 },
+        heartbeatMs: { type: 'integer', minimum: 100, default: 10_000 },
+        sweepMs: { type: 'integer', minimum: 100, default: 30_000 },
+      },
+    },
+  },
+} as const;
+
+export type BillingOptions = FromSchema<typeof configSchema>;
 
 /** Wallet with leased reservations and ledger, concurrency and rate limits, and admission control. */
 export default definePlugin<BillingOptions>({
@@ -26,31 +49,7 @@ export default definePlugin<BillingOptions>({
   consumes: [tokens.database, tokens.logger, tokens.accounts, tokens.quota, tokens.metrics],
   // Present in a cluster (Redis plugin): limits every node shares, used instead of this process's own.
   optionalConsumes: [tokens.sharedLimits],
-  configSchema: {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      rateLimit: {
-        type: 'object',
-        additionalProperties: false,
-        default: {},
-        properties: {
-          windowMs: { type: 'integer', minimum: 1, default: 60_000 },
-          max: { type: 'integer', minimum: 0, default: 600 },
-        },
-      },
-      leases: {
-        type: 'object',
-        additionalProperties: false,
-        default: {},
-        properties: {
-          ttlMs: { type: 'integer', minimum: 500, default: 60_000 },
-          heartbeatMs: { type: 'integer', minimum: 100, default: 10_000 },
-          sweepMs: { type: 'integer', minimum: 100, default: 30_000 },
-        },
-      },
-    },
-  },
+  configSchema,
 
   register(ctx) {
     const { leases: lease } = ctx.options;

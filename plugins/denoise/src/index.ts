@@ -3,15 +3,17 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { SawtError, definePlugin, errors, isDelivered, presentedKey, isSawtError, ModelFiles, toMicro, tokens, type Admission, type HttpServerService, type Logger } from '@sawt/core';
+import { rm } from 'node:fs/promises';
+import {
+  SawtError, UploadCutOff, definePlugin, errors, isDelivered, isSawtError, ModelFiles, toMicro, tokens,
+  type Admission, type HttpServerService, type Logger, type RouteReply, type RouteRequest,
+} from '@sawt/core';
 import { RnnoiseDenoiser, type Denoiser } from './denoisers.js';
 import { DFN3_FILES, Dfn3Denoiser, type Dfn3Files } from './dfn3.js';
 import { GtcrnDenoiser } from './gtcrn.js';
 import { denoiseFile, NoAudioDecoded } from './pipeline.js';
-import { denoiseConfigSchema, durationLimitText, type DenoiseOptions } from './options.js';
+import { denoiseConfigSchema, durationLimitText, sizeLimitText, type DenoiseOptions } from './options.js';
 import { measureDuration, NOT_AUDIO, probeAudio } from './probe.js';
-import { receiveUpload, removeQuietly, UploadAborted } from './upload.js';
 
 export { RnnoiseDenoiser, type Denoiser, type DenoiseSession } from './denoisers.js';
 export { GtcrnDenoiser } from './gtcrn.js';
@@ -67,42 +69,46 @@ async function makeDenoiser(opts: DenoiseOptions, files: ModelFiles, logger: Log
   throw new Error(`denoise: back end '${opts.backend as string}' is not available`);
 }
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    auth?: import('@sawt/core').AuthContext;
-  }
-}
-
 class ShuttingDown extends Error {
   constructor() {
     super('server shutting down');
   }
 }
 
+class ClientGone extends Error {
+  constructor() {
+    super('client went away');
+  }
+}
+
+async function removeQuietly(file: string): Promise<void> {
+  await rm(file, { force: true }).catch(() => {});
+}
+
 export default definePlugin<DenoiseOptions>({
   id: 'denoise',
   tags: ['transport'],
+  scopes: [{ name: 'denoise', description: 'POST /denoise: background noise removed from an audio file' }],
   provides: [],
-  consumes: [tokens.logger, tokens.runtime, tokens.workDir, tokens.httpServer, tokens.authenticator, tokens.rateLimiter, tokens.admission, tokens.metrics],
-  configSchema: denoiseConfigSchema as unknown as Record<string, unknown>,
+  consumes: [tokens.logger, tokens.runtime, tokens.workDir, tokens.httpServer, tokens.admission, tokens.metrics],
+  configSchema: denoiseConfigSchema,
   async register(ctx) {
     const opts = ctx.options;
     const logger = ctx.logger;
     const http = ctx.get(tokens.httpServer);
-    const authenticator = ctx.get(tokens.authenticator);
-    const rateLimiter = ctx.get(tokens.rateLimiter);
     const admission = ctx.get(tokens.admission);
     const metrics = ctx.get(tokens.metrics);
     const priceMicro = toMicro(opts.pricePerMinute);
     const workDir = ctx.get(tokens.workDir);
     const denoiser = await makeDenoiser(opts, ModelFiles.of(ctx.runtime), logger);
-    const app = http.app as FastifyInstance;
+    const notMultipart = 'audio is required: send multipart/form-data with an audio file field';
 
-    http.describe({
+    http.route({
       method: 'POST', path: '/denoise', summary: 'Remove background noise from an audio file (WAV, MP3, M4A, FLAC, OGG, or the audio of a video); returns WAV PCM16 at the input\'s sample rate and channel count', scope: 'denoise',
-      requestBody: {
-        required: true,
-        content: { 'multipart/form-data': { schema: { type: 'object', required: ['audio'], properties: { audio: { type: 'string', format: 'binary', description: `Audio file, at most ${opts.maxFileBytes} bytes and ${durationLimitText(opts.maxDurationSeconds)}; the format is detected from the bytes` } } } } },
+      upload: {
+        files: { audio: `Audio file, at most ${opts.maxFileBytes} bytes and ${durationLimitText(opts.maxDurationSeconds)}; the format is detected from the bytes` },
+        maxFileBytes: opts.maxFileBytes,
+        messages: { notMultipart, tooLarge: (_field, max) => `File size exceeds ${sizeLimitText(max)} limit` },
       },
       responses: {
         200: { description: `Denoised audio, WAV PCM16, with Content-Length. Charged ${opts.pricePerMinute} per started minute.`, content: { 'audio/wav': {} } },
@@ -112,40 +118,22 @@ export default definePlugin<DenoiseOptions>({
           [429, 'RateLimitError (42902) / ConcurrencyLimitError (42901)'], [500, 'InternalError (50001)'],
         ] as const).map(([s, d]) => [s, { description: d, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }])),
       },
-    });
+    }, handle);
 
-    await app.register(async (child) => {
-      // The body is read by the handler (streamed to disk), not by fastify.
-      child.removeAllContentTypeParsers();
-      child.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
-      child.route({
-        method: 'POST',
-        url: '/api/v1/denoise',
-        preHandler: async (req: FastifyRequest) => {
-          const key = presentedKey(req.headers);
-          const auth = await authenticator.authenticate(key);
-          authenticator.authorize(auth, 'denoise');
-          await rateLimiter.hit(auth.key.id);
-          req.auth = auth;
-        },
-        handler: (req, reply) => handle(req, reply),
-      });
-    });
-
-    async function handle(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-      const ct = String(req.headers['content-type'] ?? '');
-      if (!/^multipart\/form-data/i.test(ct)) throw errors.validation('audio is required: send multipart/form-data with an audio file field');
+    async function handle(req: RouteRequest, reply: RouteReply): Promise<void> {
+      const auth = req.auth!;
       const ac = new AbortController();
       const files = new Set<string>();
       const res = reply.raw;
       const onClose = () => {
-        if (!res.writableFinished) ac.abort(new UploadAborted());
+        if (!res.writableFinished) ac.abort(new ClientGone());
       };
       res.on('close', onClose);
       let adm: Admission | null = null;
       const work = (async () => {
         try {
-          const upload = await receiveUpload(req.raw, { file: () => workDir.file('denoise', '.upload'), field: 'audio', maxBytes: opts.maxFileBytes, track: (f) => files.add(f) });
+          const upload = (await req.upload()).files.audio;
+          if (!upload) throw errors.validation('audio is required and must be an audio file');
           if (upload.bytes === 0) throw errors.validation('audio is required and must not be empty');
           const uploaded = performance.now();
           const info = await probeAudio(opts.ffprobePath, upload.path, ac.signal);
@@ -153,7 +141,7 @@ export default definePlugin<DenoiseOptions>({
           if (seconds > opts.maxDurationSeconds) throw errors.validation(`Audio duration exceeds ${durationLimitText(opts.maxDurationSeconds)} limit`);
           const minutes = billedMinutes(seconds);
           adm = await admission.admit({
-            auth: req.auth!, requestId: req.id, chars: 0, costMicro: minutes * priceMicro,
+            auth, requestId: req.id, chars: 0, costMicro: minutes * priceMicro,
             description: `denoise: ${minutes} min (${seconds.toFixed(2)} s) with ${denoiser.name}`, concurrency: opts.countConcurrency,
           });
           const output = workDir.file('denoise', '.wav');
@@ -167,9 +155,9 @@ export default definePlugin<DenoiseOptions>({
           }
           await removeQuietly(upload.path);
           const size = (await stat(output)).size;
-          const ids = { requestId: req.id, accountId: req.auth!.account.id, keyId: req.auth!.key.id };
+          const ids = { requestId: req.id, accountId: auth.account.id, keyId: auth.key.id };
           logger.info({ ...ids, seconds, minutes, ms: Math.round(performance.now() - t0), backend: denoiser.name }, 'denoised');
-          reply.hijack();
+          reply.takeOver();
           res.writeHead(200, { 'content-type': 'audio/wav', 'cache-control': 'no-cache', 'content-length': size, 'x-request-id': req.id });
           const sent = { bytes: 0, contentLength: size };
           const counter = new Transform({ transform(chunk: Buffer, _e, cb) { sent.bytes += chunk.length; cb(null, chunk); } });
@@ -186,8 +174,8 @@ export default definePlugin<DenoiseOptions>({
         } catch (e) {
           if (adm) await (adm as Admission).release(`denoise failed: ${(e as Error).message}`);
           if (ac.signal.reason instanceof ShuttingDown && !res.headersSent && !res.destroyed) throw new SawtError('unavailable', 'Server is shutting down; retry shortly');
-          if (e instanceof UploadAborted || ac.signal.aborted) {
-            logger.info({ requestId: req.id, accountId: req.auth?.account.id ?? null, keyId: req.auth?.key.id ?? null }, 'denoise: client went away');
+          if (e instanceof UploadCutOff || ac.signal.aborted) {
+            logger.info({ requestId: req.id, accountId: auth.account.id, keyId: auth.key.id }, 'denoise: client went away');
             if (!res.headersSent) res.destroy();
             return;
           }
@@ -199,7 +187,7 @@ export default definePlugin<DenoiseOptions>({
             }
             throw e;
           }
-          logger.error({ err: e, requestId: req.id, accountId: req.auth?.account.id ?? null, keyId: req.auth?.key.id ?? null }, 'denoise failed');
+          logger.error({ err: e, requestId: req.id, accountId: auth.account.id, keyId: auth.key.id }, 'denoise failed');
           throw errors.internal('Failed to denoise audio', e);
         } finally {
           res.off('close', onClose);

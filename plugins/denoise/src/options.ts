@@ -1,25 +1,4 @@
-export type DenoiseBackendName = 'rnnoise' | 'gtcrn' | 'dfn3';
-
-export interface DenoiseOptions {
-  /** 'dfn3' (DeepFilterNet3, bundled, default), 'rnnoise' (embedded WASM) or 'gtcrn' (ONNX model file, see modelPath). */
-  backend: DenoiseBackendName;
-  /** GTCRN model file; default denoise/gtcrn/gtcrn_simple.onnx in the models layout. */
-  modelPath?: string;
-  /** DeepFilterNet3 model directory (enc.onnx, erb_dec.onnx, df_dec.onnx); default denoise/dfn3/ in the models layout (each file SAWT_MODELS_DIR first, then bundled). */
-  dfn3Dir?: string;
-  /** ONNX Runtime threads per DeepFilterNet3 model run (default 1). */
-  dfn3Threads?: number;
-  /** DeepFilterNet3 on ONNX Runtime's CUDA execution provider ('cuda'), or the CPU (default). */
-  executionProvider?: 'cpu' | 'cuda';
-  /** Price of one started minute of audio, decimal units. */
-  pricePerMinute: number;
-  maxFileBytes: number;
-  maxDurationSeconds: number;
-  ffmpegPath: string;
-  ffprobePath: string;
-  /** Take a concurrency slot of the account's plan while denoising. */
-  countConcurrency: boolean;
-}
+import type { FromSchema } from '@sawt/core';
 
 export const denoiseConfigSchema = {
   type: 'object',
@@ -37,6 +16,10 @@ export const denoiseConfigSchema = {
     countConcurrency: { type: 'boolean', default: false, description: "Count a denoise request against the plan's concurrency limit" },
   },
 } as const;
+
+/** The options as validated (defaults applied); what each means is in the schema's descriptions. */
+export type DenoiseOptions = FromSchema<typeof denoiseConfigSchema>;
+export type DenoiseBackendName = DenoiseOptions['backend'];
 
 export function sizeLimitText(bytes: number): string {
   const mb = bytes / (1024 * 1024);

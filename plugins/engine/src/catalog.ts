@@ -1,64 +1,104 @@
 import { createHash } from 'node:crypto';
-import { toMicro, type ModelFiles, type ModelCatalog, type ModelDownload, type ModelInfo, type ModelPart, type VoiceCatalog, type VoiceInfo } from '@sawt/core';
+import { toMicro, VOICE_AGES, VOICE_GENDERS, VOICE_TYPES, type FromSchema, type ModelFiles, type ModelCatalog, type ModelInfo, type ModelPart, type VoiceCatalog, type VoiceInfo } from '@sawt/core';
+
+/** A model file to fetch (`sawt models pull`): its path in the models layout, URL and sha256. */
+export const downloadSchema = {
+  type: 'object',
+  required: ['file', 'url', 'sha256'],
+  properties: { file: { type: 'string' }, url: { type: 'string' }, sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
+} as const;
 
 /** A model as configured (engine plugin options.models). */
-export interface ModelConfig {
-  model_id: string;
-  model_name: string;
-  description?: string | null;
-  engine: string;
-  cost_per_char: number | string;
-  access?: 'public' | 'granted';
-  /** Files (models layout: SAWT_MODELS_DIR, then the bundled models/) the model needs; the model is listed only when all exist. */
-  files?: string[];
-  /** Where `sawt models pull` fetches the files from, with their sha256. */
-  downloads?: ModelDownload[];
-  /** The model wants diacritized input (default true): the diacritizer adds missing marks. */
-  diacritize?: boolean;
-}
+export const modelSchema = {
+  type: 'object',
+  required: ['model_id', 'model_name', 'engine', 'cost_per_char'],
+  properties: {
+    model_id: { type: 'string', pattern: '^[A-Za-z0-9_.-]+$' },
+    model_name: { type: 'string' },
+    description: { type: ['string', 'null'] },
+    engine: { type: 'string' },
+    cost_per_char: { type: ['number', 'string'] },
+    access: { enum: ['public', 'granted'], default: 'public' },
+    // Files (models layout: SAWT_MODELS_DIR, then the bundled models/) the model needs; the model is listed only when all exist.
+    files: { type: 'array', items: { type: 'string' } },
+    // Where `sawt models pull` fetches the files from, with their sha256.
+    downloads: { type: 'array', items: downloadSchema },
+    // The model wants diacritized input (default true): the diacritizer adds missing marks.
+    diacritize: { type: 'boolean' },
+  },
+} as const;
 
-/** espeak-ng parameters of a built-in voice. */
-export interface EspeakVoiceParams {
-  voice: string;
-  /** 0–100 */
-  pitch: number;
-  /** words per minute at speed 1.0 */
-  rate: number;
-  /** pitch range 0–100 at stability 0.5 */
-  range: number;
-}
+export type ModelConfig = FromSchema<typeof modelSchema>;
 
-/** HTS parameter transforms of a built-in voice (derived from the one HMM voice). */
-export interface HtsVoiceParams {
-  /** Additive half-tones on log F0. */
-  halfTone?: number;
-  /** Scale of log F0 around its mean at stability 0.5 (1 = as trained). */
-  f0Spread?: number;
-  /** All-pass constant (0.55 trained; lower = shorter vocal tract, brighter). */
-  alpha?: number;
-  /** Duration scale at speed 1.0 (>1 faster). */
-  speed?: number;
-  /** Added to every generated mel-cepstrum frame (a smooth spectral EQ; cloned voices). */
-  mgcOffset?: number[];
-}
+/** espeak-ng parameters of a built-in voice: pitch 0–100, rate in words per minute at speed 1.0, pitch range 0–100 at stability 0.5. */
+const espeakSchema = {
+  type: 'object',
+  required: ['voice', 'pitch', 'rate', 'range'],
+  properties: {
+    voice: { type: 'string' },
+    pitch: { type: 'number', minimum: 0, maximum: 100 },
+    rate: { type: 'number', minimum: 80, maximum: 450 },
+    range: { type: 'number', minimum: 0, maximum: 100 },
+  },
+} as const;
 
 /** A voice of a Piper model (engine `piper`): its speaker and, optionally, its own inference scales. */
-export interface PiperVoiceParams {
-  /** Multi-speaker voices: a name from the config's speaker_id_map, or a speaker id. */
-  speaker?: string | number;
-  /** Default: the config's `inference` values. */
-  noiseScale?: number;
-  lengthScale?: number;
-  noiseW?: number;
-}
+const piperSchema = {
+  type: 'object',
+  properties: {
+    // Multi-speaker voices: a name from the config's speaker_id_map, or a speaker id.
+    speaker: { type: ['string', 'integer'] },
+    // Default: the config's `inference` values.
+    noiseScale: { type: 'number', minimum: 0, maximum: 10 },
+    lengthScale: { type: 'number', minimum: 0.05, maximum: 20 },
+    noiseW: { type: 'number', minimum: 0, maximum: 10 },
+  },
+} as const;
 
-export interface VoiceConfig extends Omit<VoiceInfo, 'sample_url'> {
-  /** model_ids this voice works with; absent = every model. */
-  models?: string[];
-  espeak?: EspeakVoiceParams;
-  hts?: HtsVoiceParams;
-  piper?: PiperVoiceParams;
-}
+/** HTS parameter transforms of a built-in voice (derived from the one HMM voice). */
+const htsSchema = {
+  type: 'object',
+  properties: {
+    // Additive half-tones on log F0.
+    halfTone: { type: 'number', minimum: -24, maximum: 24 },
+    // Scale of log F0 around its mean at stability 0.5 (1 = as trained).
+    f0Spread: { type: 'number', minimum: 0, maximum: 4 },
+    // All-pass constant (0.55 trained; lower = shorter vocal tract, brighter).
+    alpha: { type: 'number', minimum: 0, maximum: 0.95 },
+    // Duration scale at speed 1.0 (>1 faster).
+    speed: { type: 'number', minimum: 0.25, maximum: 4 },
+  },
+} as const;
+
+/** A built-in voice as configured (engine plugin options.voices). */
+export const voiceSchema = {
+  type: 'object',
+  required: ['voice_id', 'name', 'languages', 'dialect'],
+  properties: {
+    voice_id: { type: 'string', pattern: '^[A-Za-z0-9_.-]+$' },
+    name: { type: 'string' },
+    description: { type: ['string', 'null'] },
+    gender: { enum: [...VOICE_GENDERS, null] },
+    age: { enum: [...VOICE_AGES, null] },
+    languages: { type: 'array', items: { type: 'string' } },
+    dialect: { type: 'array', items: { type: 'string' } },
+    type: { enum: [...VOICE_TYPES, null] },
+    // model_ids this voice works with; absent = every model.
+    models: { type: 'array', items: { type: 'string' } },
+    espeak: espeakSchema,
+    piper: piperSchema,
+    hts: htsSchema,
+  },
+} as const;
+
+export type EspeakVoiceParams = FromSchema<typeof espeakSchema>;
+export type PiperVoiceParams = FromSchema<typeof piperSchema>;
+/** The configured transforms, and a mel-cepstral offset that only cloned voices derive (never configured). */
+export type HtsVoiceParams = FromSchema<typeof htsSchema> & {
+  /** Added to every generated mel-cepstrum frame (a smooth spectral EQ; cloned voices). */
+  mgcOffset?: number[];
+};
+export type VoiceConfig = Omit<FromSchema<typeof voiceSchema>, 'hts'> & { hts?: HtsVoiceParams };
 
 /** Stable UUID (name-based, v5 layout) so a model keeps its id across restarts and instances. */
 export function stableUuid(name: string): string {

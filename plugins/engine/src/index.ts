@@ -1,41 +1,17 @@
 import path from 'node:path';
-import { VOICE_AGES, VOICE_GENDERS, VOICE_TYPES, definePlugin, ModelFiles, tokens, type ModelCatalog, type ModelDownload, type SpeechSynthesizer, type TextPipeline, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
-import { BuiltinVoiceCatalog, ConfiguredModelCatalog, type ModelConfig, type VoiceConfig } from './catalog.js';
+import { definePlugin, ModelFiles, tokens, type FromSchema, type ModelCatalog, type ModelDownload, type SpeechSynthesizer, type TextPipeline, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
+import { BuiltinVoiceCatalog, ConfiguredModelCatalog, downloadSchema, modelSchema, voiceSchema } from './catalog.js';
 import { EspeakBackend, HtsBackend } from './backends.js';
-import { PiperBackend, type PiperOptions } from './piper/backend.js';
+import { PiperBackend } from './piper/backend.js';
 import { loadPiperModels, piperFiles } from './piper/setup.js';
 import { espeakInstances, htsParameters, phonemize } from '@sawt/native';
 import { Diacritizer, type DiacritizerFiles } from './frontend/diacritize.js';
 import { BUILTIN_DIALECTS_DIR, loadDialects, type Dialect } from './frontend/dialects.js';
 import { EngineTextPipeline } from './frontend/pipeline.js';
-import type { LatinOptions } from './frontend/latin/index.js';
 import { EngineSynthesizer } from './synthesizer.js';
-import { cloningMigrations, VoiceCatalogWithClones, VoiceCloningService } from './cloning.js';
-import { textToLabels, textToPhones, type LabelOptions } from './hts/labels.js';
-
-export interface EngineOptions {
-  defaultModel: string;
-  executionProvider: 'cpu' | 'cuda';
-  chunkMs: number;
-  segment: { maxChars: number; firstMaxChars: number };
-  models: ModelConfig[];
-  voices: VoiceConfig[];
-  /** The libtashkeel diacritizer (bundled): files in the models layout (optional; text is read as written without it). */
-  diacritizer: { files: DiacritizerFiles; downloads: ModelDownload[]; maxConcurrent: number; cacheEntries: number };
-  /** Pronunciation lexicon: word → replacement text or [[espeak phonemes]]; applied before diacritization. */
-  lexicon: Record<string, string>;
-  /** Latin-script words in Arabic text: acronym letter names and operator entries (word → Arabic text or English respelling). */
-  latin: LatinOptions;
-  /** Extra folders of dialect rule files (relative to the config file); same-named dialects replace the built-in ones. */
-  dialectDirs: string[];
-  hts: { threads: number; labels: LabelOptions };
-  /** Piper voices (engine `piper`): ONNX threads per run, sentence silence, the first-chunk cut. */
-  piper: PiperOptions;
-  /** espeak-ng instances synthesizing in parallel (sawt-mini), each its own copy of the library and thread. */
-  espeak: { instances: number };
-  /** Voice cloning: built-in voices a clone is made from (per model, the closest in log-F0 is chosen). */
-  cloning: { baseVoices: string[] };
-}
+import { CloningSynthesizer, VoiceCloningService } from './clone/service.js';
+import { CloneStore, cloningMigrations, VoiceCatalogWithClones } from './clone/store.js';
+import { textToLabels, textToPhones } from './hts/labels.js';
 
 const DIACRITIZER_FILES: DiacritizerFiles = {
   model: 'tashkeel/libtashkeel-2024-01-04.onnx',
@@ -52,166 +28,114 @@ const DIACRITIZER_DOWNLOADS: ModelDownload[] = [
   { file: DIACRITIZER_FILES.targetMap, url: `${LIBTASHKEEL}/target_id_map.json`, sha256: '6da34024bfd4c0ff54f7598bb74d5a00405144d746afe72c141fceeaba21ed30' },
 ];
 
-const voiceSchema = {
+const configSchema = {
   type: 'object',
-  required: ['voice_id', 'name', 'languages', 'dialect'],
+  required: ['models', 'voices'],
   properties: {
-    voice_id: { type: 'string', pattern: '^[A-Za-z0-9_.-]+$' },
-    name: { type: 'string' },
-    description: { type: ['string', 'null'] },
-    gender: { enum: [...VOICE_GENDERS, null] },
-    age: { enum: [...VOICE_AGES, null] },
-    languages: { type: 'array', items: { type: 'string' } },
-    dialect: { type: 'array', items: { type: 'string' } },
-    type: { enum: [...VOICE_TYPES, null] },
-    models: { type: 'array', items: { type: 'string' } },
-    espeak: {
+    defaultModel: { type: 'string', default: 'sawt-mini' },
+    executionProvider: { enum: ['cpu', 'cuda'], default: 'cpu' },
+    // Measured: 200 ms pieces bring the first audio of a 200-character text from
+    // ~17 ms (whole first sentence) to ~1 ms after synthesis starts.
+    chunkMs: { type: 'integer', minimum: 0, maximum: 5000, default: 200 },
+    segment: {
       type: 'object',
-      required: ['voice', 'pitch', 'rate', 'range'],
+      default: {},
       properties: {
-        voice: { type: 'string' },
-        pitch: { type: 'number', minimum: 0, maximum: 100 },
-        rate: { type: 'number', minimum: 80, maximum: 450 },
-        range: { type: 'number', minimum: 0, maximum: 100 },
+        maxChars: { type: 'integer', minimum: 20, default: 240 },
+        firstMaxChars: { type: 'integer', minimum: 10, default: 120 },
       },
     },
+    models: {
+      type: 'array',
+      minItems: 1,
+      items: modelSchema,
+    },
+    voices: { type: 'array', minItems: 1, items: voiceSchema },
+    // The libtashkeel diacritizer (bundled): files in the models layout (optional; text is read as written without it).
+    diacritizer: {
+      type: 'object',
+      default: {},
+      properties: {
+        files: {
+          type: 'object',
+          default: DIACRITIZER_FILES,
+          required: ['model', 'inputMap', 'targetMap'],
+          properties: { model: { type: 'string' }, inputMap: { type: 'string' }, targetMap: { type: 'string' } },
+        },
+        downloads: { type: 'array', default: DIACRITIZER_DOWNLOADS, items: downloadSchema },
+        maxConcurrent: { type: 'integer', minimum: 1, maximum: 16, default: 2 },
+        // Diacritized segments kept for reuse (repeated phrases skip the model); 0: no cache.
+        cacheEntries: { type: 'integer', minimum: 0, maximum: 1000000, default: 1000 },
+      },
+    },
+    // Pronunciation lexicon: word → replacement text or [[espeak phonemes]]; applied before diacritization.
+    lexicon: { type: 'object', default: {}, additionalProperties: { type: 'string' } },
+    // Latin-script words in Arabic text: acronym letter names and operator entries (word → Arabic text or English respelling).
+    latin: {
+      type: 'object',
+      default: {},
+      properties: {
+        letterNames: { enum: ['arabic', 'english'], default: 'arabic' },
+        lexicon: { type: 'object', default: {}, additionalProperties: { type: 'string' } },
+      },
+    },
+    // Extra folders of dialect rule files (relative to the config file); same-named dialects replace the built-in ones.
+    dialectDirs: { type: 'array', default: [], items: { type: 'string' } },
+    // Voice cloning: built-in voices a clone is made from (per model, the closest in log-F0 is chosen).
+    cloning: {
+      type: 'object',
+      default: {},
+      properties: { baseVoices: { type: 'array', minItems: 1, items: { type: 'string' }, default: ['fusha-omar', 'fusha-layla', 'fusha-ziad', 'fusha-sami', 'neural-kareem'] } },
+    },
+    // Piper voices (engine `piper`): ONNX threads per run, sentence silence, the first-chunk cut.
     piper: {
       type: 'object',
+      default: {},
       properties: {
-        speaker: { type: ['string', 'integer'] },
-        noiseScale: { type: 'number', minimum: 0, maximum: 10 },
-        lengthScale: { type: 'number', minimum: 0.05, maximum: 20 },
-        noiseW: { type: 'number', minimum: 0, maximum: 10 },
+        // Threads inside one ONNX run; at most 2 runs at once (the addon's run queue).
+        threads: { type: 'integer', minimum: 1, maximum: 64, default: 2 },
+        sentenceSilenceMs: { type: 'integer', minimum: 0, maximum: 5000, default: 200 },
+        firstChunkChars: { type: 'integer', minimum: 0, maximum: 1000, default: 40 },
+      },
+    },
+    // espeak-ng instances synthesizing in parallel (sawt-mini), each its own copy of the library and thread.
+    espeak: {
+      type: 'object',
+      default: {},
+      properties: {
+        // espeak-ng is not thread-safe: each instance is a private copy of the library with its own
+        // thread, so sawt-mini uses this many cores. Measured (bench:latency): 2 on 2 cores.
+        instances: { type: 'integer', minimum: 1, maximum: 8, default: 2 },
       },
     },
     hts: {
       type: 'object',
+      default: {},
       properties: {
-        halfTone: { type: 'number', minimum: -24, maximum: 24 },
-        f0Spread: { type: 'number', minimum: 0, maximum: 4 },
-        alpha: { type: 'number', minimum: 0, maximum: 0.95 },
-        speed: { type: 'number', minimum: 0.25, maximum: 4 },
+        // Engines (each a worker thread with its own HTS_Engine) per voice file.
+        threads: { type: 'integer', minimum: 1, maximum: 64, default: 2 },
+        // Label front-end fixes of Festival's defects (each measurable on its own).
+        labels: {
+          type: 'object',
+          default: {},
+          properties: {
+            waslElision: { type: 'boolean', default: true },
+            allahLongVowel: { type: 'boolean', default: true },
+            arabicPunctuation: { type: 'boolean', default: true },
+          },
+        },
       },
     },
   },
-};
+} as const;
 
-const downloadSchema = {
-  type: 'object',
-  required: ['file', 'url', 'sha256'],
-  properties: { file: { type: 'string' }, url: { type: 'string' }, sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
-};
+export type EngineOptions = FromSchema<typeof configSchema>;
 
 export default definePlugin<EngineOptions>({
   id: 'engine',
   provides: [tokens.models, tokens.voices, tokens.synthesizer, tokens.textPipeline, tokens.voiceCloning],
   consumes: [tokens.logger, tokens.runtime, tokens.database, tokens.blobStore, tokens.metrics],
-  configSchema: {
-    type: 'object',
-    required: ['models', 'voices'],
-    properties: {
-      defaultModel: { type: 'string', default: 'sawt-mini' },
-      executionProvider: { enum: ['cpu', 'cuda'], default: 'cpu' },
-      // Measured: 200 ms pieces bring the first audio of a 200-character text from
-      // ~17 ms (whole first sentence) to ~1 ms after synthesis starts.
-      chunkMs: { type: 'integer', minimum: 0, maximum: 5000, default: 200 },
-      segment: {
-        type: 'object',
-        default: {},
-        properties: {
-          maxChars: { type: 'integer', minimum: 20, default: 240 },
-          firstMaxChars: { type: 'integer', minimum: 10, default: 120 },
-        },
-      },
-      models: {
-        type: 'array',
-        minItems: 1,
-        items: {
-          type: 'object',
-          required: ['model_id', 'model_name', 'engine', 'cost_per_char'],
-          properties: {
-            model_id: { type: 'string', pattern: '^[A-Za-z0-9_.-]+$' },
-            model_name: { type: 'string' },
-            description: { type: ['string', 'null'] },
-            engine: { type: 'string' },
-            cost_per_char: { type: ['number', 'string'] },
-            access: { enum: ['public', 'granted'], default: 'public' },
-            files: { type: 'array', items: { type: 'string' } },
-            downloads: { type: 'array', items: downloadSchema },
-          },
-        },
-      },
-      voices: { type: 'array', minItems: 1, items: voiceSchema },
-      diacritizer: {
-        type: 'object',
-        default: {},
-        properties: {
-          files: {
-            type: 'object',
-            default: DIACRITIZER_FILES,
-            required: ['model', 'inputMap', 'targetMap'],
-            properties: { model: { type: 'string' }, inputMap: { type: 'string' }, targetMap: { type: 'string' } },
-          },
-          downloads: { type: 'array', default: DIACRITIZER_DOWNLOADS, items: downloadSchema },
-          maxConcurrent: { type: 'integer', minimum: 1, maximum: 16, default: 2 },
-          // Diacritized segments kept for reuse (repeated phrases skip the model); 0: no cache.
-          cacheEntries: { type: 'integer', minimum: 0, maximum: 1000000, default: 1000 },
-        },
-      },
-      lexicon: { type: 'object', default: {}, additionalProperties: { type: 'string' } },
-      latin: {
-        type: 'object',
-        default: {},
-        properties: {
-          letterNames: { enum: ['arabic', 'english'], default: 'arabic' },
-          lexicon: { type: 'object', default: {}, additionalProperties: { type: 'string' } },
-        },
-      },
-      dialectDirs: { type: 'array', default: [], items: { type: 'string' } },
-      cloning: {
-        type: 'object',
-        default: {},
-        properties: { baseVoices: { type: 'array', minItems: 1, items: { type: 'string' }, default: ['fusha-omar', 'fusha-layla', 'fusha-ziad', 'fusha-sami', 'neural-kareem'] } },
-      },
-      piper: {
-        type: 'object',
-        default: {},
-        properties: {
-          // Threads inside one ONNX run; at most 2 runs at once (the addon's run queue).
-          threads: { type: 'integer', minimum: 1, maximum: 64, default: 2 },
-          sentenceSilenceMs: { type: 'integer', minimum: 0, maximum: 5000, default: 200 },
-          firstChunkChars: { type: 'integer', minimum: 0, maximum: 1000, default: 40 },
-        },
-      },
-      espeak: {
-        type: 'object',
-        default: {},
-        properties: {
-          // espeak-ng is not thread-safe: each instance is a private copy of the library with its own
-          // thread, so sawt-mini uses this many cores. Measured (bench:latency): 2 on 2 cores.
-          instances: { type: 'integer', minimum: 1, maximum: 8, default: 2 },
-        },
-      },
-      hts: {
-        type: 'object',
-        default: {},
-        properties: {
-          // Engines (each a worker thread with its own HTS_Engine) per voice file.
-          threads: { type: 'integer', minimum: 1, maximum: 64, default: 2 },
-          // Label front-end fixes of Festival's defects (each measurable on its own).
-          labels: {
-            type: 'object',
-            default: {},
-            properties: {
-              waslElision: { type: 'boolean', default: true },
-              allahLongVowel: { type: 'boolean', default: true },
-              arabicPunctuation: { type: 'boolean', default: true },
-            },
-          },
-        },
-      },
-    },
-  },
+  configSchema,
   async register(ctx) {
     const { options, runtime } = ctx;
     const files = ModelFiles.of(runtime);
@@ -254,14 +178,13 @@ export default definePlugin<EngineOptions>({
     database.addMigrations(ctx.pluginId, cloningMigrations);
     // Base voices of a model that is not offered (e.g. sawt-hts without its voice file) are skipped.
     for (const id of options.cloning.baseVoices) if (!options.voices.some((v) => v.voice_id === id)) throw new Error(`cloning.baseVoices names '${id}', which is not a configured voice`);
-    const cloning = new VoiceCloningService(database, ctx.get(tokens.blobStore), voices, options.cloning.baseVoices, () => models.defaultModelId(), ctx.logger);
     const synthesizer = new EngineSynthesizer(models, voices, pipeline.frontEnd, ctx.logger, backends);
-    synthesizer.cloneHook = (req) => cloning.synthesizeClone(req);
-    cloning.attach(synthesizer);
-    ctx.provide<VoiceCatalog>(tokens.voices, new VoiceCatalogWithClones(voices, cloning));
+    const clones = new CloneStore(database, ctx.get(tokens.blobStore), ctx.logger);
+    const cloning = new VoiceCloningService(synthesizer, voices, clones, { baseVoiceIds: options.cloning.baseVoices, defaultModelId: () => models.defaultModelId() });
+    ctx.provide<VoiceCatalog>(tokens.voices, new VoiceCatalogWithClones(voices, clones));
     ctx.provide<TextPipeline>(tokens.textPipeline, pipeline);
     ctx.provide<VoiceCloning>(tokens.voiceCloning, cloning);
-    ctx.provide<SpeechSynthesizer>(tokens.synthesizer, synthesizer);
+    ctx.provide<SpeechSynthesizer>(tokens.synthesizer, new CloningSynthesizer(synthesizer, cloning));
     ctx.get(tokens.metrics).addGauge({
       name: 'sawt_engine_jobs', help: 'Synthesis jobs started and not finished, per engine: running, waiting for a native thread, or waiting for their reader.', labelNames: ['engine'],
       read: () => synthesizer.jobsInFlight().map((j) => ({ labels: { engine: j.engine }, value: j.jobs })),
@@ -338,3 +261,4 @@ export { firstChunk, ARABIC_PROBE, PiperBackend } from './piper/backend.js';
 export { PiperStream, wordsBySentence } from './piper/stream.js';
 export { textToLabels, textToPhones, textToUtterances, splitUtterances, splitUtterancesAt, wordStartLabels, parseUtterance, utteranceLabels, wordPhones, syllabify, DEFAULT_LABEL_OPTIONS, FESTIVAL_LABEL_OPTIONS, type LabelOptions, type PhoneRewrite, type HtsUtterance, type HtsWord } from './hts/labels.js';
 export { alphaForWarp, eqToMelCepstrum, htsVoiceToward, keepLoudness, melCepstrumGainDb, warpFrequency, TRAINED_ALPHA, HTS_RATE, MCEP_LENGTH, type SpeakerMapping } from './hts/voice-mapping.js';
+export { baseSpeed, calibrate, closestBase, conversionAt, f0Mapping, logF0Center, mapOnto, rateRatio, speakerMapping, RunningF0, CLONE_RATE, MIN_CALIBRATION_FRAMES, MAX_CALIBRATION_FRAMES, type AnalyzedBase, type BaseMapping, type F0Target, type StoredProfile } from './clone/profile-math.js';

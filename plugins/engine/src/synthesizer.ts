@@ -8,8 +8,6 @@ export const OUTPUT_RATES = [8000, 16000, 22050, 24000] as const;
 
 export class EngineSynthesizer implements SpeechSynthesizer {
   private readonly backends = new Map<string, SpeechBackend>();
-  /** Synthesis of voices outside the built-in catalog (cloned voices); null: not one of them. */
-  cloneHook: ((req: SynthesisRequest) => Promise<SpeechStream | null>) | null = null;
   /** Synthesis jobs started and not yet ended or cancelled, per engine (the metrics' queue depth). */
   private readonly jobs = new Map<string, number>();
 
@@ -23,11 +21,8 @@ export class EngineSynthesizer implements SpeechSynthesizer {
     for (const b of backends) this.backends.set(b.engine, b);
   }
 
+  /** Synthesis with a built-in voice (cloned voices: clone/service.ts's CloningSynthesizer wraps this one). */
   async synthesize(req: SynthesisRequest): Promise<SpeechStream> {
-    if (this.cloneHook && req.accountId) {
-      const cloned = await this.cloneHook(req);
-      if (cloned) return cloned;
-    }
     const voice = this.voices.config(req.voiceId);
     if (!voice) throw errors.voiceNotFound(req.voiceId);
     return this.synthesizeVoice(req, voice);

@@ -1,41 +1,39 @@
 import { Redis } from 'ioredis';
-import { definePlugin, tokens, type SharedLimits } from '@sawt/core';
-import { RedisConcurrencyLimiter, type SlotLeaseSettings } from './slots.js';
+import { definePlugin, type FromSchema, tokens, type SharedLimits } from '@sawt/core';
+import { RedisConcurrencyLimiter } from './slots.js';
 import { RedisSlidingWindowRateLimiter } from './rate.js';
 
 export { RedisConcurrencyLimiter, type SlotLeaseSettings } from './slots.js';
 export { RedisSlidingWindowRateLimiter } from './rate.js';
 
-export interface RedisOptions {
-  /** redis:// URL; SAWT_REDIS_URL when absent. */
-  url?: string;
-  /** Prefix of every key this node writes (several installations can share one Redis); SAWT_REDIS_PREFIX, else "sawt:". */
-  keyPrefix?: string;
-  slots: SlotLeaseSettings;
-}
+const configSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    // redis:// URL; SAWT_REDIS_URL when absent.
+    url: { type: 'string', minLength: 1 },
+    // Prefix of every key this node writes (several installations can share one Redis); SAWT_REDIS_PREFIX, else "sawt:".
+    keyPrefix: { type: 'string' },
+    slots: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        ttlMs: { type: 'integer', minimum: 1000, default: 15_000 },
+        heartbeatMs: { type: 'integer', minimum: 100, default: 5_000 },
+      },
+    },
+  },
+} as const;
+
+export type RedisOptions = FromSchema<typeof configSchema>;
 
 /** Concurrency slots (leases with heartbeat) and per-key rate limits shared by every node, on Redis. */
 export default definePlugin<RedisOptions>({
   id: 'redis',
   provides: [tokens.sharedLimits],
   consumes: [tokens.logger],
-  configSchema: {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      url: { type: 'string', minLength: 1 },
-      keyPrefix: { type: 'string' },
-      slots: {
-        type: 'object',
-        additionalProperties: false,
-        default: {},
-        properties: {
-          ttlMs: { type: 'integer', minimum: 1000, default: 15_000 },
-          heartbeatMs: { type: 'integer', minimum: 100, default: 5_000 },
-        },
-      },
-    },
-  },
+  configSchema,
 
   register(ctx) {
     const { options } = ctx;

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { definePlugin, tokens } from '@sawt/core';
-import { KnexDatabase, type Dialect } from './database.js';
+import { type FromSchema, definePlugin, tokens } from '@sawt/core';
+import { KnexDatabase } from './database.js';
 import { FileBlobStore } from './blob-store.js';
 import { DatabaseBlobStore, blobMigrations } from './db-blob-store.js';
 
@@ -8,33 +8,29 @@ export { KnexDatabase } from './database.js';
 export { FileBlobStore, validateBlobKey } from './blob-store.js';
 export { DatabaseBlobStore } from './db-blob-store.js';
 
-export interface StorageOptions {
-  client: Dialect;
-  /** PostgreSQL connection string; SAWT_DATABASE_URL when absent. */
-  connection?: string;
-  /** SQLite file; `<dataDir>/sawt.db` when absent. */
-  filename?: string;
-  /** Where blobs live: 'files' (a directory of this node) or 'database' (shared by every node of a cluster). */
-  blobs: 'files' | 'database';
-  /** Blob directory ('files'); `<dataDir>/blobs` when absent. */
-  blobsDir?: string;
-}
+const configSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    client: { enum: ['sqlite3', 'pg'], default: 'sqlite3' },
+    // PostgreSQL connection string; SAWT_DATABASE_URL when absent.
+    connection: { type: 'string', minLength: 1 },
+    // SQLite file; `<dataDir>/sawt.db` when absent.
+    filename: { type: 'string', minLength: 1 },
+    // Where blobs live: 'files' (a directory of this node) or 'database' (shared by every node of a cluster).
+    blobs: { enum: ['files', 'database'], default: 'files' },
+    // Blob directory ('files'); `<dataDir>/blobs` when absent.
+    blobsDir: { type: 'string', minLength: 1 },
+  },
+} as const;
+
+export type StorageOptions = FromSchema<typeof configSchema>;
 
 export default definePlugin<StorageOptions>({
   id: 'storage',
   provides: [tokens.database, tokens.blobStore],
   consumes: [],
-  configSchema: {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      client: { enum: ['sqlite3', 'pg'], default: 'sqlite3' },
-      connection: { type: 'string', minLength: 1 },
-      filename: { type: 'string', minLength: 1 },
-      blobs: { enum: ['files', 'database'], default: 'files' },
-      blobsDir: { type: 'string', minLength: 1 },
-    },
-  },
+  configSchema,
 
   register(ctx) {
     const { options, runtime } = ctx;

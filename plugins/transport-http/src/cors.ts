@@ -1,21 +1,19 @@
+import type { FromSchema } from '@sawt/core';
 import type { FastifyInstance } from 'fastify';
-
-export interface CorsOptions {
-  /** Origins allowed to call the API from a browser ("https://app.example.com"), or ["*"] for any. Empty: CORS off. */
-  origins: string[];
-  /** How long a browser may cache a preflight answer. */
-  maxAgeSeconds: number;
-}
 
 export const corsSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
+    // Origins allowed to call the API from a browser ("https://app.example.com"), or ["*"] for any. Empty: CORS off.
     origins: { type: 'array', items: { type: 'string', pattern: '^(\\*|https?://[^/\\s]+)$' }, default: [] },
+    // How long a browser may cache a preflight answer.
     maxAgeSeconds: { type: 'integer', minimum: 0, default: 600 },
   },
   default: {},
-};
+} as const;
+
+export type CorsOptions = FromSchema<typeof corsSchema>;
 
 const ALLOWED_HEADERS = 'content-type, x-api-key, authorization';
 // What a page may read from an answer: the request id to quote, Retry-After on 429, the size of a WAV.

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PLANS, VOICE_AGES, VOICE_GENDERS, VOICE_TYPES, definePlugin, paidSynthesisServices, tokens, type HttpRouteSpec, type HttpServerService, type Plan } from '@sawt/core';
-import { corsSchema } from './cors.js';
+import { VOICE_AGES, VOICE_GENDERS, VOICE_TYPES, definePlugin, paidSynthesisServices, tokens, type HttpRouteSpec, type HttpServerService } from '@sawt/core';
 import { buildOpenApi } from './openapi.js';
 import { registerPlayground } from './playground.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
@@ -8,7 +7,9 @@ import { registerTtsRoutes } from './routes/tts.js';
 import { registerVoiceRoutes } from './routes/voices.js';
 import { registerDocs } from './docs.js';
 import { MetricsEndpoint } from './metrics-endpoint.js';
-import { absoluteUrl, createFastify, type HttpOptions } from './server.js';
+import { pluginRoutes } from './plugin-routes.js';
+import { absoluteUrl, createFastify } from './server.js';
+import { DEFAULT_CLONE_LIMITS, httpConfigSchema, type HttpOptions } from './options.js';
 import type { FastifyRequest } from 'fastify';
 
 const modelSchema = {
@@ -33,56 +34,22 @@ const clonedVoiceSchema = {
   properties: { id: { type: 'string', format: 'uuid' }, ...voiceSchema.properties, avatar_url: { type: 'string', nullable: true }, stability: { type: 'number' } },
 };
 
-/** Cloned voices an account may hold, by plan (option maxClonedVoices). */
-export const DEFAULT_CLONE_LIMITS: Record<Plan, number | null> = { free: 3, basic: 10, starter: 25, growth: 50, scale: 100, enterprise: null };
-
+export { DEFAULT_CLONE_LIMITS } from './options.js';
 export { docsSize } from './docs.js';
 
 export default definePlugin<HttpOptions>({
   id: 'transport-http',
   tags: ['transport'],
+  scopes: [
+    { name: 'models', description: 'GET /models: the models the account may use' },
+    { name: 'voices', description: 'GET /voices: the voices the account may use' },
+    { name: 'tts', description: 'POST /text-to-speech/{model_id}: speech from text' },
+    { name: 'preview', description: 'POST /voices/preview: a voice previewed from an audio sample' },
+    { name: 'clone', description: 'POST /voices/clone and DELETE /voices/{voice_id}: the account\'s cloned voices' },
+  ],
   provides: [tokens.httpServer],
   consumes: [tokens.logger, tokens.runtime, tokens.metrics, tokens.workDir, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.voiceCloning],
-  configSchema: {
-    type: 'object',
-    properties: {
-      bodyLimit: { type: 'integer', minimum: 1024, default: 1048576 },
-      maxTextChars: { type: 'integer', minimum: 10, default: 5000 },
-      maxOutputSeconds: { type: 'number', exclusiveMinimum: 0, default: 900, description: 'Longest audio one text-to-speech or preview request may produce; longer: 400 (40001) naming the limit' },
-      shutdownGraceMs: { type: 'integer', minimum: 0, default: 10000 },
-      maxUploadBytes: { type: 'integer', minimum: 1024, default: 104857600 },
-      ffmpegPath: { type: 'string', default: 'ffmpeg' },
-      ffprobePath: { type: 'string', default: 'ffprobe' },
-      maxClonedVoices: {
-        type: 'object',
-        description: 'Cloned voices an account of each plan may hold (null: no limit); cloning past it gives 400 (40001)',
-        properties: Object.fromEntries(PLANS.map((p) => [p, { type: ['integer', 'null'], minimum: 0 }])),
-        additionalProperties: false,
-        default: DEFAULT_CLONE_LIMITS,
-      },
-      trustProxy: {
-        anyOf: [{ type: 'boolean' }, { type: 'string', minLength: 1 }, { type: 'array', items: { type: 'string', minLength: 1 } }],
-        default: false,
-      },
-      cors: corsSchema,
-      playground: { type: 'boolean', default: true },
-      publicUrl: {
-        type: 'string', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]+(/[^?#]*)?$',
-        description: 'The absolute URL clients reach the server at (e.g. https://api.example.com, or https://example.com/sawt behind a proxy): the server URL of the OpenAPI and AsyncAPI documents. Default: as each client reached it.',
-      },
-      metrics: {
-        type: 'object',
-        additionalProperties: false,
-        default: {},
-        description: 'GET /metrics (Prometheus text format): on the API port, or on a port of its own (e.g. bound to a private address).',
-        properties: {
-          enabled: { type: 'boolean', default: true },
-          port: { type: ['integer', 'null'], minimum: 0, maximum: 65535, default: null },
-          host: { type: ['string', 'null'], minLength: 1, default: null },
-        },
-      },
-    },
-  },
+  configSchema: httpConfigSchema,
   register(ctx) {
     let closing = false;
     const metrics = ctx.get(tokens.metrics);
@@ -129,6 +96,7 @@ export default definePlugin<HttpOptions>({
         return app.server;
       },
       describe,
+      route: pluginRoutes(app, describe, { ...deps, scopes: ctx.get(tokens.scopes), workDir: ctx.get(tokens.workDir), maxUploadBytes: ctx.options.maxUploadBytes }),
       trackInFlight,
       publicOrigin,
     };

@@ -1,16 +1,24 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Metrics } from '@sawt/core';
+import type { FromSchema, Metrics } from '@sawt/core';
 import type { FastifyReply } from 'fastify';
 
-export interface MetricsOptions {
-  /** false: no /metrics anywhere. */
-  enabled: boolean;
-  /** null: GET /metrics on the API port; a number: on this port only (0: any free port). */
-  port: number | null;
-  /** Address of the separate metrics port (null: the API's SAWT_HOST). */
-  host: string | null;
-}
+export const metricsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  description: 'GET /metrics (Prometheus text format): on the API port, or on a port of its own (e.g. bound to a private address).',
+  properties: {
+    // false: no /metrics anywhere.
+    enabled: { type: 'boolean', default: true },
+    // null: GET /metrics on the API port; a number: on this port only (0: any free port).
+    port: { type: ['integer', 'null'], minimum: 0, maximum: 65535, default: null },
+    // Address of the separate metrics port (null: the API's SAWT_HOST).
+    host: { type: ['string', 'null'], minLength: 1, default: null },
+  },
+} as const;
+
+export type MetricsOptions = FromSchema<typeof metricsSchema>;
 
 /**
  * GET /metrics in the Prometheus text format, on the API port or on a port of

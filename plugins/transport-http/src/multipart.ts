@@ -3,15 +3,9 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
-import { errors } from '@sawt/core';
+import { UploadCutOff, errors, type UploadedFile } from '@sawt/core';
 
-export interface UploadedFile {
-  path: string;
-  bytes: number;
-  sha256: string;
-  /** The first bytes, for sniffing. */
-  head: Buffer;
-}
+export type { UploadedFile };
 
 export interface MultipartForm {
   fields: Record<string, string>;
@@ -26,10 +20,14 @@ export interface MultipartForm {
  * Reads a multipart/form-data request: text fields into memory (64 KiB each),
  * the named file fields streamed to new files at `file()` paths (never held in
  * memory), with their size and sha256. Rejects with 40001 on a malformed body, a
- * file over `maxFileBytes` or a body cut off by the client; every file written is
- * removed before it rejects.
+ * file over `maxFileBytes` (worded by `tooLarge` when given) or a body cut off by the
+ * client (UploadCutOff); every file written is removed before it rejects. The one
+ * upload receiver of the server: the built-in routes and plugin routes use it.
  */
-export function receiveForm(req: IncomingMessage, opts: { file: () => string; fileFields: string[]; maxFileBytes: number }): Promise<MultipartForm> {
+export function receiveForm(
+  req: IncomingMessage,
+  opts: { file: () => string; fileFields: string[]; maxFileBytes: number; notMultipart?: string; tooLarge?: (field: string, maxBytes: number) => string },
+): Promise<MultipartForm> {
   const written: string[] = [];
   const writers: WriteStream[] = [];
   const cleanup = async () => {
@@ -40,7 +38,7 @@ export function receiveForm(req: IncomingMessage, opts: { file: () => string; fi
     try {
       bb = busboy({ headers: req.headers, limits: { fileSize: opts.maxFileBytes, files: 8, fields: 64, fieldSize: 64 * 1024, parts: 80 } });
     } catch {
-      reject(errors.validation('Expected a multipart/form-data body'));
+      reject(errors.validation(opts.notMultipart ?? 'Expected a multipart/form-data body'));
       return;
     }
     const fields: Record<string, string> = {};
@@ -80,7 +78,7 @@ export function receiveForm(req: IncomingMessage, opts: { file: () => string; fi
         hash.update(c);
         if (u.head.length < 4096) u.head = Buffer.concat([u.head, c.subarray(0, 4096 - u.head.length)]);
       });
-      stream.on('limit', () => fail(errors.validation(`${name} is too large: at most ${opts.maxFileBytes} bytes are accepted`)));
+      stream.on('limit', () => fail(errors.validation(opts.tooLarge?.(name, opts.maxFileBytes) ?? `${name} is too large: at most ${opts.maxFileBytes} bytes are accepted`)));
       const write = new Promise<void>((res, rej) => {
         ws.on('close', () => {
           closed = true;
@@ -103,7 +101,7 @@ export function receiveForm(req: IncomingMessage, opts: { file: () => string; fi
         resolve({ fields, files, cleanup, track: (file) => void written.push(file) });
       }, (e: Error) => fail(e));
     });
-    const cutOff = () => fail(errors.validation('The request body was cut off before it ended'));
+    const cutOff = () => fail(new UploadCutOff());
     req.on('aborted', cutOff);
     req.on('close', () => {
       if (!req.complete) cutOff();

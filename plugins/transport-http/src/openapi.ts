@@ -17,6 +17,15 @@ export const jsonBody = (rules: FieldRules) => ({
   content: { 'application/json': { schema: fieldsToJsonSchema(rules) } },
 });
 
+/** A multipart/form-data request body: the text fields of `rules` and the files (name → description) that are `required` (default: all). */
+export function multipartBody(rules: FieldRules, files: Record<string, string>, required: string[] = Object.keys(files)): Record<string, unknown> {
+  const schema = fieldsToJsonSchema(rules) as { properties: Record<string, unknown>; required?: string[] };
+  for (const [name, description] of Object.entries(files)) schema.properties[name] = { type: 'string', format: 'binary', description };
+  const all = [...(schema.required ?? []), ...required];
+  if (all.length) schema.required = all;
+  return { required: true, content: { 'multipart/form-data': { schema } } };
+}
+
 /** Standard error responses for a route, from the one error table. */
 export function errorResponses(...kinds: Array<keyof typeof ERRORS>): Record<string, unknown> {
   const out: Record<string, { description: string; content: unknown }> = {};

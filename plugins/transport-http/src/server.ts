@@ -1,41 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { SawtError, presentedKey, writeRawHttpError, type AuthContext, type Authenticator, type EndpointScope, type HttpRouteSpec, type Logger, type Metrics, type RateLimiter } from '@sawt/core';
-import { registerCors, type CorsOptions } from './cors.js';
+import { registerCors } from './cors.js';
 import { clientError, errorBody, frameworkError, toSawtError } from './errors.js';
 import { API_PREFIX } from './openapi.js';
-import type { MetricsOptions } from './metrics-endpoint.js';
+import type { HttpOptions } from './options.js';
 import { instrumentRequests, noteRefusal } from './request-log.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     auth?: AuthContext;
   }
-}
-
-export interface HttpOptions {
-  bodyLimit: number;
-  maxTextChars: number;
-  /** Cloned voices an account of each plan may hold (null: no limit). */
-  maxClonedVoices: Partial<Record<import('@sawt/core').Plan, number | null>>;
-  /** Longest audio (seconds) one request may produce. */
-  maxOutputSeconds: number;
-  shutdownGraceMs: number;
-  maxUploadBytes: number;
-  ffmpegPath: string;
-  ffprobePath: string;
-  /**
-   * Which peers may set X-Forwarded-Proto/-Host/-For (fastify's trustProxy): false
-   * (default: none), true (any), or addresses / CIDRs ("127.0.0.1,10.0.0.0/8" or a list).
-   */
-  trustProxy: boolean | string | string[];
-  /** Browser pages allowed to call the API (off unless origins are listed). */
-  cors: CorsOptions;
-  /** Serve the web playground at /playground. */
-  playground: boolean;
-  metrics: MetricsOptions;
-  /** Absolute URL clients reach the server at (documents' server URL); absent: as each client reached it. */
-  publicUrl?: string;
 }
 
 export function sendError(reply: FastifyReply, e: SawtError): FastifyReply {

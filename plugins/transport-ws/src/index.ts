@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SawtError, definePlugin, errors, paidSynthesisServices, tokens, writeRawHttpError, type Authenticator, type Logger } from '@sawt/core';
+import { SawtError, definePlugin, errors, type FromSchema, paidSynthesisServices, tokens, writeRawHttpError, type Authenticator, type Logger } from '@sawt/core';
 import { WebSocketServer } from 'ws';
 import { buildAsyncApi } from './asyncapi.js';
 import { WsSession, liveSessions, upgradeKey, DEFAULT_LIMITS, type WsDeps, type WsLimits } from './session.js';
@@ -13,17 +13,31 @@ export { liveSessions, DEFAULT_LIMITS, type WsLimits };
 
 export const WS_PATH = '/api/v1/websocket/text-to-speech';
 
-interface WsOptions extends WsLimits {
-  /** Hard cap on one WebSocket frame/message in bytes: above it ws closes the connection 1009. */
-  maxPayload: number;
-  shutdownGraceMs: number;
-  /** Open connections one API key may hold (0: no limit). */
-  maxConnectionsPerKey: number;
-  /** Open connections from one client address (0: no limit). */
-  maxConnectionsPerAddress: number;
-  /** How often the keys of open connections are checked against the database (revoked, deleted, expired on any node). */
-  keyCheckMs: number;
-}
+const configSchema = {
+  type: 'object',
+  properties: {
+    // Hard cap on one WebSocket frame/message in bytes: above it ws closes the connection 1009.
+    maxPayload: { type: 'integer', minimum: 1024, default: 1 << 20 },
+    maxMessageBytes: { type: 'integer', minimum: 256, default: DEFAULT_LIMITS.maxMessageBytes },
+    maxPendingChars: { type: 'integer', minimum: 100, default: DEFAULT_LIMITS.maxPendingChars },
+    highWaterBytes: { type: 'integer', minimum: 1024, default: DEFAULT_LIMITS.highWaterBytes },
+    maxBufferedBytes: { type: 'integer', minimum: 1024, default: DEFAULT_LIMITS.maxBufferedBytes },
+    stallTimeoutMs: { type: 'integer', minimum: 10, default: DEFAULT_LIMITS.stallTimeoutMs },
+    pingIntervalMs: { type: 'integer', minimum: 10, default: DEFAULT_LIMITS.pingIntervalMs },
+    idleTimeoutMs: { type: 'integer', minimum: 10, default: DEFAULT_LIMITS.idleTimeoutMs },
+    initTimeoutMs: { type: 'integer', minimum: 10, default: DEFAULT_LIMITS.initTimeoutMs },
+    // Open connections one API key may hold (0: no limit).
+    maxConnectionsPerKey: { type: 'integer', minimum: 0, default: 32 },
+    // Open connections from one client address (0: no limit).
+    maxConnectionsPerAddress: { type: 'integer', minimum: 0, default: 64 },
+    shutdownGraceMs: { type: 'integer', minimum: 0, default: 10000 },
+    // How often the keys of open connections are checked against the database (revoked, deleted, expired on any node).
+    keyCheckMs: { type: 'integer', minimum: 50, default: 1000 },
+  },
+  additionalProperties: false,
+} as const;
+
+type WsOptions = FromSchema<typeof configSchema>;
 
 /** Counts of open connections by a name (key id, address), with a cap. */
 class ConnectionCounts {
@@ -51,27 +65,10 @@ const tooMany = (what: string, max: number) => new SawtError('concurrency', `Too
 export default definePlugin<WsOptions>({
   id: 'transport-ws',
   tags: ['transport'],
+  scopes: [{ name: 'tts-ws', description: 'The text-to-speech WebSocket (/text-to-speech/{model_id}/stream-input)', after: 'tts' }],
   provides: [],
   consumes: [tokens.httpServer, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.logger, tokens.metrics],
-  configSchema: {
-    type: 'object',
-    properties: {
-      maxPayload: { type: 'integer', minimum: 1024, default: 1 << 20 },
-      maxMessageBytes: { type: 'integer', minimum: 256, default: DEFAULT_LIMITS.maxMessageBytes },
-      maxPendingChars: { type: 'integer', minimum: 100, default: DEFAULT_LIMITS.maxPendingChars },
-      highWaterBytes: { type: 'integer', minimum: 1024, default: DEFAULT_LIMITS.highWaterBytes },
-      maxBufferedBytes: { type: 'integer', minimum: 1024, default: DEFAULT_LIMITS.maxBufferedBytes },
-      stallTimeoutMs: { type: 'integer', minimum: 10, default: DEFAULT_LIMITS.stallTimeoutMs },
-      pingIntervalMs: { type: 'integer', minimum: 10, default: DEFAULT_LIMITS.pingIntervalMs },
-      idleTimeoutMs: { type: 'integer', minimum: 10, default: DEFAULT_LIMITS.idleTimeoutMs },
-      initTimeoutMs: { type: 'integer', minimum: 10, default: DEFAULT_LIMITS.initTimeoutMs },
-      maxConnectionsPerKey: { type: 'integer', minimum: 0, default: 32 },
-      maxConnectionsPerAddress: { type: 'integer', minimum: 0, default: 64 },
-      shutdownGraceMs: { type: 'integer', minimum: 0, default: 10000 },
-      keyCheckMs: { type: 'integer', minimum: 50, default: 1000 },
-    },
-    additionalProperties: false,
-  },
+  configSchema,
   register(ctx) {
     const o = ctx.options;
     if (o.maxBufferedBytes < o.highWaterBytes) throw new Error(`transport-ws: maxBufferedBytes (${o.maxBufferedBytes}) must be at least highWaterBytes (${o.highWaterBytes})`);

@@ -76,7 +76,7 @@ export function eqToMelCepstrum(eqDb: readonly number[], eqRate: number, alpha: 
   return c;
 }
 
-/** What the reference speaker's analysis asks of the base voice (see cloning.ts's profile). */
+/** What the reference speaker's analysis asks of the base voice (see clone/profile-math.ts's StoredProfile). */
 export interface SpeakerMapping {
   /** Log-F0 median, mean and spread of the base voice's speech; median and spread of the reference. */
   baseLogF0Center: number;

@@ -24,7 +24,7 @@ export function registerTtsRoutes(
     },
   }, async (req, reply) => {
     const { model_id } = req.params as { model_id: string };
-    const body = validateFields(req.body, fields) as { voice_id: string; text: string; stability: number; speed: number; streaming: boolean };
+    const body = validateFields(req.body, fields);
     const run = await startPaidSynthesis(deps, {
       auth: req.auth!, requestId: req.id, modelId: model_id, voiceId: body.voice_id, text: body.text,
       speed: body.speed, stability: body.stability, purpose: 'tts http', transport: 'http', startedAt: performance.now() - reply.elapsedTime,

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
-  VOICE_AGES, VOICE_GENDERS, decodeAudioFile, transcodeToWav, errors, fieldsToJsonSchema, isSawtError, plausibleRawPcm16, probeAudioFile, resolveModelFor, startPaidSynthesis, validateFields,
-  type FieldRules, type HttpRouteSpec, type Logger, type PaidSynthesisServices, type Plan, type VoiceCloning, type WorkDir,
+  VOICE_AGES, VOICE_GENDERS, decodeAudioFile, transcodeToWav, errors, isSawtError, plausibleRawPcm16, probeAudioFile, resolveModelFor, startPaidSynthesis, validateFields, defineFields,
+  type HttpRouteSpec, type Logger, type PaidSynthesisServices, type Plan, type VoiceCloning, type WorkDir,
 } from '@sawt/core';
 import { sendSynthesis, type OutputLimits } from '../audio-response.js';
 import { receiveForm, type MultipartForm, type UploadedFile } from '../multipart.js';
-import { errorResponses } from '../openapi.js';
+import { errorResponses, multipartBody } from '../openapi.js';
 import { absoluteUrl, apiRoute, type RouteDeps } from '../server.js';
 
 export const FILE_NOT_AUDIO = 'file is required and must be of audio type';
@@ -16,13 +16,13 @@ const MAX_SECONDS = 600;
 /** What is kept of a clone's reference recording: its first 5 minutes, as PCM16 mono 24 kHz WAV. */
 export const STORED_REFERENCE = { seconds: 300, sampleRate: 24000 };
 
-export function previewFields(maxTextChars: number): FieldRules {
-  return {
+export function previewFields(maxTextChars: number) {
+  return defineFields({
     text: { type: 'string', required: true, textRule: true, maxLength: maxTextChars, description: 'Text to speak; at least 3 words and 10 characters' },
     similarity: { type: 'number', required: true, minimum: 0, maximum: 1, description: 'Higher gives a voice more similar to the source' },
     speed: { type: 'number', minimum: 0.7, maximum: 1.2, default: 1, description: 'Below 1.0 slows speech, above 1.0 speeds it' },
     model_id: { type: 'string', required: true, description: 'Model to use' },
-  };
+  });
 }
 
 const LANGUAGE = '[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*';
@@ -30,7 +30,7 @@ const DIALECT = '[\\p{L}\\p{N}_-]+(?: [\\p{L}\\p{N}_-]+)*';
 const commaList = (item: string) => `^\\s*${item}(?:\\s*,\\s*${item})*\\s*$`;
 
 /** The clone form; gender, age, languages and dialects follow what a listed Voice may hold (OpenAPI Voice). */
-export const cloneFields: FieldRules = {
+export const cloneFields = defineFields({
   name: { type: 'string', required: true, maxLength: 200, description: 'Name of the new voice' },
   text: { type: 'string', required: true, description: 'The text used for the preview' },
   stability: { type: 'number', required: true, minimum: 0, maximum: 1, description: 'Higher gives more consistent output' },
@@ -47,17 +47,10 @@ export const cloneFields: FieldRules = {
     message: 'dialects must be comma-separated dialect names (letters, digits, - and _), e.g. fusha, egyptian',
   },
   avatar_url: { type: 'string', maxLength: 2000, format: 'http-url', description: 'http or https URL of an avatar image' },
-};
+});
 
-function multipartBody(rules: FieldRules, files: Record<string, string>): Record<string, unknown> {
-  const schema = fieldsToJsonSchema(rules) as { properties: Record<string, unknown>; required?: string[] };
-  for (const [name, description] of Object.entries(files)) schema.properties[name] = { type: 'string', format: 'binary', description };
-  schema.required = [...(schema.required ?? []), ...Object.keys(files)];
-  return { required: true, content: { 'multipart/form-data': { schema } } };
-}
-
-const list = (s: unknown): string[] => (typeof s === 'string' ? s.split(',').map((x) => x.trim()).filter(Boolean) : []);
-const orNull = (s: unknown): string | null => (typeof s === 'string' && s.trim() !== '' ? s.trim() : null);
+const list = (s: string | undefined): string[] => (s === undefined ? [] : s.split(',').map((x) => x.trim()).filter(Boolean));
+const orNull = (s: string | undefined): string | null => (s !== undefined && s.trim() !== '' ? s.trim() : null);
 
 export interface VoiceRouteDeps extends RouteDeps, PaidSynthesisServices {
   logger: Logger;
@@ -116,7 +109,7 @@ export function registerVoiceRoutes(app: FastifyInstance, describe: (r: HttpRout
     }, async (req, reply) => {
       const f = await form(req, ['file']);
       try {
-        const body = validateFields(f.fields, pFields, { coerce: true }) as { text: string; similarity: number; speed: number; model_id: string };
+        const body = validateFields(f.fields, pFields, { coerce: true });
         const file = f.files.file;
         if (!file || file.bytes === 0) throw errors.validation(FILE_NOT_AUDIO);
         const model = await resolveModelFor(deps, req.auth!, body.model_id);
@@ -164,8 +157,8 @@ export function registerVoiceRoutes(app: FastifyInstance, describe: (r: HttpRout
         if (!voiceFile || voiceFile.bytes === 0) throw errors.validation(VOICE_FILE_MESSAGE);
         const reference = f.files.reference_audio_file;
         if (!reference || reference.bytes === 0) throw errors.validation(REFERENCE_MESSAGE);
-        const body = validateFields(f.fields, cloneFields, { coerce: true }) as Record<string, string | number | undefined>;
-        const model = await resolveModelFor(deps, req.auth!, String(body.model));
+        const body = validateFields(f.fields, cloneFields, { coerce: true });
+        const model = await resolveModelFor(deps, req.auth!, body.model);
         const { account } = req.auth!;
         const limit = deps.maxClonedVoices[account.plan] ?? null;
         const held = limit === null ? 0 : await deps.cloning.count(account.id);
@@ -196,9 +189,9 @@ export function registerVoiceRoutes(app: FastifyInstance, describe: (r: HttpRout
           throw errors.internal('Failed to process voice file', e);
         }
         const record = await deps.cloning.create({
-          accountId: req.auth!.account.id, modelId: model.model_id, name: String(body.name).trim(), description: orNull(body.description),
+          accountId: req.auth!.account.id, modelId: model.model_id, name: body.name.trim(), description: orNull(body.description),
           gender: orNull(body.gender), age: orNull(body.age), languages: list(body.languages), dialect: list(body.dialects), avatarUrl: orNull(body.avatar_url),
-          stability: Number(body.stability), text: String(body.text), profile, referenceFile: storedReference, referenceSha256: reference.sha256, samplePcm,
+          stability: body.stability, text: body.text, profile, referenceFile: storedReference, referenceSha256: reference.sha256, samplePcm,
         });
         return { ...record, sample_url: absoluteUrl(req, record.sample_url) };
       } finally {

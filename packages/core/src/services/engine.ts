@@ -1,0 +1,131 @@
+/** Models, voices, synthesis and the text front end (the engine plugin). */
+import type { Readable } from 'node:stream';
+
+export interface ModelInfo {
+  /** Stable UUID of the record. */
+  id: string;
+  model_id: string;
+  model_name: string;
+  description: string | null;
+  engine: string;
+  /** Decimal cost per character, as configured. */
+  cost_per_char: number;
+  costPerCharMicro: number;
+  /** 'public': every account; 'granted': only accounts granted it. */
+  access: 'public' | 'granted';
+  /** False when the model's files are missing; unavailable models are not listed by GET /models. */
+  available: boolean;
+  /** Files `sawt models pull` can fetch into SAWT_MODELS_DIR for this model. */
+  downloads: ModelDownload[];
+}
+
+export interface ModelDownload {
+  /** Path in the models layout (relative to SAWT_MODELS_DIR). */
+  file: string;
+  url: string;
+  sha256: string;
+}
+
+/** The values the interface gives a voice's gender, age and type; null besides means unknown. */
+export const VOICE_GENDERS = ['male', 'female'] as const;
+export const VOICE_AGES = ['middle', 'elderly'] as const;
+export const VOICE_TYPES = ['neural'] as const;
+/**
+ * A named set of model files: a catalog model or a part of the front end (the
+ * diacritizer). `sawt models pull NAME` fetches its downloads; `sawt models verify`
+ * checks every installed file against their sha256.
+ */
+export interface ModelPart {
+  name: string;
+  /** Files the part needs (models layout). */
+  files: string[];
+  downloads: ModelDownload[];
+}
+
+/** A voice as the API lists it (interface: Voice). */
+export interface VoiceInfo {
+  voice_id: string;
+  name: string;
+  description: string | null;
+  gender: string | null;
+  age: string | null;
+  languages: string[];
+  dialect: string[];
+  type: string | null;
+  sample_url: string;
+}
+
+export interface ModelCatalog {
+  list(): ModelInfo[];
+  get(modelId: string): ModelInfo | undefined;
+  defaultModelId(): string;
+  /** Every catalog model and front-end part with its files and downloads. */
+  parts(): ModelPart[];
+}
+
+export interface VoiceCatalog {
+  /** Voices the account can use; sample URLs are relative paths (the transport makes them absolute). */
+  list(accountId: string): Promise<VoiceInfo[]>;
+  get(voiceId: string, accountId: string): Promise<VoiceInfo | undefined>;
+  /** model_ids a built-in voice works with (undefined: every model, or not a built-in voice). */
+  modelsFor?(voiceId: string): string[] | undefined;
+}
+
+export interface SynthesisRequest {
+  modelId: string;
+  voiceId: string;
+  accountId: string;
+  text: string;
+  /** 0.7–1.2 */
+  speed: number;
+  /** 0–1 */
+  stability: number;
+  /** Output sample rate; default 24000. */
+  sampleRate?: number;
+  requestId?: string;
+}
+
+export interface ChunkInfo {
+  segment: number;
+  final: boolean;
+  samples: number;
+  words: Array<{ textOffset: number; length: number; audioMs: number }>;
+}
+
+/**
+ * A stream of PCM16LE mono audio at the requested rate, chunk by chunk as it is
+ * generated. Destroying it cancels the synthesis. Emits 'chunk-info' (ChunkInfo).
+ */
+export type SpeechStream = Readable;
+
+export interface SpeechSynthesizer {
+  /** Validates (40001/40401) and starts synthesis; audio flows as it is generated. */
+  synthesize(request: SynthesisRequest): Promise<SpeechStream>;
+}
+
+/** Operator-visible stages of the Arabic text front end (`sawt text …`). */
+export type TextStageName = 'normalize' | 'diacritize' | 'phonemize';
+
+export interface TextPipelineOptions {
+  /** Dialect whose lexicon and phoneme rules apply (e.g. 'egyptian'); null or absent: none. */
+  dialect?: string | null;
+  /**
+   * The model whose phones 'phonemize' gives (a model_id): an HTS model gives its voice's phone
+   * names, space-separated, after the dialect's HTS rules; null or absent: espeak-ng mnemonics.
+   */
+  model?: string | null;
+}
+
+/**
+ * The text front end, stage by stage: each stage runs every stage before it.
+ * 'phonemize' returns espeak-ng phoneme mnemonics in [[ ]] (after dialect rules), or with
+ * `model` that model's phones.
+ */
+export interface TextPipeline {
+  readonly stages: readonly TextStageName[];
+  /** Dialects with a rules file. */
+  dialects(): string[];
+  run(stage: TextStageName, text: string, opts?: TextPipelineOptions): Promise<string>;
+  /** run() over many texts at once, in order; model stages batch across them (corpus work). */
+  runMany(stage: TextStageName, texts: string[], opts?: TextPipelineOptions): Promise<string[]>;
+}

@@ -1,0 +1,46 @@
+/** transport-http's options: their schema (validated at boot, defaults applied) and the type it gives. */
+import { PLANS, type FromSchema, type Plan } from '@sawt/core';
+import { corsSchema } from './cors.js';
+import { metricsSchema } from './metrics-endpoint.js';
+
+/** Cloned voices an account may hold, by plan (option maxClonedVoices). */
+export const DEFAULT_CLONE_LIMITS: Record<Plan, number | null> = { free: 3, basic: 10, starter: 25, growth: 50, scale: 100, enterprise: null };
+
+const planLimit = { type: ['integer', 'null'], minimum: 0 } as const;
+
+export const httpConfigSchema = {
+  type: 'object',
+  properties: {
+    bodyLimit: { type: 'integer', minimum: 1024, default: 1048576 },
+    maxTextChars: { type: 'integer', minimum: 10, default: 5000 },
+    maxOutputSeconds: { type: 'number', exclusiveMinimum: 0, default: 900, description: 'Longest audio one text-to-speech or preview request may produce; longer: 400 (40001) naming the limit' },
+    shutdownGraceMs: { type: 'integer', minimum: 0, default: 10000 },
+    maxUploadBytes: { type: 'integer', minimum: 1024, default: 104857600 },
+    ffmpegPath: { type: 'string', default: 'ffmpeg' },
+    ffprobePath: { type: 'string', default: 'ffprobe' },
+    maxClonedVoices: {
+      type: 'object',
+      description: 'Cloned voices an account of each plan may hold (null: no limit); cloning past it gives 400 (40001)',
+      properties: Object.fromEntries(PLANS.map((p) => [p, planLimit])) as { [P in Plan]: typeof planLimit },
+      additionalProperties: false,
+      default: DEFAULT_CLONE_LIMITS,
+    },
+    // Which peers may set X-Forwarded-Proto/-Host/-For (fastify's trustProxy): false (default: none),
+    // true (any), or addresses / CIDRs ("127.0.0.1,10.0.0.0/8" or a list).
+    trustProxy: {
+      anyOf: [{ type: 'boolean' }, { type: 'string', minLength: 1 }, { type: 'array', items: { type: 'string', minLength: 1 } }],
+      default: false,
+    },
+    // Browser pages allowed to call the API (off unless origins are listed).
+    cors: corsSchema,
+    // Serve the web playground at /playground.
+    playground: { type: 'boolean', default: true },
+    publicUrl: {
+      type: 'string', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]+(/[^?#]*)?$',
+      description: 'The absolute URL clients reach the server at (e.g. https://api.example.com, or https://example.com/sawt behind a proxy): the server URL of the OpenAPI and AsyncAPI documents. Default: as each client reached it.',
+    },
+    metrics: metricsSchema,
+  },
+} as const;
+
+export type HttpOptions = FromSchema<typeof httpConfigSchema>;
