@@ -5,7 +5,8 @@
 // whole front end a synthesis runs (normalize → lexicon → segment → diacritize
 // → Latin words → phonemes, for sawt-mini and for sawt-hts incl. its labels)
 // per 200 characters, on Arabic text and on the same text with Latin words
-// (their added cost, with the Latin-word cache warm and cold).
+// (their added cost, with the Latin-word cache warm and cold), and the same on new text
+// (the diacritizer's cache off) with the model's graph rewritten at load and as written.
 // Results go to bench/results/. Run on a quiet machine: `nice` or load skews p95.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -134,6 +135,45 @@ if (existsSync(path.join(modelsDir, FILES.model))) {
   await latinTimes(false);
   full.latinStageAlone = { warmCache: await latinTimes(false), coldCache: await latinTimes(true), latinWordsPer200Chars: 4 };
   diacritizer.release();
+
+  // New text: the pieces above repeat, so their segments come from the diacritizer's cache after
+  // the first round. Here the cache is off (every run pays the model, as a text not seen before
+  // does), with the model's graph rewritten at load (the default) and as written in the file, by
+  // turns in this one process (their ratio holds on a busy machine). Latin words: warm cache.
+  const variants = [];
+  for (const rewriteGraph of [true, false]) {
+    const d = await Diacritizer.load(modelsDir, FILES, { cacheEntries: 0, rewriteGraph });
+    const p = new EngineTextPipeline({ diacritizer: d, dialects });
+    variants.push({ name: rewriteGraph ? 'graphRewritten' : 'graphAsWritten', d, p, runs: { sawtMini: [], sawtHts: [], mixedScriptSawtMini: [] } });
+  }
+  const once = async (p, text, phonemes, into) => {
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    const { segments } = await p.frontEnd.process({ text, dialect: 'fusha', diacritize: true, phonemes });
+    if (phonemes === 'hts') for (const s of segments) textToLabels(s);
+    into.push(((performance.now() - t0) * 200) / text.length);
+    const c = process.cpuUsage(c0);
+    (into.cpu ??= []).push((((c.user + c.system) / 1000) * 200) / text.length);
+  };
+  for (let i = 0; i < 10; i++) for (const v of variants) await once(v.p, pieces[i % pieces.length], 'espeak', []);
+  for (let i = 0; i < RUNS; i++) {
+    for (const v of variants) {
+      await once(v.p, pieces[i % pieces.length], 'espeak', v.runs.sawtMini);
+      await once(v.p, pieces[i % pieces.length], 'hts', v.runs.sawtHts);
+      await once(v.p, mixed[i % mixed.length], 'espeak', v.runs.mixedScriptSawtMini);
+    }
+  }
+  full.newText = { note: 'diacritizer cache off; graphRewritten = the default load (tashkeel-graph.ts), graphAsWritten = the file as it is; run by turns' };
+  for (const v of variants) {
+    full.newText[v.name] = Object.fromEntries(Object.entries(v.runs).map(([k, a]) => [k, stats(a)]));
+    full.newText[v.name].mixedScriptAddedP95 = round(pct(v.runs.mixedScriptSawtMini, 95) - pct(v.runs.sawtMini, 95), 3);
+    full.newText[v.name].mixedScriptAddedCpuP95 = round(pct(v.runs.mixedScriptSawtMini.cpu, 95) - pct(v.runs.sawtMini.cpu, 95), 3);
+    v.d.release();
+  }
+  const [after, before] = variants.map((v) => v.runs.sawtMini);
+  full.newText.rewrittenOverAsWritten = {
+    sawtMini: { p50: round(pct(after, 50) / pct(before, 50), 3), p95: round(pct(after, 95) / pct(before, 95), 3), cpuP50: round(pct(after.cpu, 50) / pct(before.cpu, 50), 3), cpuP95: round(pct(after.cpu, 95) / pct(before.cpu, 95), 3) },
+  };
 }
 
 writeResults('frontend', {

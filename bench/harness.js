@@ -142,7 +142,7 @@ export function htsPcm(synthesizeHtsStream, options) {
   return new Promise((resolve, reject) => {
     const parts = [];
     const s = synthesizeHtsStream({ sampleRate: 24000, chunkMs: 0, threads: 1, ...options });
-    s.on('data', (b) => parts.push(b));
+    s.on('data', (c) => parts.push(c.pcm));
     s.on('error', reject);
     s.on('end', () => resolve(Buffer.concat(parts)));
   });

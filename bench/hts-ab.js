@@ -91,7 +91,7 @@ function synth(utterances, extra) {
     const parts = [];
     const t0 = performance.now();
     const s = synthesizeHtsStream({ voicePath, utterances, sampleRate: 24000, chunkMs: 0, threads: 1, ...extra });
-    s.on('data', (b) => parts.push(b));
+    s.on('data', (c) => parts.push(c.pcm));
     s.on('error', reject);
     s.on('end', () => resolve({ pcm: Buffer.concat(parts), ms: performance.now() - t0 }));
   });

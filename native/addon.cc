@@ -12,11 +12,12 @@
 #include <utility>
 #include <vector>
 
-#include "dfn3.h"
+#include "args.h"
+#include "dfn3_binding.h"
 #include "errors.h"
 #include "espeak_engine.h"
-#include "hts_synthesis.h"
-#include "onnx_session.h"
+#include "hts_binding.h"
+#include "onnx_binding.h"
 #include "piper_binding.h"
 #include "resampler_binding.h"
 #include "synthesis.h"
@@ -109,28 +110,26 @@ class PhonemizeThreads {
   std::deque<QueuedPhonemize> urgent_, later_;
 };
 
+// phonemize(text, voice, mode?, urgent?): mode "ipa" (default) or "espeak" (espeak's mnemonics, for
+// [[ ]] input); urgent (default false): goes ahead of waiting calls that are not.
 Napi::Value Phonemize(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (!info[0].IsString()) ThrowInvalidArgument(env, "Expected a string for text");
-  if (!info[1].IsString() || info[1].As<Napi::String>().Utf8Value().empty()) {
-    ThrowInvalidArgument(env, "Expected a non-empty string for voice");
-  }
-  // Optional third argument: "ipa" (default) or "espeak" (espeak's mnemonics, for [[ ]] input).
+  std::string text = args::String(env, info[0], "text");
+  std::string voice = args::String(env, info[1], "voice", true);
   bool ipa = true;
   if (info.Length() > 2 && !info[2].IsUndefined()) {
     const std::string mode = info[2].IsString() ? info[2].As<Napi::String>().Utf8Value() : "";
     if (mode != "ipa" && mode != "espeak") ThrowInvalidArgument(env, "Expected \"ipa\" or \"espeak\" for mode");
     ipa = mode == "ipa";
   }
-  // Optional fourth argument: urgent (default false), goes ahead of calls that are not.
   bool urgent = false;
   if (info.Length() > 3 && !info[3].IsUndefined()) {
     if (!info[3].IsBoolean()) ThrowInvalidArgument(env, "Expected a boolean for urgent");
     urgent = info[3].As<Napi::Boolean>().Value();
   }
   auto* call = new PhonemizeCall(env);
-  call->text = info[0].As<Napi::String>().Utf8Value();
-  call->voice = info[1].As<Napi::String>().Utf8Value();
+  call->text = std::move(text);
+  call->voice = std::move(voice);
   call->ipa = ipa;
   Napi::Promise promise = call->deferred.Promise();
   // Holds the event loop open until the call is settled (a CLI awaiting it must not exit first).
@@ -167,12 +166,7 @@ Napi::Value ListVoices(const Napi::CallbackInfo& info) {
 Napi::Value EspeakInstances(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() > 0 && !info[0].IsUndefined()) {
-    if (!info[0].IsNumber()) ThrowInvalidArgument(env, "Expected a number between 1 and 8 for count");
-    const double count = info[0].As<Napi::Number>().DoubleValue();
-    if (!(count >= 1 && count <= 8) || count != static_cast<int>(count)) {
-      ThrowInvalidArgument(env, "Expected an integer between 1 and 8 for count");
-    }
-    return Napi::Number::New(env, espeak::SetInstances(static_cast<int>(count)));
+    return Napi::Number::New(env, espeak::SetInstances(static_cast<int>(args::Integer(env, info[0], "count", 1, 8))));
   }
   return Napi::Number::New(env, espeak::Instances());
 }
@@ -183,9 +177,13 @@ SawtAddon::SawtAddon(Napi::Env env, Napi::Object exports) {
   exports.Set("phonemize", Napi::Function::New(env, Phonemize, "phonemize"));
   exports.Set("listVoices", Napi::Function::New(env, ListVoices, "listVoices"));
   exports.Set("espeakInstances", Napi::Function::New(env, EspeakInstances, "espeakInstances"));
+  Napi::Object rateRange = Napi::Object::New(env);
+  rateRange.Set("min", espeak::kMinRate);
+  rateRange.Set("max", espeak::kMaxRate);
+  rateRange.Freeze();
+  exports.Set("espeakRateRange", rateRange);
   exports.Set("createSynthesis", Napi::Function::New(env, CreateSynthesis, "createSynthesis"));
-  exports.Set("createHtsSynthesis", Napi::Function::New(env, CreateHtsSynthesis, "createHtsSynthesis"));
-  exports.Set("htsParameters", Napi::Function::New(env, HtsParameters, "htsParameters"));
+  RegisterHtsFunctions(env, exports);
   exports.Set("Resampler", DefineResamplerClass(env));
   Napi::Function sessionClass = DefineOnnxSessionClass(env);
   onnxSessionClass = Napi::Persistent(sessionClass);
@@ -197,6 +195,25 @@ SawtAddon::SawtAddon(Napi::Env env, Napi::Object exports) {
   piperSessionClass = Napi::Persistent(piperClass);
   exports.Set("PiperSession", piperClass);
   RegisterPiperFunctions(env, exports);
+}
+
+void SawtAddon::QueueOnnxRun(Napi::AsyncWorker* worker) {
+  if (activeOnnxRuns_ < kMaxConcurrentOnnxRuns) {
+    ++activeOnnxRuns_;
+    worker->Queue();
+  } else {
+    waitingOnnxRuns_.push_back(worker);
+  }
+}
+
+void SawtAddon::OnnxRunFinished() {
+  --activeOnnxRuns_;
+  if (!waitingOnnxRuns_.empty()) {
+    Napi::AsyncWorker* next = waitingOnnxRuns_.front();
+    waitingOnnxRuns_.pop_front();
+    ++activeOnnxRuns_;
+    next->Queue();
+  }
 }
 
 }  // namespace sawt

@@ -33,6 +33,12 @@ class ChunkStream {
  public:
   virtual ~ChunkStream() = default;
 
+  // Main thread: opens the job's event channel to onEvent and queues its first turn.
+  static void Start(Napi::Env env, Napi::Function onEvent, const char* name, const std::shared_ptr<ChunkStream>& self) {
+    OpenChannel(env, onEvent, name, self);
+    self->QueueTurn();
+  }
+
   // Any thread.
   void Pause() {
     Update([&] { paused_ = true; });

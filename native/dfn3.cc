@@ -12,10 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "addon.h"
 #include "errors.h"
+#include "fft.h"
 #include "ort_shared.h"
-#include "promise_worker.h"
 
 namespace sawt {
 
@@ -35,59 +34,6 @@ constexpr int kConvLookahead = 2;
 constexpr int kMinErbFreqs = 2;
 constexpr float kNormTau = 1.0f;
 constexpr int kRight = 8;  // frames of lookahead after a window's last emitted frame
-
-// Mixed-radix complex FFT (960 = 2^6 * 3 * 5), recursive decimation in time
-// with float twiddles (forward and inverse tables).
-class Fft {
- public:
-  explicit Fft(int n) : n_(n), fw_(n), inv_(n), scratch_(n) {
-    for (int k = 0; k < n; ++k) {
-      const double a = -2.0 * M_PI * k / n;
-      fw_[k] = cf(static_cast<float>(std::cos(a)), static_cast<float>(std::sin(a)));
-      inv_[k] = std::conj(fw_[k]);
-    }
-  }
-  // out = DFT(in) (forward, e^{-i}) or the unnormalized inverse.
-  void Run(const cf* in, cf* out, bool inverse) { Rec(in, 1, out, n_, inverse ? inv_.data() : fw_.data(), 1); }
-
- private:
-  void Rec(const cf* in, int stride, cf* out, int n, const cf* tw, int twStep) {
-    if (n == 1) {
-      out[0] = in[0];
-      return;
-    }
-    int p = 2;
-    while (n % p) ++p;
-    const int m = n / p;
-    for (int r = 0; r < p; ++r) Rec(in + r * stride, stride * p, out + r * m, m, tw, twStep * p);
-    if (p == 2) {
-      for (int k = 0; k < m; ++k) {
-        const cf a = out[k], b = out[m + k] * tw[k * twStep];
-        out[k] = a + b;
-        out[m + k] = a - b;
-      }
-      return;
-    }
-    // X[k + q m] = sum_r W_p^{rq} (W_n^{rk} Y_r[k]).
-    cf wp[8 * 8];
-    const int pStep = n_ / p;
-    for (int r = 0; r < p; ++r)
-      for (int q = 0; q < p; ++q) wp[r * p + q] = tw[((r * q) % p) * pStep];
-    cf tmp[8];
-    cf* sc = scratch_.data();
-    for (int k = 0; k < m; ++k) {
-      for (int r = 0; r < p; ++r) tmp[r] = out[r * m + k] * tw[r * k * twStep];
-      for (int q = 0; q < p; ++q) {
-        cf acc = tmp[0];
-        for (int r = 1; r < p; ++r) acc += tmp[r] * wp[r * p + q];
-        sc[q * m + k] = acc;
-      }
-    }
-    std::copy(sc, sc + n, out);
-  }
-  int n_;
-  std::vector<cf> fw_, inv_, scratch_;
-};
 
 float Freq2Erb(float f) { return 9.265f * std::log1p(f / (24.7f * 9.265f)); }
 float Erb2Freq(float e) { return 24.7f * 9.265f * (std::exp(e / 9.265f) - 1.f); }
@@ -144,25 +90,18 @@ const Tables& T() {
   return t;
 }
 
-struct Settings {
-  // The three model files; each may come from another folder (SAWT_MODELS_DIR or the bundle).
-  std::string enc, erbDec, dfDec;
-  int intraOpThreads = 1;  // one thread per run: measured 3x faster than two on 2 cores
-  int blockFrames = 1000;
-  int contextFrames = 100;
-  bool cuda = false;  // ONNX Runtime's CUDA execution provider (AppendCudaProvider names what is missing)
-};
+}  // namespace
 
 // One set of sessions per model, shared by all streams; ONNX Runtime sessions
 // allow concurrent Run() calls.
-struct Model {
-  Settings settings;
+struct Dfn3Model {
+  Dfn3Settings settings;
   std::unique_ptr<Ort::Session> enc, erbDec, dfDec;
 };
 
-std::shared_ptr<Model> LoadDfn3(const Settings& s) {
+std::shared_ptr<Dfn3Model> LoadDfn3(const Dfn3Settings& s) {
   Ort::Env& env = SharedOrtEnv();
-  auto model = std::make_shared<Model>();
+  auto model = std::make_shared<Dfn3Model>();
   model->settings = s;
   Ort::SessionOptions options;
   options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
@@ -186,10 +125,11 @@ std::shared_ptr<Model> LoadDfn3(const Settings& s) {
 }
 
 // One channel. Frames are numbered from 0; frame t analyses input samples
+
 // [t*hop - 480, t*hop + 480) and its synthesis yields output samples that lag by 480.
-class Stream {
+class Dfn3Stream::Impl {
  public:
-  explicit Stream(std::shared_ptr<Model> model) : model_(std::move(model)), fft_(kFft) {
+  explicit Impl(std::shared_ptr<Dfn3Model> model) : model_(std::move(model)), fft_(kFft) {
     analysisMem_.assign(kFft - kHop, 0.f);
     synthMem_.assign(kFft - kHop, 0.f);
     meanState_.resize(kErb);
@@ -234,11 +174,12 @@ class Stream {
   // STFT of the pending hop and its features (appended to the frame buffers).
   void Analyse() {
     const Tables& t = T();
-    cf buf[kFft], spec[kFft];
+    float buf[kFft];
+    cf spec[kBins];
     for (int k = 0; k < kFft - kHop; ++k) buf[k] = analysisMem_[k] * t.window[k];
     for (int k = 0; k < kHop; ++k) buf[kFft - kHop + k] = hop_[k] * t.window[kFft - kHop + k];
     std::copy(hop_, hop_ + kHop, analysisMem_.begin());  // 960 = 2 * 480
-    fft_.Run(buf, spec, false);
+    fft_.Forward(buf, spec);
     const float wnorm = 1.f / (static_cast<float>(kFft) * kFft / (2.f * kHop));
     const size_t base = spec_.size();
     spec_.resize(base + kBins);
@@ -317,7 +258,7 @@ class Stream {
     const float* gains = m[0].GetTensorData<float>();  // [1,1,W,32]
     const float* coefs = c[0].GetTensorData<float>();  // [1,W,96,10]
     const Tables& t = T();
-    cf Y[kFft], y[kFft];
+    cf Y[kBins];
     for (int64_t fr = nextOut_; fr < end; ++fr) {
       const int j = static_cast<int>(fr - w0);
       const cf* X = &spec_[(fr - bufStart_) * kBins];
@@ -339,7 +280,7 @@ class Stream {
         }
         Y[k] = acc;
       }
-      Synthesise(Y, y, out);
+      Synthesise(Y, out);
     }
     nextOut_ = end;
     // Keep contextFrames of emitted frames (and the deep filter's past frames).
@@ -353,17 +294,14 @@ class Stream {
     }
   }
 
-  void Synthesise(const cf* Y, cf* y, std::vector<float>& out) {
+  // Y: kBins bins of a Hermitian spectrum (the imaginary parts of DC and Nyquist are ignored).
+  void Synthesise(const cf* Y, std::vector<float>& out) {
     const Tables& t = T();
-    cf full[kFft];
-    for (int k = 0; k < kBins; ++k) full[k] = Y[k];
-    full[0] = cf(Y[0].real(), 0.f);
-    full[kBins - 1] = cf(Y[kBins - 1].real(), 0.f);
-    for (int k = kBins; k < kFft; ++k) full[k] = std::conj(Y[kFft - k]);
-    fft_.Run(full, y, true);
+    float y[kFft];
+    fft_.Inverse(Y, y);
     float frame[kHop];
-    for (int k = 0; k < kHop; ++k) frame[k] = y[k].real() * t.window[k] + synthMem_[k];
-    for (int k = 0; k < kHop; ++k) synthMem_[k] = y[kHop + k].real() * t.window[kHop + k];
+    for (int k = 0; k < kHop; ++k) frame[k] = y[k] * t.window[k] + synthMem_[k];
+    for (int k = 0; k < kHop; ++k) synthMem_[k] = y[kHop + k] * t.window[kHop + k];
     int s = 0;
     if (toSkip_ > 0) {
       s = std::min(toSkip_, kHop);
@@ -372,8 +310,8 @@ class Stream {
     for (int k = s; k < kHop && outTotal_ < inTotal_; ++k, ++outTotal_) out.push_back(frame[k]);
   }
 
-  std::shared_ptr<Model> model_;
-  Fft fft_;
+  std::shared_ptr<Dfn3Model> model_;
+  RealFft fft_;
   float hop_[kHop];
   int fill_ = 0;
   std::vector<float> analysisMem_, synthMem_, meanState_, unitState_;
@@ -384,142 +322,8 @@ class Stream {
   uint64_t inTotal_ = 0, outTotal_ = 0;
 };
 
-// ---- Node-API ----
-
-struct ModelHandle {
-  std::shared_ptr<Model> model;
-};
-struct StreamHandle {
-  std::unique_ptr<Stream> stream;
-  bool busy = false;
-};
-
-class LoadWorker : public CodedPromiseWorker {
- public:
-  LoadWorker(Napi::Env env, Settings s) : CodedPromiseWorker(env, "sawt.dfn3Load", ErrorCode::kOnnx), s_(std::move(s)) {}
-
- protected:
-  void Execute() override {
-    Run([&] { model_ = LoadDfn3(s_); });
-  }
-  void OnOK() override {
-    auto* h = new ModelHandle{model_};
-    deferred_.Resolve(Napi::External<ModelHandle>::New(Env(), h, [](Napi::Env, ModelHandle* p) { delete p; }));
-  }
-
- private:
-  Settings s_;
-  std::shared_ptr<Model> model_;
-};
-
-class ProcessWorker : public CodedPromiseWorker {
- public:
-  ProcessWorker(Napi::Env env, Napi::External<StreamHandle> handle, Napi::Float32Array input, bool flush)
-      : CodedPromiseWorker(env, "sawt.dfn3Process", ErrorCode::kOnnx),
-        handleRef_(Napi::Persistent(handle)),
-        inputRef_(Napi::Persistent(input)),
-        stream_(handle.Data()),
-        data_(input.Data()),
-        n_(input.ElementLength()),
-        flush_(flush) {}
-
- protected:
-  void Execute() override {
-    Run([&] { out_ = stream_->stream->Process(data_, n_, flush_); });
-  }
-  void OnOK() override {
-    stream_->busy = false;
-    SawtAddon::Of(Env()).OnnxRunFinished();
-    Napi::Float32Array y = Napi::Float32Array::New(Env(), out_.size());
-    if (!out_.empty()) std::memcpy(y.Data(), out_.data(), out_.size() * sizeof(float));
-    deferred_.Resolve(y);
-  }
-  void OnError(const Napi::Error& error) override {
-    stream_->busy = false;
-    SawtAddon::Of(Env()).OnnxRunFinished();
-    CodedPromiseWorker::OnError(error);
-  }
-
- private:
-  Napi::Reference<Napi::External<StreamHandle>> handleRef_;
-  Napi::Reference<Napi::Float32Array> inputRef_;
-  StreamHandle* stream_;
-  const float* data_;
-  size_t n_;
-  bool flush_;
-  std::vector<float> out_;
-};
-
-int IntOption(Napi::Env env, Napi::Object o, const char* name, int def, int lo, int hi) {
-  Napi::Value v = o.Get(name);
-  if (v.IsUndefined()) return def;
-  if (!v.IsNumber()) ThrowInvalidArgument(env, std::string("Expected an integer for ") + name);
-  const double d = v.As<Napi::Number>().DoubleValue();
-  if (d != std::floor(d) || d < lo || d > hi) {
-    ThrowInvalidArgument(env, std::string("Expected an integer from ") + std::to_string(lo) + " to " +
-                                  std::to_string(hi) + " for " + name);
-  }
-  return static_cast<int>(d);
-}
-
-Napi::Value Dfn3Load(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (!info[0].IsObject()) ThrowInvalidArgument(env, "Expected an object of model files { enc, erbDec, dfDec }");
-  Napi::Object files = info[0].As<Napi::Object>();
-  Settings s;
-  auto file = [&](const char* name) {
-    Napi::Value v = files.Get(name);
-    if (!v.IsString()) ThrowInvalidArgument(env, std::string("Expected a string for ") + name);
-    return v.As<Napi::String>().Utf8Value();
-  };
-  s.enc = file("enc");
-  s.erbDec = file("erbDec");
-  s.dfDec = file("dfDec");
-  if (info.Length() > 1 && info[1].IsObject()) {
-    Napi::Object o = info[1].As<Napi::Object>();
-    s.intraOpThreads = IntOption(env, o, "intraOpThreads", s.intraOpThreads, 0, 256);
-    s.blockFrames = IntOption(env, o, "blockFrames", s.blockFrames, 1, 100000);
-    s.contextFrames = IntOption(env, o, "contextFrames", s.contextFrames, 0, 100000);
-    Napi::Value provider = o.Get("executionProvider");
-    if (!provider.IsUndefined()) {
-      const std::string name = provider.IsString() ? provider.As<Napi::String>().Utf8Value() : "";
-      if (name != "cpu" && name != "cuda") ThrowInvalidArgument(env, "Expected one of cpu, cuda for executionProvider");
-      s.cuda = name == "cuda";
-    }
-  }
-  return (new LoadWorker(env, s))->Start();
-}
-
-Napi::Value Dfn3Open(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (!info[0].IsExternal()) ThrowInvalidArgument(env, "Expected a DeepFilterNet3 model");
-  auto* m = info[0].As<Napi::External<ModelHandle>>().Data();
-  auto* h = new StreamHandle{std::make_unique<Stream>(m->model)};
-  return Napi::External<StreamHandle>::New(env, h, [](Napi::Env, StreamHandle* p) { delete p; });
-}
-
-Napi::Value Dfn3Process(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (!info[0].IsExternal()) ThrowInvalidArgument(env, "Expected a DeepFilterNet3 stream");
-  if (!info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) {
-    ThrowInvalidArgument(env, "Expected a Float32Array for samples");
-  }
-  auto handle = info[0].As<Napi::External<StreamHandle>>();
-  if (handle.Data()->busy) ThrowInvalidArgument(env, "DeepFilterNet3 stream is busy (one call at a time)");
-  handle.Data()->busy = true;
-  // Through the addon's bounded queue of ONNX runs, as OnnxSession.run is.
-  auto* worker = new ProcessWorker(env, handle, info[1].As<Napi::Float32Array>(), info[2].ToBoolean().Value());
-  Napi::Promise promise = worker->Promise();
-  SawtAddon::Of(env).QueueOnnxRun(worker);
-  return promise;
-}
-
-}  // namespace
-
-void RegisterDfn3Functions(Napi::Env env, Napi::Object exports) {
-  exports.Set("dfn3Load", Napi::Function::New(env, Dfn3Load, "dfn3Load"));
-  exports.Set("dfn3Open", Napi::Function::New(env, Dfn3Open, "dfn3Open"));
-  exports.Set("dfn3Process", Napi::Function::New(env, Dfn3Process, "dfn3Process"));
-}
+Dfn3Stream::Dfn3Stream(std::shared_ptr<Dfn3Model> model) : impl_(std::make_unique<Impl>(std::move(model))) {}
+Dfn3Stream::~Dfn3Stream() = default;
+std::vector<float> Dfn3Stream::Process(const float* x, size_t n, bool flush) { return impl_->Process(x, n, flush); }
 
 }  // namespace sawt

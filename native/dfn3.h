@@ -9,17 +9,44 @@
 // memory is bounded whatever the duration. Output lines up with the input
 // (the STFT's 480-sample delay is hidden) and is exactly as long after flush.
 //
-// JS (see plugins/denoise/src/dfn3.ts):
-//   dfn3Load({ enc, erbDec, dfDec } file paths, { intraOpThreads?, blockFrames?, contextFrames? }) -> Promise<model>
-//   dfn3Open(model) -> stream          (one per channel; shares the model's sessions)
-//   dfn3Process(stream, Float32Array, flush) -> Promise<Float32Array>
-//     work on libuv's pool; one call per stream at a time.
+// Engine side only (no Node-API); dfn3_binding.h exposes it to JS.
 #pragma once
 
-#include <napi.h>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace sawt {
 
-void RegisterDfn3Functions(Napi::Env env, Napi::Object exports);
+struct Dfn3Settings {
+  // The three model files; each may come from another folder (SAWT_MODELS_DIR or the bundle).
+  std::string enc, erbDec, dfDec;
+  int intraOpThreads = 1;  // one thread per run: measured 3x faster than two on 2 cores
+  int blockFrames = 1000;
+  int contextFrames = 100;
+  bool cuda = false;  // ONNX Runtime's CUDA execution provider (AppendCudaProvider names what is missing)
+};
+
+// One set of sessions per model, shared by all streams (ONNX Runtime sessions
+// allow concurrent Run() calls).
+struct Dfn3Model;
+
+// Loads the three models; throws EngineFailure (kOnnx, kCudaUnavailable).
+std::shared_ptr<Dfn3Model> LoadDfn3(const Dfn3Settings& settings);
+
+// One channel; one Process call at a time.
+class Dfn3Stream {
+ public:
+  explicit Dfn3Stream(std::shared_ptr<Dfn3Model> model);
+  ~Dfn3Stream();
+  // Enhanced samples for `n` more input samples (48 kHz); with `flush`, the rest
+  // (output is then exactly as long as all input). Throws EngineFailure.
+  std::vector<float> Process(const float* x, size_t n, bool flush);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace sawt

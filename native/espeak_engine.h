@@ -19,6 +19,9 @@
 namespace sawt::espeak {
 
 constexpr int kSampleRate = 22050;  // espeak-ng's fixed output rate
+// The speaking rates (words per minute) that synthesis accepts: the one place they are written (the addon
+// exports them to JS as espeakRateRange).
+constexpr int kMinRate = 80, kMaxRate = 450;
 
 struct VoiceInfo {
   std::string name;
@@ -28,7 +31,7 @@ struct VoiceInfo {
 
 struct SynthParams {
   std::string voice;  // espeak voice spec: "ar", "ar+m3", ...
-  int rate = 175;  // words per minute, 80..450
+  int rate = 175;  // words per minute, kMinRate..kMaxRate
   int pitch = 50;  // 0..100
   int range = 50;  // 0..100
   bool phonemeInput = false;  // honour [[...]] phoneme mnemonics in the text

@@ -34,9 +34,9 @@ size_t HTS_ModelSet_get_vector_length(HTS_ModelSet* ms, size_t stream_index);
 namespace sawt {
 namespace {
 
-constexpr double kNoData = -1.0e10;  // HTS_NODATA: an unvoiced log-F0 frame
-constexpr const char* kStreamNames[] = {"mgc", "lf0", "lpf"};  // the voice's streams, in its order
-constexpr size_t kMaxStreams = 3;
+constexpr double kNoData = kHtsNoData;
+constexpr const char* const* kStreamNames = kHtsStreamNames;
+constexpr size_t kMaxStreams = kHtsMaxStreams;
 
 // --- one engine per worker thread, a pool per voice file ---
 
@@ -111,25 +111,6 @@ class HtsPool {
 };
 
 // --- parameters ---
-
-struct HtsControls {
-  double speed = 1.0;
-  double halfTone = 0.0;  // additive, on the generated log F0
-  double f0Spread = 1.0;  // scale of log F0 around its utterance mean
-  double alpha = -1.0;  // all-pass constant; < 0: the voice's own
-  double gvLf0 = 1.0, gvMgc = 1.0;
-  double gainDb = -6.0;
-  double postfilter = 0.0;  // mel-cepstral postfilter coefficient (HTS beta): sharper formants; 0: none
-  std::vector<double> mgcOffset;  // added to every generated mel-cepstrum frame (a smooth EQ); empty: none
-};
-
-// The generated (or caller-given) streams of one utterance, owned outside the engine.
-struct HtsParams {
-  size_t frames = 0;
-  std::vector<size_t> dims;  // per stream (MCP, LF0, LPF)
-  std::vector<std::vector<double>> data;  // per stream: frames × dim (LF0: kNoData when unvoiced)
-  std::vector<size_t> labelFrames;  // from labels: the frame each label (phone) starts at; empty for given streams
-};
 
 void ApplyConditions(HTS_Engine* engine, const HtsControls& c) {
   HTS_Engine_set_speed(engine, c.speed);
@@ -293,27 +274,8 @@ void Vocode(HTS_Engine* engine, const HtsParams& p, size_t begin, size_t end, do
 
 // --- the streaming job (same event contract as synthesis.cc) ---
 
-// A word of an utterance as the caller gave it: the label of its first phone, and its place in the text.
-struct WordSpec {
-  size_t label;
-  double textOffset, length;  // UTF-16 code units, passed through
-};
-
-struct JobOptions {
-  std::string voicePath;
-  std::vector<std::vector<std::string>> utterances;
-  std::vector<HtsParams> parameters;  // instead of utterances: streams to vocode as they are (no Generate)
-  std::vector<std::vector<WordSpec>> words;  // per utterance, or empty: no word timings
-  std::vector<std::vector<size_t>> closures;  // per utterance: labels given a voiced closure, or empty: none
-  HtsControls controls;
-  int sampleRate = 24000;
-  int maxQueuedChunks = 4;
-  int chunkMs = 200;
-  int threads = 2;
-  int firstWindowFrames = 80;  // 0.4 s at 5 ms frames
-  int windowFrames = 600;  // 3 s
-  bool urgent = true;  // the turns up to the first window go ahead of other jobs' later turns
-};
+using WordSpec = HtsWordSpec;
+using JobOptions = HtsJobOptions;
 
 constexpr size_t kWarmupFrames = 8;  // vocoded before a window and dropped (MLSA filter settles)
 constexpr size_t kFadeFrames = 2;  // vocoded past a window's end and cross-faded into the next
@@ -326,11 +288,6 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
         pool_(HtsPool::For(options_.voicePath, options_.threads)),
         gain_(std::pow(10.0, options_.controls.gainDb / 20.0)),
         chunkSamples_(static_cast<size_t>(options_.chunkMs) * options_.sampleRate / 1000) {}
-
-  static void Start(Napi::Env env, Napi::Function onEvent, const std::shared_ptr<HtsJob>& self) {
-    OpenChannel(env, onEvent, "sawt.hts", self);
-    self->QueueTurn();
-  }
 
  private:
   void QueueTurn() override {
@@ -500,383 +457,31 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
   size_t segmentOutput_ = 0;  // output samples of the current sentence cut into chunks so far
 };
 
-// --- argument parsing (main thread) ---
-
-double NumberField(Napi::Env env, const Napi::Object& o, const char* name, double min, double max, double fallback) {
-  Napi::Value v = o.Get(name);
-  if (v.IsUndefined()) return fallback;
-  const double x = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : NAN;
-  if (!(x >= min && x <= max)) {
-    ThrowInvalidArgument(env, std::string("Expected a number between ") + std::to_string(min) + " and " +
-                                  std::to_string(max) + " for " + name);
-  }
-  return x;
-}
-
-// mgcOffset: an array of at most 256 numbers, each within ±10 (a mel-cepstral EQ of tens of dB at most).
-std::vector<double> MgcOffsetField(Napi::Env env, const Napi::Object& o) {
-  std::vector<double> offset;
-  const Napi::Value v = o.Get("mgcOffset");
-  if (v.IsUndefined()) return offset;
-  if (!v.IsArray() || v.As<Napi::Array>().Length() > 256) ThrowInvalidArgument(env, "Expected an array of at most 256 numbers for mgcOffset");
-  const Napi::Array a = v.As<Napi::Array>();
-  for (uint32_t i = 0; i < a.Length(); ++i) {
-    const Napi::Value x = a.Get(i);
-    const double d = x.IsNumber() ? x.As<Napi::Number>().DoubleValue() : NAN;
-    if (!(d >= -10 && d <= 10)) ThrowInvalidArgument(env, "Expected a number between -10 and 10 for mgcOffset[" + std::to_string(i) + "]");
-    offset.push_back(d);
-  }
-  return offset;
-}
-
-// What a value that failed a check was, for "but received …".
-std::string Received(const Napi::Value& v) {
-  if (v.IsUndefined() || v.IsNull() || v.IsNumber() || v.IsBoolean()) return v.ToString().Utf8Value();
-  if (v.IsString()) return "a string";
-  if (v.IsArray()) return "an array";
-  if (v.IsTypedArray()) {
-    const Napi::TypedArray a = v.As<Napi::TypedArray>();
-    const char* type = a.TypedArrayType() == napi_float32_array   ? "Float32Array"
-                       : a.TypedArrayType() == napi_float64_array ? "Float64Array"
-                                                                  : "typed array";
-    return std::string("a ") + type + " of " + std::to_string(a.ElementLength());
-  }
-  if (v.IsFunction()) return "a function";
-  return "an object";
-}
-
-size_t IntegerField(Napi::Env env, const Napi::Value& v, const std::string& name, size_t min, size_t max) {
-  const double x = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : NAN;
-  if (!(x >= min && x <= max && x == std::floor(x))) {
-    ThrowInvalidArgument(env, "Expected an integer between " + std::to_string(min) + " and " + std::to_string(max) +
-                                  " for " + name + " but received " + Received(v));
-  }
-  return static_cast<size_t>(x);
-}
-
-std::vector<std::vector<std::string>> ParseUtterances(Napi::Env env, const Napi::Value& utts) {
-  if (!utts.IsArray() || utts.As<Napi::Array>().Length() == 0) {
-    ThrowInvalidArgument(env, "Expected a non-empty array of label arrays for utterances");
-  }
-  std::vector<std::vector<std::string>> utterances;
-  const Napi::Array arr = utts.As<Napi::Array>();
-  for (uint32_t i = 0; i < arr.Length(); ++i) {
-    const Napi::Value u = arr.Get(i);
-    if (!u.IsArray() || u.As<Napi::Array>().Length() == 0) {
-      ThrowInvalidArgument(env, "Expected a non-empty array of strings for utterances[" + std::to_string(i) + "]");
-    }
-    const Napi::Array labels = u.As<Napi::Array>();
-    std::vector<std::string> lines;
-    for (uint32_t j = 0; j < labels.Length(); ++j) {
-      const Napi::Value l = labels.Get(j);
-      if (!l.IsString()) ThrowInvalidArgument(env, "Expected a string for utterances[" + std::to_string(i) + "][" + std::to_string(j) + "]");
-      lines.push_back(l.As<Napi::String>().Utf8Value());
-    }
-    utterances.push_back(std::move(lines));
-  }
-  return utterances;
-}
-
-// One given stream: a Float32Array or Float64Array of frames × dim values, copied to doubles here on the
-// main thread (workers never touch JS memory). In lf0, NaN marks an unvoiced frame (kNoData to the
-// vocoder); any other non-finite value would reach the MLSA filter, so it is refused.
-std::vector<double> ParseStream(Napi::Env env, const Napi::Value& v, const std::string& name, size_t frames, size_t dim,
-                                bool lf0) {
-  if (!v.IsTypedArray() || (v.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array &&
-                            v.As<Napi::TypedArray>().TypedArrayType() != napi_float64_array)) {
-    ThrowInvalidArgument(env, "Expected a Float32Array or Float64Array for " + name + " but received " + Received(v));
-  }
-  const Napi::TypedArray array = v.As<Napi::TypedArray>();
-  const size_t count = frames * dim;
-  if (array.ElementLength() != count) {
-    ThrowInvalidArgument(env, "Expected " + std::to_string(count) + " values (frames " + std::to_string(frames) + " × dim " +
-                                  std::to_string(dim) + ") for " + name + " but received " +
-                                  std::to_string(array.ElementLength()));
-  }
-  const float* f32 = array.TypedArrayType() == napi_float32_array ? v.As<Napi::Float32Array>().Data() : nullptr;
-  const double* f64 = f32 ? nullptr : v.As<Napi::Float64Array>().Data();
-  std::vector<double> data(count);
-  for (size_t i = 0; i < count; ++i) {
-    const double x = f32 ? f32[i] : f64[i];
-    if (lf0 && std::isnan(x)) {
-      data[i] = kNoData;
-    } else if (!std::isfinite(x)) {
-      ThrowInvalidArgument(env, std::string("Expected finite values") + (lf0 ? " (or NaN: unvoiced)" : "") + " for " + name +
-                                    " but received " + (std::isnan(x) ? "NaN" : x > 0 ? "Infinity"
-                                                                                      : "-Infinity") +
-                                    " at index " + std::to_string(i));
-    } else {
-      data[i] = x;
-    }
-  }
-  return data;
-}
-
-// parameters[index], shaped as htsParameters returns it. lpf (stream and dim) may be left out, for a voice
-// without one; whether the streams fit the voice is known only with it loaded (CheckFitsVoice, on a worker).
-HtsParams ParseStreams(Napi::Env env, const Napi::Value& value, size_t index) {
-  constexpr size_t kMaxFrames = 1u << 30, kMaxDim = 4096;  // bounds that keep frames × dim far from overflow
-  const std::string at = "parameters[" + std::to_string(index) + "]";
-  if (!value.IsObject() || value.IsArray() || value.IsTypedArray()) {
-    ThrowInvalidArgument(env, "Expected an object of parameter streams for " + at + " but received " + Received(value));
-  }
-  const Napi::Object o = value.As<Napi::Object>();
-  HtsParams p;
-  p.frames = IntegerField(env, o.Get("frames"), at + ".frames", 1, kMaxFrames);
-  const Napi::Value dimsValue = o.Get("dims");
-  if (!dimsValue.IsObject() || dimsValue.IsArray()) {
-    ThrowInvalidArgument(env, "Expected an object {mgc, lf0, lpf} for " + at + ".dims but received " + Received(dimsValue));
-  }
-  const Napi::Object dims = dimsValue.As<Napi::Object>();
-  for (size_t s = 0; s < kMaxStreams; ++s) {
-    const Napi::Value data = o.Get(kStreamNames[s]), dim = dims.Get(kStreamNames[s]);
-    if (s == 2 && data.IsUndefined() && dim.IsUndefined()) break;
-    p.dims.push_back(IntegerField(env, dim, at + ".dims." + kStreamNames[s], 1, kMaxDim));
-    p.data.push_back(ParseStream(env, data, at + "." + kStreamNames[s], p.frames, p.dims.back(), s == 1));
-  }
-  return p;
-}
-
-std::vector<HtsParams> ParseParameters(Napi::Env env, const Napi::Value& value) {
-  if (!value.IsArray() || value.As<Napi::Array>().Length() == 0) {
-    ThrowInvalidArgument(env, "Expected a non-empty array of parameter streams (as htsParameters returns) for parameters but received " +
-                                  Received(value));
-  }
-  const Napi::Array arr = value.As<Napi::Array>();
-  std::vector<HtsParams> parameters;
-  for (uint32_t i = 0; i < arr.Length(); ++i) parameters.push_back(ParseStreams(env, arr.Get(i), i));
-  return parameters;
-}
-
-// words: per utterance, the words in order, each {label, textOffset, length}, label the index of the
-// word's first phone in that utterance's labels; labels increase (a word has at least one phone).
-std::vector<std::vector<WordSpec>> ParseWords(Napi::Env env, const Napi::Value& value,
-                                              const std::vector<std::vector<std::string>>& utterances) {
-  constexpr size_t kMaxText = 1u << 30;
-  const size_t n = utterances.size();
-  if (!value.IsArray() || value.As<Napi::Array>().Length() != n) {
-    ThrowInvalidArgument(env, "Expected an array of " + std::to_string(n) + " word lists (one per utterance) for words but received " +
-                                  (value.IsArray() ? "an array of " + std::to_string(value.As<Napi::Array>().Length())
-                                                   : Received(value)));
-  }
-  const Napi::Array arr = value.As<Napi::Array>();
-  std::vector<std::vector<WordSpec>> words(n);
-  for (uint32_t i = 0; i < n; ++i) {
-    const std::string at = "words[" + std::to_string(i) + "]";
-    const Napi::Value list = arr.Get(i);
-    if (!list.IsArray()) ThrowInvalidArgument(env, "Expected an array of {label, textOffset, length} for " + at + " but received " + Received(list));
-    const Napi::Array items = list.As<Napi::Array>();
-    size_t nextLabel = 0;
-    for (uint32_t j = 0; j < items.Length(); ++j) {
-      const std::string wat = at + "[" + std::to_string(j) + "]";
-      const Napi::Value item = items.Get(j);
-      if (!item.IsObject() || item.IsArray() || item.IsTypedArray() || item.IsFunction()) {
-        ThrowInvalidArgument(env, "Expected an object {label, textOffset, length} for " + wat + " but received " + Received(item));
-      }
-      const Napi::Object w = item.As<Napi::Object>();
-      // The range says both: inside the utterance's labels, and after the previous word's first phone.
-      if (nextLabel >= utterances[i].size()) {
-        ThrowInvalidArgument(env, "Expected at most " + std::to_string(j) + " words for " + at + " (words[" + std::to_string(i) + "][" +
-                                      std::to_string(j - 1) + "] starts at the last of the " + std::to_string(utterances[i].size()) +
-                                      " labels of utterances[" + std::to_string(i) + "]) but received " + std::to_string(items.Length()));
-      }
-      WordSpec spec;
-      spec.label = IntegerField(env, w.Get("label"), wat + ".label", nextLabel, utterances[i].size() - 1);
-      spec.textOffset = static_cast<double>(IntegerField(env, w.Get("textOffset"), wat + ".textOffset", 0, kMaxText));
-      spec.length = static_cast<double>(IntegerField(env, w.Get("length"), wat + ".length", 0, kMaxText));
-      nextLabel = spec.label + 1;
-      words[i].push_back(spec);
-    }
-  }
-  return words;
-}
-
-// voicedClosures: per utterance, label indices (each inside that utterance's labels) whose phone gets a
-// voiced closure after generation (VoiceClosures).
-std::vector<std::vector<size_t>> ParseClosures(Napi::Env env, const Napi::Value& value,
-                                               const std::vector<std::vector<std::string>>& utterances) {
-  const size_t n = utterances.size();
-  if (!value.IsArray() || value.As<Napi::Array>().Length() != n) {
-    ThrowInvalidArgument(env, "Expected an array of " + std::to_string(n) + " label lists (one per utterance) for voicedClosures but received " +
-                                  (value.IsArray() ? "an array of " + std::to_string(value.As<Napi::Array>().Length()) : Received(value)));
-  }
-  const Napi::Array arr = value.As<Napi::Array>();
-  std::vector<std::vector<size_t>> closures(n);
-  for (uint32_t i = 0; i < n; ++i) {
-    const std::string at = "voicedClosures[" + std::to_string(i) + "]";
-    const Napi::Value list = arr.Get(i);
-    if (!list.IsArray()) ThrowInvalidArgument(env, "Expected an array of label indices for " + at + " but received " + Received(list));
-    const Napi::Array items = list.As<Napi::Array>();
-    for (uint32_t j = 0; j < items.Length(); ++j) {
-      closures[i].push_back(IntegerField(env, items.Get(j), at + "[" + std::to_string(j) + "]", 0, utterances[i].size() - 1));
-    }
-  }
-  return closures;
-}
-
-// What a synthesis vocodes: labels to generate streams from, or streams given as they are; exactly one.
-void ParseSource(Napi::Env env, const Napi::Object& opts, JobOptions& o) {
-  const Napi::Value utterances = opts.Get("utterances"), parameters = opts.Get("parameters");
-  if (utterances.IsUndefined() == parameters.IsUndefined()) {
-    ThrowInvalidArgument(env, std::string("Expected exactly one of utterances (labels) and parameters (streams) for options but received ") +
-                                  (utterances.IsUndefined() ? "neither" : "both"));
-  }
-  if (parameters.IsUndefined()) {
-    o.utterances = ParseUtterances(env, utterances);
-  } else {
-    o.parameters = ParseParameters(env, parameters);
-  }
-  const Napi::Value words = opts.Get("words");
-  if (!words.IsUndefined()) {
-    if (!parameters.IsUndefined()) {
-      ThrowInvalidArgument(env, "Expected no words with parameters (word timings come from the labels' durations) for options.words but received " +
-                                    Received(words));
-    }
-    o.words = ParseWords(env, words, o.utterances);
-  }
-  const Napi::Value closures = opts.Get("voicedClosures");
-  if (!closures.IsUndefined()) {
-    if (!parameters.IsUndefined()) {
-      ThrowInvalidArgument(env, "Expected no voicedClosures with parameters (edit the given lf0 instead) for options.voicedClosures but received " +
-                                    Received(closures));
-    }
-    o.closures = ParseClosures(env, closures, o.utterances);
-  }
-}
-
-// The voice and the controls, shared by synthesis and htsParameters.
-void ParseCommon(Napi::Env env, const Napi::Value& value, JobOptions& o) {
-  if (!value.IsObject()) ThrowInvalidArgument(env, "Expected an object for options");
-  const Napi::Object opts = value.As<Napi::Object>();
-  const Napi::Value voice = opts.Get("voicePath");
-  if (!voice.IsString() || voice.As<Napi::String>().Utf8Value().empty()) {
-    ThrowInvalidArgument(env, "Expected a non-empty string for voicePath");
-  }
-  o.voicePath = voice.As<Napi::String>().Utf8Value();
-  // With given parameters, speed, halfTone, f0Spread and the GV weights have nothing to act on (they act
-  // during generation); they are still checked, so that a bad value is not silently accepted.
-  HtsControls& c = o.controls;
-  c.speed = NumberField(env, opts, "speed", 0.25, 4, 1);
-  c.halfTone = NumberField(env, opts, "halfTone", -24, 24, 0);
-  c.f0Spread = NumberField(env, opts, "f0Spread", 0, 4, 1);
-  c.alpha = NumberField(env, opts, "alpha", 0, 0.95, -1);
-  c.gvLf0 = NumberField(env, opts, "gvWeightLf0", 0, 4, 1);
-  c.gvMgc = NumberField(env, opts, "gvWeightMgc", 0, 4, 1);
-  c.gainDb = NumberField(env, opts, "gainDb", -40, 12, -6);
-  c.postfilter = NumberField(env, opts, "postfilter", 0, 0.8, 0);
-  c.mgcOffset = MgcOffsetField(env, opts);
-  o.threads = static_cast<int>(NumberField(env, opts, "threads", 1, 64, 2));
-}
-
 }  // namespace
 
-Napi::Value CreateHtsSynthesis(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  JobOptions o;
-  ParseCommon(env, info[0], o);
-  const Napi::Object opts = info[0].As<Napi::Object>();
-  ParseSource(env, opts, o);
-  o.sampleRate = static_cast<int>(NumberField(env, opts, "sampleRate", 8000, 48000, 24000));
-  o.maxQueuedChunks = static_cast<int>(NumberField(env, opts, "maxQueuedChunks", 1, 1024, 4));
-  o.chunkMs = static_cast<int>(NumberField(env, opts, "chunkMs", 0, 60000, 200));
-  o.firstWindowFrames = static_cast<int>(NumberField(env, opts, "firstWindowFrames", 10, 100000, 80));
-  o.windowFrames = static_cast<int>(NumberField(env, opts, "windowFrames", 10, 100000, 600));
-  const Napi::Value urgent = opts.Get("urgent");
-  if (!urgent.IsUndefined() && !urgent.IsBoolean()) ThrowInvalidArgument(env, "Expected a boolean for urgent");
-  o.urgent = urgent.IsUndefined() || urgent.As<Napi::Boolean>().Value();
-  if (!info[1].IsFunction()) ThrowInvalidArgument(env, "Expected a function for onEvent");
-  auto job = std::make_shared<HtsJob>(std::move(o));
-  HtsJob::Start(env, info[1].As<Napi::Function>(), job);
-  return JobHandle(env, job);
-}
+std::shared_ptr<ChunkStream> MakeHtsJob(HtsJobOptions options) { return std::make_shared<HtsJob>(std::move(options)); }
 
-namespace {
-
-// Parameter generation on the voice's pool, waited for on libuv's pool.
-class ParametersWorker : public Napi::AsyncWorker {
- public:
-  ParametersWorker(Napi::Env env, JobOptions o)
-      : Napi::AsyncWorker(env, "sawt.htsParameters"), deferred_(Napi::Promise::Deferred::New(env)), o_(std::move(o)) {}
-  Napi::Promise Promise() const { return deferred_.Promise(); }
-
- protected:
-  void Execute() override {
-    HtsPool& pool = HtsPool::For(o_.voicePath, o_.threads);
-    for (const auto& labels : o_.utterances) {
-      auto done = std::make_shared<std::promise<void>>();
-      std::future<void> future = done->get_future();
-      pool.Submit([&, done](HTS_Engine* engine) {
-        try {
-          if (!engine) throw EngineFailure(ErrorCode::kInvalidArgument, "HTS voice failed to load: " + o_.voicePath);
-          const size_t u = results_.size();
-          results_.push_back(Generate(engine, labels, o_.controls, u < o_.closures.size() ? &o_.closures[u] : nullptr));
-          sampleRate_ = HTS_Engine_get_sampling_frequency(engine);
-          fperiod_ = HTS_Engine_get_fperiod(engine);
-          done->set_value();
-        } catch (...) {
-          done->set_exception(std::current_exception());
-        }
-      });
+HtsGenerated GenerateHtsParameters(const HtsJobOptions& o) {
+  HtsPool& pool = HtsPool::For(o.voicePath, o.threads);
+  HtsGenerated out;
+  for (const auto& labels : o.utterances) {
+    auto done = std::make_shared<std::promise<void>>();
+    std::future<void> future = done->get_future();
+    pool.Submit([&, done](HTS_Engine* engine) {
       try {
-        future.get();
-      } catch (const EngineFailure& f) {
-        code_ = f.code();
-        return SetError(f.what());
-      } catch (const std::exception& e) {
-        return SetError(e.what());
+        if (!engine) throw EngineFailure(ErrorCode::kInvalidArgument, "HTS voice failed to load: " + o.voicePath);
+        const size_t u = out.params.size();
+        out.params.push_back(Generate(engine, labels, o.controls, u < o.closures.size() ? &o.closures[u] : nullptr));
+        out.sampleRate = HTS_Engine_get_sampling_frequency(engine);
+        out.fperiod = HTS_Engine_get_fperiod(engine);
+        done->set_value();
+      } catch (...) {
+        done->set_exception(std::current_exception());
       }
-    }
+    });
+    future.get();  // rethrows the worker's failure
   }
-  void OnOK() override {
-    Napi::Env env = Env();
-    Napi::Array out = Napi::Array::New(env, results_.size());
-    for (size_t u = 0; u < results_.size(); ++u) {
-      const HtsParams& p = results_[u];
-      Napi::Object o = Napi::Object::New(env);
-      o.Set("frames", static_cast<double>(p.frames));
-      o.Set("framePeriodMs", 1000.0 * fperiod_ / sampleRate_);
-      o.Set("sampleRate", static_cast<double>(sampleRate_));
-      Napi::Object dims = Napi::Object::New(env);
-      for (size_t s = 0; s < p.data.size() && s < kMaxStreams; ++s) {
-        auto arr = Napi::Float32Array::New(env, p.data[s].size());
-        for (size_t i = 0; i < p.data[s].size(); ++i) {
-          const double v = p.data[s][i];
-          arr[i] = s == 1 && v <= kNoData / 2 ? NAN : static_cast<float>(v);
-        }
-        o.Set(kStreamNames[s], arr);
-        dims.Set(kStreamNames[s], static_cast<double>(p.dims[s]));
-      }
-      o.Set("dims", dims);
-      auto starts = Napi::Int32Array::New(env, p.labelFrames.size());
-      for (size_t i = 0; i < p.labelFrames.size(); ++i) starts[i] = static_cast<int32_t>(p.labelFrames[i]);
-      o.Set("labelFrames", starts);
-      out.Set(static_cast<uint32_t>(u), o);
-    }
-    deferred_.Resolve(out);
-  }
-  void OnError(const Napi::Error& error) override { deferred_.Reject(MakeError(Env(), code_, error.Message()).Value()); }
-
- private:
-  Napi::Promise::Deferred deferred_;
-  JobOptions o_;
-  std::vector<HtsParams> results_;
-  size_t sampleRate_ = 48000, fperiod_ = 240;
-  ErrorCode code_ = ErrorCode::kHts;
-};
-
-}  // namespace
-
-Napi::Value HtsParameters(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  JobOptions o;
-  ParseCommon(env, info[0], o);
-  o.utterances = ParseUtterances(env, info[0].As<Napi::Object>().Get("utterances"));
-  const Napi::Value closures = info[0].As<Napi::Object>().Get("voicedClosures");
-  if (!closures.IsUndefined()) o.closures = ParseClosures(env, closures, o.utterances);
-  auto* worker = new ParametersWorker(env, std::move(o));
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  return out;
 }
 
 }  // namespace sawt

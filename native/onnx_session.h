@@ -1,24 +1,76 @@
-// ONNX Runtime sessions for JavaScript.
+// ONNX Runtime models for OnnxSession, engine side (no Node-API;
+// onnx_binding.h exposes them to JS).
 //
 // - One Ort::Env per process, created on first use and never destroyed
-//   (sessions of every environment and worker thread share it).
-// - OnnxSession.create() loads the model on libuv's pool; run() executes there
-//   too, at most SawtAddon::kMaxConcurrentOnnxRuns at once per environment.
-// - Inputs: tensors are created over the feeds' TypedArray memory (no copy); a
-//   reference keeps each TypedArray alive until the run settles. JS must not
-//   write to a feed's memory while its run is pending.
-// - Outputs: each output's Ort::Value moves to the heap and backs an external
-//   ArrayBuffer (no copy); the ArrayBuffer's finalizer (JS thread) frees it.
-// - release() drops the JS object's share of the session; runs in flight keep
-//   theirs, so the session is freed when the last of them settles.
+//   (sessions of every environment and worker thread share it; ort_shared.h).
+// - A loaded model is immutable and shared by its JS object and its runs in
+//   flight; ONNX Runtime sessions allow concurrent Run() calls.
 #pragma once
 
-#include <napi.h>
+#include <onnxruntime_cxx_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace sawt {
 
-Napi::Function DefineOnnxSessionClass(Napi::Env env);
-// JS: availableProviders() -> string[] (e.g. ["CPUExecutionProvider"])
-Napi::Value AvailableProviders(const Napi::CallbackInfo& info);
+// A tensor element type that runs accept and return.
+struct OnnxElementType {
+  ONNXTensorElementDataType onnx;
+  const char* name;
+  size_t size;
+};
+
+constexpr OnnxElementType kOnnxElementTypes[] = {
+    {ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, "float32", 4},
+    {ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE, "float64", 8},
+    {ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64, "int64", 8},
+    {ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32, "int32", 4},
+    {ONNX_TENSOR_ELEMENT_DATA_TYPE_INT16, "int16", 2},
+    {ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8, "int8", 1},
+    {ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8, "uint8", 1},
+    {ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL, "bool", 1},
+};
+
+// nullptr when the type is not one of kOnnxElementTypes.
+const OnnxElementType* FindOnnxType(ONNXTensorElementDataType onnx);
+const OnnxElementType* FindOnnxType(const std::string& name);
+// One of kOnnxElementTypes' names, or e.g. "float16", "unknown".
+std::string OnnxTypeName(ONNXTensorElementDataType onnx);
+
+struct TensorDescription {
+  std::string name;
+  std::string type;  // one of kOnnxElementTypes' names, or e.g. "float16", "sequence"
+  std::vector<int64_t> dims;  // -1 where dynamic
+};
+
+struct OnnxModel {
+  std::unique_ptr<Ort::Session> session;
+  std::vector<TensorDescription> inputs, outputs;
+  std::map<std::string, std::string> metadata;
+};
+
+struct OnnxSessionSettings {
+  std::string path;  // the model file, or a label for messages when `bytes` holds the model
+  std::vector<uint8_t> bytes;
+  bool cuda = false;
+  int intraOpThreads = 0;  // 0: ONNX Runtime's default
+  int interOpThreads = 0;
+};
+
+// Any thread. Throws EngineFailure (kOnnx, kCudaUnavailable).
+std::shared_ptr<OnnxModel> LoadOnnxModel(const OnnxSessionSettings& settings);
+
+// Any thread: runs `model` on `inputs` (named by inputNames) and returns the outputs named by
+// outputNames, in that order. Throws EngineFailure (kOnnx).
+std::vector<Ort::Value> RunOnnxModel(const OnnxModel& model, const std::vector<std::string>& inputNames,
+                                     const std::vector<Ort::Value>& inputs, const std::vector<std::string>& outputNames);
+
+// The execution providers of the loaded ONNX Runtime (e.g. "CPUExecutionProvider"). Throws EngineFailure.
+std::vector<std::string> AvailableOnnxProviders();
 
 }  // namespace sawt

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "addon.h"
+#include "args.h"
 #include "errors.h"
 #include "espeak_engine.h"
 #include "piper_session.h"
@@ -48,11 +49,11 @@ struct SynthesisSettings {
   uint32_t tag = 0;
 };
 
-class SynthesizeWorker : public Napi::AsyncWorker {
+// One synthesis, through the addon's bounded queue of ONNX runs.
+class SynthesizeWorker : public OnnxRunPromiseWorker {
  public:
   SynthesizeWorker(Napi::Env env, std::shared_ptr<PiperState> state, Napi::TypedArray ids, SynthesisSettings settings)
-      : Napi::AsyncWorker(env, "sawt.piper.run"),
-        deferred_(Napi::Promise::Deferred::New(env)),
+      : OnnxRunPromiseWorker(env, "sawt.piper.run"),
         state_(std::move(state)),
         settings_(settings),
         run_(std::make_shared<PiperRun>()),
@@ -61,23 +62,16 @@ class SynthesizeWorker : public Napi::AsyncWorker {
         count_(ids.ElementLength()) {
     it_ = state_->runs.emplace(settings.tag, run_);
   }
-  Napi::Promise Promise() const { return deferred_.Promise(); }
 
  protected:
   void Execute() override {
-    try {
+    Run([&] {
       Ort::Value out = state_->model->Run(ids_, count_, settings_.scales, settings_.sid, *run_);
       const auto shape = out.GetTensorTypeAndShapeInfo().GetShape();
       const size_t n = shape.empty() ? 0 : static_cast<size_t>(std::max<int64_t>(0, shape.back()));
       samples_ = n;
-      pcm_ = PiperPcm(out.GetTensorData<float>(), n, settings_.inRate, settings_.outRate, settings_.volume,
-                      settings_.silenceMs);
-    } catch (const EngineFailure& f) {
-      code_ = f.code();
-      SetError(f.what());
-    } catch (const std::exception& e) {
-      SetError(e.what());
-    }
+      pcm_ = PiperPcm(out.GetTensorData<float>(), n, settings_.inRate, settings_.outRate, settings_.volume, settings_.silenceMs);
+    });
   }
 
   void OnOK() override {
@@ -98,17 +92,15 @@ class SynthesizeWorker : public Napi::AsyncWorker {
 
   void OnError(const Napi::Error& error) override {
     Settle();
-    deferred_.Reject(MakeError(Env(), code_, error.Message()).Value());
+    OnnxRunPromiseWorker::OnError(error);
   }
 
  private:
   void Settle() {
     state_->runs.erase(it_);
     idsRef_.Reset();
-    SawtAddon::Of(Env()).OnnxRunFinished();
   }
 
-  Napi::Promise::Deferred deferred_;
   std::shared_ptr<PiperState> state_;
   SynthesisSettings settings_;
   std::shared_ptr<PiperRun> run_;
@@ -118,25 +110,7 @@ class SynthesizeWorker : public Napi::AsyncWorker {
   size_t count_;
   std::vector<int16_t> pcm_;
   size_t samples_ = 0;
-  ErrorCode code_ = ErrorCode::kOnnx;
 };
-
-double NumberOption(Napi::Env env, const Napi::Object& o, const char* name, double lo, double hi, double fallback) {
-  Napi::Value v = o.Get(name);
-  if (v.IsUndefined()) return fallback;
-  const double n = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : NAN;
-  if (!(n >= lo && n <= hi)) {
-    ThrowInvalidArgument(env, std::string("Expected a number between ") + std::to_string(lo) + " and " +
-                                  std::to_string(hi) + " for " + name);
-  }
-  return n;
-}
-
-int IntegerOption(Napi::Env env, const Napi::Object& o, const char* name, int lo, int hi, int fallback) {
-  const double n = NumberOption(env, o, name, lo, hi, fallback);
-  if (n != static_cast<int>(n)) ThrowInvalidArgument(env, std::string("Expected an integer for ") + name);
-  return static_cast<int>(n);
-}
 
 class PiperSessionObject : public Napi::ObjectWrap<PiperSessionObject> {
  public:
@@ -157,20 +131,12 @@ class PiperSessionObject : public Napi::ObjectWrap<PiperSessionObject> {
 
   static Napi::Value Create(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (!info[0].IsString() || info[0].As<Napi::String>().Utf8Value().empty()) {
-      ThrowInvalidArgument(env, "Expected a non-empty string for path");
-    }
     PiperSettings settings;
-    settings.path = info[0].As<Napi::String>().Utf8Value();
+    settings.path = args::String(env, info[0], "path", true);
     if (info[1].IsObject()) {
       Napi::Object o = info[1].As<Napi::Object>();
-      Napi::Value provider = o.Get("executionProvider");
-      if (!provider.IsUndefined()) {
-        const std::string name = provider.IsString() ? provider.As<Napi::String>().Utf8Value() : "";
-        if (name != "cpu" && name != "cuda") ThrowInvalidArgument(env, "Expected one of cpu, cuda for executionProvider");
-        settings.cuda = name == "cuda";
-      }
-      settings.intraOpThreads = IntegerOption(env, o, "intraOpThreads", 1, 256, 1);
+      settings.cuda = args::CudaProvider(env, o);
+      settings.intraOpThreads = static_cast<int>(args::IntegerField(env, o, "intraOpThreads", 1, 256, 1));
     }
     return (new LoadWorker(env, std::move(settings)))->Start();
   }
@@ -185,19 +151,16 @@ class PiperSessionObject : public Napi::ObjectWrap<PiperSessionObject> {
     if (!info[1].IsObject()) ThrowInvalidArgument(env, "Expected an object for options");
     Napi::Object o = info[1].As<Napi::Object>();
     SynthesisSettings s;
-    s.scales.noiseScale = static_cast<float>(NumberOption(env, o, "noiseScale", 0, 10, 0.667));
-    s.scales.lengthScale = static_cast<float>(NumberOption(env, o, "lengthScale", 0.05, 20, 1));
-    s.scales.noiseW = static_cast<float>(NumberOption(env, o, "noiseW", 0, 10, 0.8));
-    s.sid = IntegerOption(env, o, "sid", 0, 1 << 30, 0);
-    s.inRate = IntegerOption(env, o, "inRate", 8000, 192000, 22050);
-    s.outRate = IntegerOption(env, o, "outRate", 8000, 192000, s.inRate);
-    s.volume = static_cast<float>(NumberOption(env, o, "volume", 0, 1, 1));
-    s.silenceMs = IntegerOption(env, o, "silenceMs", 0, 10000, 0);
-    s.tag = static_cast<uint32_t>(NumberOption(env, o, "tag", 0, 4294967295.0, 0));
-    auto* worker = new SynthesizeWorker(env, state_, info[0].As<Napi::TypedArray>(), s);
-    Napi::Promise promise = worker->Promise();
-    SawtAddon::Of(env).QueueOnnxRun(worker);
-    return promise;
+    s.scales.noiseScale = static_cast<float>(args::NumberField(env, o, "noiseScale", 0, 10, 0.667));
+    s.scales.lengthScale = static_cast<float>(args::NumberField(env, o, "lengthScale", 0.05, 20, 1));
+    s.scales.noiseW = static_cast<float>(args::NumberField(env, o, "noiseW", 0, 10, 0.8));
+    s.sid = args::IntegerField(env, o, "sid", 0, 1 << 30, 0);
+    s.inRate = static_cast<int>(args::IntegerField(env, o, "inRate", 8000, 192000, 22050));
+    s.outRate = static_cast<int>(args::IntegerField(env, o, "outRate", 8000, 192000, s.inRate));
+    s.volume = static_cast<float>(args::NumberField(env, o, "volume", 0, 1, 1));
+    s.silenceMs = static_cast<int>(args::IntegerField(env, o, "silenceMs", 0, 10000, 0));
+    s.tag = static_cast<uint32_t>(args::NumberField(env, o, "tag", 0, 4294967295.0, 0));
+    return (new SynthesizeWorker(env, state_, info[0].As<Napi::TypedArray>(), s))->Start();
   }
 
   Napi::Value Cancel(const Napi::CallbackInfo& info) {
@@ -280,12 +243,9 @@ class ClausesWorker : public CodedPromiseWorker {
 
 Napi::Value Phonemes(const Napi::CallbackInfo& info, bool input) {
   Napi::Env env = info.Env();
-  if (!info[0].IsString()) ThrowInvalidArgument(env, "Expected a string for text");
-  if (!info[1].IsString() || info[1].As<Napi::String>().Utf8Value().empty()) {
-    ThrowInvalidArgument(env, "Expected a non-empty string for voice");
-  }
-  return (new ClausesWorker(env, info[0].As<Napi::String>().Utf8Value(), info[1].As<Napi::String>().Utf8Value(), input))
-      ->Start();
+  std::string text = args::String(env, info[0], "text");
+  std::string voice = args::String(env, info[1], "voice", true);
+  return (new ClausesWorker(env, std::move(text), std::move(voice), input))->Start();
 }
 
 }  // namespace

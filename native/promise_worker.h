@@ -1,10 +1,12 @@
-// AsyncWorkers (libuv's pool) that settle a promise.
+// AsyncWorkers (libuv's pool) that settle a promise: every asynchronous call of
+// the addon runs on one of these.
 #pragma once
 
 #include <napi.h>
 
 #include <exception>
 
+#include "addon.h"
 #include "errors.h"
 
 namespace sawt {
@@ -18,8 +20,6 @@ class PromiseWorker : public Napi::AsyncWorker {
     Queue();
     return p;
   }
-  // The promise, for a caller that queues the worker itself (SawtAddon::QueueOnnxRun).
-  Napi::Promise Promise() { return deferred_.Promise(); }
 
  protected:
   PromiseWorker(Napi::Env env, const char* name) : Napi::AsyncWorker(env, name), deferred_(Napi::Promise::Deferred::New(env)) {}
@@ -50,6 +50,25 @@ class CodedPromiseWorker : public PromiseWorker {
 
  private:
   ErrorCode code_;
+};
+
+// A CodedPromiseWorker (fallback SAWT_ENGINE_ONNX) that runs an ONNX model: it
+// goes through the addon's bounded queue of ONNX runs (SawtAddon::QueueOnnxRun)
+// and frees its place there when it settles, before OnOK or OnError.
+class OnnxRunPromiseWorker : public CodedPromiseWorker {
+ public:
+  Napi::Promise Start() {
+    Napi::Promise p = deferred_.Promise();
+    SawtAddon::Of(Env()).QueueOnnxRun(this);
+    return p;
+  }
+  void OnWorkComplete(Napi::Env env, napi_status status) override {
+    SawtAddon::Of(env).OnnxRunFinished();
+    CodedPromiseWorker::OnWorkComplete(env, status);
+  }
+
+ protected:
+  OnnxRunPromiseWorker(Napi::Env env, const char* name) : CodedPromiseWorker(env, name, ErrorCode::kOnnx) {}
 };
 
 }  // namespace sawt

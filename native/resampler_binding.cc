@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "args.h"
 #include "errors.h"
 #include "resampler.h"
 
@@ -13,22 +14,19 @@ namespace {
 
 constexpr int kMinRate = 1000, kMaxRate = 384000;
 
-class ResamplerObject : public Napi::ObjectWrap<ResamplerObject> {
+template <typename Engine>
+class ResamplerObject : public Napi::ObjectWrap<ResamplerObject<Engine>> {
  public:
-  explicit ResamplerObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ResamplerObject>(info) {
+  explicit ResamplerObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ResamplerObject<Engine>>(info) {
     Napi::Env env = info.Env();
-    const int inRate = Rate(env, info[0], "inRate");
-    const int outRate = Rate(env, info[1], "outRate");
-    resampler_ = std::make_unique<Resampler>(inRate, outRate);
+    const int inRate = static_cast<int>(args::Integer(env, info[0], "inRate", kMinRate, kMaxRate));
+    const int outRate = static_cast<int>(args::Integer(env, info[1], "outRate", kMinRate, kMaxRate));
+    resampler_ = std::make_unique<Engine>(inRate, outRate);
   }
 
   Napi::Value Process(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (!info[0].IsTypedArray() ||
-        info[0].As<Napi::TypedArray>().TypedArrayType() != napi_int16_array) {
-      ThrowInvalidArgument(env, "Expected an Int16Array for samples");
-    }
-    Napi::Int16Array samples = info[0].As<Napi::Int16Array>();
+    Napi::Int16Array samples = args::Int16Array(env, info[0], "samples");
     scratch_.clear();
     resampler_->Process(samples.Data(), samples.ElementLength(), scratch_);
     return ToJs(env);
@@ -41,31 +39,25 @@ class ResamplerObject : public Napi::ObjectWrap<ResamplerObject> {
   }
 
  private:
-  static int Rate(Napi::Env env, const Napi::Value& value, const char* name) {
-    const double rate = value.IsNumber() ? value.As<Napi::Number>().DoubleValue() : -1;
-    if (!(rate >= kMinRate && rate <= kMaxRate) || rate != static_cast<int>(rate)) {
-      ThrowInvalidArgument(env, std::string("Expected an integer between ") + std::to_string(kMinRate) +
-                                    " and " + std::to_string(kMaxRate) + " for " + name);
-    }
-    return static_cast<int>(rate);
-  }
-
   Napi::Value ToJs(Napi::Env env) {
     Napi::Int16Array out = Napi::Int16Array::New(env, scratch_.size());
     if (!scratch_.empty()) std::memcpy(out.Data(), scratch_.data(), scratch_.size() * sizeof(int16_t));
     return out;
   }
 
-  std::unique_ptr<Resampler> resampler_;
+  std::unique_ptr<Engine> resampler_;
   std::vector<int16_t> scratch_;
 };
 
+template <typename Engine>
+Napi::Function DefineClass(Napi::Env env, const char* name) {
+  using Object = ResamplerObject<Engine>;
+  return Object::DefineClass(env, name,
+                             {Object::template InstanceMethod<&Object::Process>("process"), Object::template InstanceMethod<&Object::Flush>("flush")});
+}
+
 }  // namespace
 
-Napi::Function DefineResamplerClass(Napi::Env env) {
-  return ResamplerObject::DefineClass(env, "Resampler",
-                                      {ResamplerObject::InstanceMethod<&ResamplerObject::Process>("process"),
-                                       ResamplerObject::InstanceMethod<&ResamplerObject::Flush>("flush")});
-}
+Napi::Function DefineResamplerClass(Napi::Env env) { return DefineClass<Resampler>(env, "Resampler"); }
 
 }  // namespace sawt

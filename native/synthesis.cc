@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "args.h"
 #include "chunk_stream.h"
 #include "errors.h"
 #include "espeak_engine.h"
@@ -201,63 +202,28 @@ void SynthesisScheduler::Loop(int instance, bool first) {
 
 // --- argument parsing (main thread) ---
 
-Napi::Value Field(const Napi::Object& options, const char* name) { return options.Get(name); }
-
-int IntegerField(Napi::Env env, const Napi::Object& options, const char* name, int min, int max,
-                 const int* fallback) {
-  Napi::Value value = Field(options, name);
-  if (value.IsUndefined() && fallback != nullptr) return *fallback;
-  if (!value.IsNumber()) {
-    ThrowInvalidArgument(env, std::string("Expected a number between ") + std::to_string(min) +
-                                  " and " + std::to_string(max) + " for " + name);
-  }
-  const double number = value.As<Napi::Number>().DoubleValue();
-  if (!(number >= min && number <= max)) {
-    ThrowInvalidArgument(env, std::string("Expected a number between ") + std::to_string(min) +
-                                  " and " + std::to_string(max) + " for " + name +
-                                  " but received " + value.ToString().Utf8Value());
-  }
-  return static_cast<int>(number);
-}
-
 SynthesisOptions ParseOptions(Napi::Env env, const Napi::Value& value) {
-  if (!value.IsObject()) ThrowInvalidArgument(env, "Expected an object for options");
-  const Napi::Object options = value.As<Napi::Object>();
+  const Napi::Object options = args::Object(env, value, "options");
   SynthesisOptions parsed;
 
-  const Napi::Value segments = Field(options, "segments");
+  const Napi::Value segments = options.Get("segments");
   if (!segments.IsArray() || segments.As<Napi::Array>().Length() == 0) {
     ThrowInvalidArgument(env, "Expected a non-empty array of strings for segments");
   }
   const Napi::Array array = segments.As<Napi::Array>();
   for (uint32_t i = 0; i < array.Length(); ++i) {
-    const Napi::Value segment = array.Get(i);
-    if (!segment.IsString()) {
-      ThrowInvalidArgument(env, "Expected a string for segments[" + std::to_string(i) + "]");
-    }
-    parsed.segments.push_back(segment.As<Napi::String>().Utf8Value());
+    parsed.segments.push_back(args::String(env, array.Get(i), "segments[" + std::to_string(i) + "]"));
   }
 
-  const Napi::Value voice = Field(options, "voice");
-  if (!voice.IsString() || voice.As<Napi::String>().Utf8Value().empty()) {
-    ThrowInvalidArgument(env, "Expected a non-empty string for voice");
-  }
-  parsed.params.voice = voice.As<Napi::String>().Utf8Value();
-  parsed.params.rate = IntegerField(env, options, "rate", 80, 450, nullptr);
-  parsed.params.pitch = IntegerField(env, options, "pitch", 0, 100, nullptr);
-  parsed.params.range = IntegerField(env, options, "range", 0, 100, nullptr);
-  parsed.sampleRate = IntegerField(env, options, "sampleRate", 8000, 48000, nullptr);
-  const int defaultQueue = 4, defaultChunkMs = 0;
-  parsed.maxQueuedChunks = IntegerField(env, options, "maxQueuedChunks", 1, 1024, &defaultQueue);
-  parsed.chunkMs = IntegerField(env, options, "chunkMs", 0, 60000, &defaultChunkMs);
-  const Napi::Value phonemeInput = Field(options, "phonemeInput");
-  if (!phonemeInput.IsUndefined() && !phonemeInput.IsBoolean()) {
-    ThrowInvalidArgument(env, "Expected a boolean for phonemeInput");
-  }
-  parsed.params.phonemeInput = phonemeInput.IsBoolean() && phonemeInput.As<Napi::Boolean>().Value();
-  const Napi::Value urgent = Field(options, "urgent");
-  if (!urgent.IsUndefined() && !urgent.IsBoolean()) ThrowInvalidArgument(env, "Expected a boolean for urgent");
-  parsed.urgent = urgent.IsUndefined() || urgent.As<Napi::Boolean>().Value();
+  parsed.params.voice = args::String(env, options.Get("voice"), "voice", true);
+  parsed.params.rate = static_cast<int>(args::Integer(env, options.Get("rate"), "rate", espeak::kMinRate, espeak::kMaxRate));
+  parsed.params.pitch = static_cast<int>(args::Integer(env, options.Get("pitch"), "pitch", 0, 100));
+  parsed.params.range = static_cast<int>(args::Integer(env, options.Get("range"), "range", 0, 100));
+  parsed.sampleRate = static_cast<int>(args::Integer(env, options.Get("sampleRate"), "sampleRate", 8000, 48000));
+  parsed.maxQueuedChunks = static_cast<int>(args::IntegerField(env, options, "maxQueuedChunks", 1, 1024, 4));
+  parsed.chunkMs = static_cast<int>(args::IntegerField(env, options, "chunkMs", 0, 60000, 0));
+  parsed.params.phonemeInput = args::BooleanField(env, options, "phonemeInput", false);
+  parsed.urgent = args::BooleanField(env, options, "urgent", true);
   return parsed;
 }
 
@@ -266,10 +232,9 @@ SynthesisOptions ParseOptions(Napi::Env env, const Napi::Value& value) {
 Napi::Value CreateSynthesis(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   SynthesisOptions options = ParseOptions(env, info[0]);
-  if (!info[1].IsFunction()) ThrowInvalidArgument(env, "Expected a function for onEvent");
-
+  const Napi::Function onEvent = args::Function(env, info[1], "onEvent");
   auto job = std::make_shared<SynthesisJob>(std::move(options));
-  SynthesisJob::Start(env, info[1].As<Napi::Function>(), job);
+  SynthesisJob::Start(env, onEvent, job);
   return JobHandle(env, job);
 }
 

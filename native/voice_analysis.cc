@@ -5,47 +5,28 @@
 #include <complex>
 #include <utility>
 
+#include "fft.h"
+
 namespace sawt {
 namespace voice {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-void Fft(std::vector<std::complex<double>>& a) {
-  const size_t n = a.size();
-  for (size_t i = 1, j = 0; i < n; ++i) {
-    size_t bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) std::swap(a[i], a[j]);
-  }
-  for (size_t len = 2; len <= n; len <<= 1) {
-    const double ang = -2 * kPi / static_cast<double>(len);
-    const std::complex<double> wl(std::cos(ang), std::sin(ang));
-    for (size_t i = 0; i < n; i += len) {
-      std::complex<double> w(1);
-      for (size_t j = 0; j < len / 2; ++j) {
-        const auto u = a[i + j], v = a[i + j + len / 2] * w;
-        a[i + j] = u + v;
-        a[i + j + len / 2] = u - v;
-        w *= wl;
-      }
-    }
-  }
-}
-
 // Power spectrum (kBins) of the frame of `x` starting at `start`, Hann window.
 void PowerSpectrum(const float* x, size_t n, long start, int win, std::vector<double>& out) {
-  static thread_local std::vector<std::complex<double>> buf;
-  buf.assign(kFftSize, 0.0);
+  static thread_local RealFft fft(kFftSize);
+  static thread_local std::vector<float> buf(kFftSize);
+  static thread_local std::vector<std::complex<float>> spectrum(kBins);
+  std::fill(buf.begin(), buf.end(), 0.0f);
   for (int i = 0; i < win && i < kFftSize; ++i) {
     const long k = start + i;
     const double v = (k >= 0 && static_cast<size_t>(k) < n) ? x[k] : 0.0;
-    buf[i] = v * (0.5 - 0.5 * std::cos(2 * kPi * i / (win - 1)));
+    buf[i] = static_cast<float>(v * (0.5 - 0.5 * std::cos(2 * kPi * i / (win - 1))));
   }
-  Fft(buf);
+  fft.Forward(buf.data(), spectrum.data());
   out.resize(kBins);
-  for (int i = 0; i < kBins; ++i) out[i] = std::norm(buf[i]);
+  for (int i = 0; i < kBins; ++i) out[i] = std::norm(std::complex<double>(spectrum[i]));
 }
 
 double Percentile(std::vector<double> v, double p) {

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "args.h"
 #include "errors.h"
 #include "promise_worker.h"
 #include "voice_analysis.h"
@@ -16,32 +17,17 @@ namespace sawt {
 namespace {
 
 std::vector<float> SamplesFrom(Napi::Env env, const Napi::Value& v) {
-  if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != napi_int16_array) {
-    ThrowInvalidArgument(env, "Expected an Int16Array for samples");
-  }
-  Napi::Int16Array s = v.As<Napi::Int16Array>();
+  Napi::Int16Array s = args::Int16Array(env, v, "samples");
   std::vector<float> out(s.ElementLength());
   for (size_t i = 0; i < out.size(); ++i) out[i] = s[i] / 32768.0f;
   return out;
 }
 
-int RateFrom(Napi::Env env, const Napi::Value& v) {
-  const double r = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : 0;
-  if (!(r >= 8000 && r <= 48000) || r != static_cast<int>(r)) ThrowInvalidArgument(env, "Expected an integer sample rate between 8000 and 48000");
-  return static_cast<int>(r);
-}
+int RateFrom(Napi::Env env, const Napi::Value& v) { return static_cast<int>(args::Integer(env, v, "sample rate", 8000, 48000)); }
 
+// An array of numbers (undefined or null: none).
 std::vector<double> NumbersFrom(Napi::Env env, const Napi::Value& v, const char* name) {
-  std::vector<double> out;
-  if (v.IsUndefined() || v.IsNull()) return out;
-  if (!v.IsArray()) ThrowInvalidArgument(env, std::string("Expected an array of numbers for ") + name);
-  Napi::Array arr = v.As<Napi::Array>();
-  for (uint32_t i = 0; i < arr.Length(); ++i) {
-    Napi::Value e = arr.Get(i);
-    if (!e.IsNumber()) ThrowInvalidArgument(env, std::string("Expected an array of numbers for ") + name);
-    out.push_back(e.As<Napi::Number>().DoubleValue());
-  }
-  return out;
+  return v.IsNull() ? std::vector<double>() : args::NumberArray(env, v, name, 1u << 20, -INFINITY, INFINITY);
 }
 
 Napi::Array ToArray(Napi::Env env, const std::vector<double>& v) {
@@ -131,15 +117,6 @@ class TrackF0Worker : public SamplesWorker {
   std::vector<double> f0_;
 };
 
-double NumberField(Napi::Env env, const Napi::Object& o, const char* name, double lo, double hi) {
-  Napi::Value v = o.Get(name);
-  const double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : NAN;
-  if (!(d >= lo && d <= hi)) {
-    ThrowInvalidArgument(env, std::string("Expected a number between ") + std::to_string(lo) + " and " + std::to_string(hi) + " for " + name);
-  }
-  return d;
-}
-
 // f(samples, rate): a promise of work on the samples, done by Worker.
 template <typename Worker>
 Napi::Value OnSamples(const Napi::CallbackInfo& info) {
@@ -153,21 +130,19 @@ Napi::Value ConvertVoice(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::vector<float> s = SamplesFrom(env, info[0]);
   const int rate = RateFrom(env, info[1]);
-  if (!info[2].IsObject()) ThrowInvalidArgument(env, "Expected an object for params");
-  Napi::Object o = info[2].As<Napi::Object>();
+  Napi::Object o = args::Object(env, info[2], "params");
   voice::ConvertParams p;
-  p.srcLogF0Mean = NumberField(env, o, "srcLogF0Mean", 3, 7);
-  p.srcLogF0Std = NumberField(env, o, "srcLogF0Std", 0, 2);
-  p.dstLogF0Mean = NumberField(env, o, "dstLogF0Mean", 3, 7);
-  p.dstLogF0Std = NumberField(env, o, "dstLogF0Std", 0, 2);
-  p.warp = NumberField(env, o, "warp", 0.5, 2);
+  p.srcLogF0Mean = args::Number(env, o.Get("srcLogF0Mean"), "srcLogF0Mean", 3, 7);
+  p.srcLogF0Std = args::Number(env, o.Get("srcLogF0Std"), "srcLogF0Std", 0, 2);
+  p.dstLogF0Mean = args::Number(env, o.Get("dstLogF0Mean"), "dstLogF0Mean", 3, 7);
+  p.dstLogF0Std = args::Number(env, o.Get("dstLogF0Std"), "dstLogF0Std", 0, 2);
+  p.warp = args::Number(env, o.Get("warp"), "warp", 0.5, 2);
   p.eqDb = NumbersFrom(env, o.Get("eqDb"), "eqDb");
   if (!p.eqDb.empty() && p.eqDb.size() != voice::kBins) ThrowInvalidArgument(env, "Expected " + std::to_string(voice::kBins) + " values for eqDb");
   // Optional F0 track of the samples (Hz per 10 ms, from trackF0): one value per full hop.
   Napi::Value f0 = o.Get("f0");
   if (!f0.IsUndefined() && !f0.IsNull()) {
-    if (!f0.IsTypedArray() || f0.As<Napi::TypedArray>().TypedArrayType() != napi_float64_array) ThrowInvalidArgument(env, "Expected a Float64Array for f0");
-    Napi::Float64Array fa = f0.As<Napi::Float64Array>();
+    Napi::Float64Array fa = args::TypedArray(env, f0, "f0", napi_float64_array, "Float64Array").As<Napi::Float64Array>();
     if (fa.ElementLength() != s.size() / static_cast<size_t>(rate / 100)) ThrowInvalidArgument(env, "Expected one f0 value per 10 ms of samples");
     p.f0.assign(fa.Data(), fa.Data() + fa.ElementLength());
     for (double& v : p.f0)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything Sawt needs on a fresh Debian/Ubuntu machine: system
-# packages (espeak-ng, build tools, SQLite, ffmpeg), npm packages, the native
+# packages (espeak-ng, HTS engine, KISS FFT, libsoxr, build tools, SQLite, ffmpeg), npm packages, the native
 # engine addon and the TypeScript build. Safe to run again: each step skips
 # what is already done, and compilers reuse their caches (ccache, npm cache).
 set -euo pipefail
@@ -8,7 +8,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 SYSTEM_PACKAGES=(
   ca-certificates debian-archive-keyring pkg-config g++ make cmake ninja-build ccache python3
-  libespeak-ng-dev espeak-ng-data libhtsengine-dev libsqlite3-dev ffmpeg clang-format cpplint
+  libespeak-ng-dev espeak-ng-data libhtsengine-dev libkissfft-dev libsoxr-dev libsqlite3-dev ffmpeg clang-format cpplint
 )
 
 as_root() {

@@ -49,9 +49,10 @@ export interface WordTiming {
   audioMs: number;
 }
 
-export interface ChunkInfo {
+/** What the engine reports with each chunk (a speech stream's ChunkInfo), and `final` on its last event. */
+export interface NativeChunkInfo {
   segment: number;
-  /** True only on the last event, which carries no audio. */
+  /** True only on the last event, which carries no audio (streams end instead of passing it on). */
   final: boolean;
   /** True on the last chunk of a segment (and on the final event). */
   segmentEnd: boolean;
@@ -65,7 +66,7 @@ export interface NativeSynthesisOptions {
   segments: string[];
   /** espeak-ng voice spec, e.g. 'ar', 'ar+m3'. */
   voice: string;
-  /** Words per minute, 80..450. */
+  /** Words per minute, within espeakRateRange. */
   rate: number;
   /** 0..100. */
   pitch: number;
@@ -91,7 +92,7 @@ export interface NativeSynthesisOptions {
  * once with chunk = null and info.final = true; err is set on failure or, with
  * code SAWT_ENGINE_CANCELLED, after cancel().
  */
-export type SynthesisEventHandler = (err: NativeError | null, chunk: Buffer | null, info: ChunkInfo) => void;
+export type SynthesisEventHandler = (err: NativeError | null, chunk: Buffer | null, info: NativeChunkInfo) => void;
 
 /** Credit-style flow control: the job waits between chunks while paused. */
 export interface SynthesisHandle {
@@ -194,14 +195,14 @@ export interface HtsParameterInput {
 export interface HtsWordInput {
   /** Index into the utterance's labels of the word's first phone; increasing within an utterance. */
   label: number;
-  /** Passed through to the chunk-info word (the place of the word in the caller's text, UTF-16 code units). */
+  /** Passed through to the chunk's word (the place of the word in the caller's text, UTF-16 code units). */
   textOffset: number;
   length: number;
 }
 
 /**
  * What HTS synthesis vocodes: exactly one of labels (generated first) or given parameter streams.
- * With labels, `words` (one list per utterance, textToUtterances gives them) makes each chunk-info
+ * With labels, `words` (one list per utterance, textToUtterances gives them) makes each chunk's info
  * carry the words that start inside that chunk, audioMs from the chunk's start: the label's start is
  * the sum of the generated state durations before it (speed included), at the output rate.
  * `voicedClosures` (one list per utterance, label indices): those phones (a stop the voice only has
@@ -291,9 +292,11 @@ export interface NativeAddon {
   listVoices(): EspeakVoice[];
   /** Sets the espeak-ng instances (1..8) before espeak's first use; returns the count in force. */
   espeakInstances(count?: number): number;
+  /** The speaking rates (words per minute) createSynthesis accepts (espeak_engine.h). */
+  readonly espeakRateRange: { readonly min: number; readonly max: number };
   createSynthesis(options: NativeSynthesisOptions, onEvent: SynthesisEventHandler): SynthesisHandle;
   Resampler: new (inRate: number, outRate: number) => NativeResampler;
-  OnnxSession: { create(path: string, options?: NativeOnnxSessionOptions): Promise<NativeOnnxSession> };
+  OnnxSession: { create(model: string | Uint8Array, options?: NativeOnnxSessionOptions): Promise<NativeOnnxSession> };
   availableProviders(): string[];
   analyzeVoice(samples: Int16Array, sampleRate: number): Promise<VoiceAnalysis>;
   convertVoice(samples: Int16Array, sampleRate: number, params: ConvertParams): Promise<Int16Array>;

@@ -13,7 +13,7 @@ import { invalid, object } from './validate.js';
  * Give exactly one of:
  * - `utterances`: full-context labels per sentence; the engine generates the streams, then vocodes them.
  *   Optional `words` (one list per utterance: the label of each word's first phone, and its textOffset
- *   and length, as textToUtterances gives them) give word timings as espeak's: each chunk-info carries
+ *   and length, as textToUtterances gives them) give word timings as espeak's: each chunk's info carries
  *   the words that start inside its chunk, audioMs from the chunk's start; the sentence's last chunk
  *   carries any left. Checked now: one list per utterance, labels in range and increasing.
  * - `parameters`: streams per sentence as htsParameters returns them, edited or not (e.g. log F0

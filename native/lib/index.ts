@@ -1,7 +1,7 @@
 export {
   locateAddon,
   nativeAddon,
-  type ChunkInfo,
+  type NativeChunkInfo,
   type EspeakVoice,
   type Tensor,
   type TensorData,
@@ -13,10 +13,10 @@ export { ENGINE_ERROR_CODES, EngineError, isEngineError, type EngineErrorCode } 
 export { availableProviders, OnnxSession, type OnnxSessionOptions } from './onnx-session.js';
 export { espeakInstances, listVoices, phonemize, type PhonemeMode } from './phonemize.js';
 export { resample, Resampler } from './resampler.js';
-export { SynthesisStream, synthesizeStream } from './synthesis-stream.js';
+export { SynthesisStream, synthesizeStream, type SynthesisChunk } from './synthesis-stream.js';
 export { htsParameters, synthesizeHtsStream } from './hts.js';
 export type { HtsParameterInput, HtsParameterStreams, HtsWordInput, NativeHtsControls, NativeHtsOptions, NativeHtsSource, NativeHtsSynthesisOptions, NativeHtsSynthesisSettings } from './addon.js';
-export { SUPPORTED_SAMPLE_RATES, type SupportedSampleRate, type SynthesisOptions } from './validate.js';
+export { ESPEAK_RATE_RANGE, SUPPORTED_SAMPLE_RATES, type SupportedSampleRate, type SynthesisOptions } from './validate.js';
 export { analyzeVoice, convertVoice, matchSpectra, trackF0, type VoiceAnalysis, type SpectralMatch, type ConvertParams } from './voice.js';
 export { DFN3_FILES, Dfn3Model, Dfn3Stream, type Dfn3Files, type Dfn3Options } from './dfn3.js';
 export { ipaClauses, phonemeInputIpa, PiperSession, type PiperSessionOptions } from './piper.js';

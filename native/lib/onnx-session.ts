@@ -22,7 +22,8 @@ export class OnnxSession {
     this.#native = native;
   }
 
-  static async create(path: string, options: OnnxSessionOptions = {}): Promise<OnnxSession> {
+  /** `model`: the ONNX file's path, or the model itself (bytes, e.g. a graph rewritten at load; copied). */
+  static async create(model: string | Uint8Array, options: OnnxSessionOptions = {}): Promise<OnnxSession> {
     const callSite = captureCallSite();
     const o = object('options', options);
     const settings = {
@@ -31,7 +32,8 @@ export class OnnxSession {
       ...(o.interOpThreads !== undefined && { interOpThreads: integerBetween('interOpThreads', o.interOpThreads, 0, 256) }),
     };
     try {
-      return new OnnxSession(await nativeAddon().OnnxSession.create(nonEmptyString('path', path), settings));
+      const source = model instanceof Uint8Array && model.length > 0 ? model : nonEmptyString('path', model);
+      return new OnnxSession(await nativeAddon().OnnxSession.create(source, settings));
     } catch (error) {
       throw fromNative(error, callSite, 'SAWT_ENGINE_ONNX');
     }

@@ -2,8 +2,8 @@ import { nativeAddon, type NativeResampler } from './addon.js';
 import { int16Array, sampleRate } from './validate.js';
 
 /**
- * Streaming band-limited resampler (Kaiser-windowed sinc, the same C++ code the
- * synthesis path uses). Feeding input in pieces gives exactly the output of
+ * Streaming band-limited resampler (libsoxr, SOXR_HQ: the same C++ class the
+ * synthesis paths use). Feeding input in pieces gives exactly the output of
  * feeding it at once; flush() returns the tail and readies it for a new stream.
  */
 export class Resampler {

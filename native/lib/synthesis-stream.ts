@@ -1,16 +1,21 @@
 /**
- * synthesizeStream(): espeak-ng synthesis as a Node Readable of PCM16LE mono
- * Buffers, with backpressure wired to the native job (a consumer that stops
- * reading makes synthesis wait; destroying the stream cancels it).
- *
- * Events besides the Readable ones:
- * - 'chunk-info' (ChunkInfo): for each chunk, emitted just before the chunk is
- *   pushed, and once more with final = true before the stream ends.
+ * synthesizeStream(): espeak-ng synthesis as an object-mode Node Readable of
+ * `{ pcm, info }` (SpeechChunk: PCM16LE mono and what the engine reports of it),
+ * with backpressure wired to the native job (a consumer that stops reading makes
+ * synthesis wait; destroying the stream cancels it). The stream ends after the
+ * last chunk.
  */
 import { Readable } from 'node:stream';
-import { nativeAddon, type ChunkInfo, type NativeError, type NativeSynthesisOptions, type SynthesisEventHandler, type SynthesisHandle } from './addon.js';
+import { nativeAddon, type NativeChunkInfo, type NativeError, type NativeSynthesisOptions, type SynthesisEventHandler, type SynthesisHandle } from './addon.js';
 import { captureCallSite, fromNative, type CallSite } from './errors.js';
 import { validateSynthesisOptions, type SynthesisOptions } from './validate.js';
+
+/** One chunk of a synthesis stream: the audio and what the engine reports of it. */
+export interface SynthesisChunk {
+  /** PCM16LE mono at the stream's sampleRate. */
+  pcm: Buffer;
+  info: NativeChunkInfo;
+}
 
 export class SynthesisStream extends Readable {
   readonly sampleRate: number;
@@ -24,7 +29,8 @@ export class SynthesisStream extends Readable {
     callSite: CallSite,
     create: (onEvent: SynthesisEventHandler) => SynthesisHandle = (onEvent) => nativeAddon().createSynthesis(options as NativeSynthesisOptions, onEvent),
   ) {
-    super();
+    // Object mode counts chunks: one waiting chunk (a sentence, or chunkMs of audio) pauses the job.
+    super({ objectMode: true, highWaterMark: 1 });
     this.sampleRate = options.sampleRate;
     try {
       this.#handle = create((err, chunk, info) =>
@@ -35,7 +41,7 @@ export class SynthesisStream extends Readable {
     }
   }
 
-  #onEvent(err: NativeError | null, chunk: Buffer | null, info: ChunkInfo, callSite: CallSite): void {
+  #onEvent(err: NativeError | null, chunk: Buffer | null, info: NativeChunkInfo, callSite: CallSite): void {
     if (info.final) {
       this.#finished = true;
       this.#handle = undefined;
@@ -45,8 +51,7 @@ export class SynthesisStream extends Readable {
       this.destroy(fromNative(err, callSite, 'SAWT_ENGINE_ESPEAK'));
       return;
     }
-    this.emit('chunk-info', info);
-    if (chunk && !this.push(chunk) && !this.#paused) {
+    if (chunk && !this.push({ pcm: chunk, info } satisfies SynthesisChunk) && !this.#paused) {
       this.#paused = true;
       this.#handle?.pause();
     }

@@ -8,6 +8,12 @@ import type { NativeSynthesisOptions, Tensor, TensorDescription, TensorType } fr
 import { EngineError } from './errors.js';
 
 /** Output rates offered to clients (the addon itself accepts 8000..48000). */
+/**
+ * The speaking rates (words per minute) espeak synthesis accepts. The addon checks the same range
+ * (espeak::kMinRate/kMaxRate in native/espeak_engine.h, exported as espeakRateRange; a test keeps the two equal).
+ */
+export const ESPEAK_RATE_RANGE = { min: 80, max: 450 } as const;
+
 export const SUPPORTED_SAMPLE_RATES = [8000, 16000, 22050, 24000] as const;
 export type SupportedSampleRate = (typeof SUPPORTED_SAMPLE_RATES)[number];
 
@@ -78,7 +84,7 @@ export function nonEmptyStringArray(name: string, value: unknown): string[] {
 export interface SynthesisOptions {
   segments: string[];
   voice: string;
-  /** espeak words per minute, 80..450. */
+  /** espeak words per minute, within ESPEAK_RATE_RANGE. */
   rate: number;
   pitch: number;
   range: number;
@@ -96,7 +102,7 @@ export function validateSynthesisOptions(options: unknown): NativeSynthesisOptio
   const validated: NativeSynthesisOptions = {
     segments: nonEmptyStringArray('segments', o.segments),
     voice: nonEmptyString('voice', o.voice),
-    rate: integerBetween('rate', o.rate, 80, 450),
+    rate: integerBetween('rate', o.rate, ESPEAK_RATE_RANGE.min, ESPEAK_RATE_RANGE.max),
     pitch: integerBetween('pitch', o.pitch, 0, 100),
     range: integerBetween('range', o.range, 0, 100),
     sampleRate: oneOf('sampleRate', o.sampleRate ?? 24000, SUPPORTED_SAMPLE_RATES),

@@ -1,5 +1,9 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import t from 'tap';
-import { ENGINE, TASHKEEL, bundledModels } from './helpers.js';
+import { ENGINE, TASHKEEL, bundledModels, repoRoot } from './helpers.js';
+import { tinyAddModel } from '../native/tiny-onnx.js';
 
 const { Diacritizer, stripDiacritics, shaddaFirst, TextFrontEnd } = await import(ENGINE);
 
@@ -80,6 +84,31 @@ t.test('the libtashkeel model through the native ONNX path', async (t) => {
     const out = await d.diacritize(long);
     t.equal(stripDiacritics(out), long);
   });
+});
+
+t.test('the graph rewritten at load (shared position bias, MatMul for Einsum) diacritizes every test sentence as the file as written does', async (t) => {
+  const lines = (f) => readFileSync(path.join(repoRoot, 'test/frontend', f), 'utf8').split('\n').map((s) => s.trim()).filter(Boolean).map(stripDiacritics);
+  const texts = [...lines('diacritization-sentences.txt'), ...lines('diacritization-news.txt')];
+  const load = (rewriteGraph) => Diacritizer.load(bundledModels, TASHKEEL, { cacheEntries: 0, maxConcurrent: 1, rewriteGraph });
+  const [rewritten, asWritten] = await Promise.all([load(true), load(false)]);
+  t.teardown(() => (rewritten.release(), asWritten.release()));
+  t.same(rewritten.graphRewrite, { sharedPositionBias: 5, einsumToMatMul: 12 }, 'five layers use the first layer\'s position bias; 12 Einsum became MatMul');
+  t.same(asWritten.graphRewrite, { sharedPositionBias: 0, einsumToMatMul: 0 });
+  const one = async (d) => { const out = []; for (const x of texts) out.push(await d.diacritize(x)); return out; };
+  t.same(await one(rewritten), await one(asWritten), `each of ${texts.length} sentences alone`);
+  t.same(await rewritten.diacritizeMany(texts), await asWritten.diacritizeMany(texts), 'all in padded batches');
+  t.same(await rewritten.diacritize(texts.join(' ')), await asWritten.diacritize(texts.join(' ')), 'one long text (cut into windows of 400)');
+});
+
+t.test('other models are loaded from their file as written: a foreign graph or bytes that are no model are refused as before', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sawt-tashkeel-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  for (const f of ['input_id_map.json', 'target_id_map.json']) writeFileSync(path.join(dir, f), readFileSync(path.join(bundledModels, 'tashkeel', f)));
+  writeFileSync(path.join(dir, 'tiny.onnx'), tinyAddModel());
+  writeFileSync(path.join(dir, 'junk.onnx'), Buffer.from([0x0a, 0xff, 0xff, 0x01, 0x02]));
+  const files = (model) => ({ model, inputMap: 'input_id_map.json', targetMap: 'target_id_map.json' });
+  await t.rejects(Diacritizer.load(dir, files('tiny.onnx')), /tiny\.onnx is not a libtashkeel model \(inputs: X, K\)/);
+  await t.rejects(Diacritizer.load(dir, files('junk.onnx')), { code: 'SAWT_ENGINE_ONNX', message: /junk\.onnx/ });
 });
 
 t.test('the front end runs stages in order, raw spans untouched', async (t) => {

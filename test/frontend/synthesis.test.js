@@ -57,7 +57,7 @@ t.test('with the (bundled) diacritizer, dialect rules change the audio of words 
   const engineInput = (dialect, text) => pipeline.frontEnd.process({ text, dialect, phonemes: 'espeak' });
   const audio = async ({ segments, phonemeInput }) => {
     const chunks = [];
-    for await (const c of synthesizeStream({ segments, phonemeInput, voice: 'ar', rate: 175, pitch: 50, range: 50, sampleRate: 22050 })) chunks.push(c);
+    for await (const c of synthesizeStream({ segments, phonemeInput, voice: 'ar', rate: 175, pitch: 50, range: 50, sampleRate: 22050 })) chunks.push(c.pcm);
     return Buffer.concat(chunks);
   };
   const fusha = await engineInput('fusha', WITH_Q);

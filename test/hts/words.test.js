@@ -1,5 +1,5 @@
 // Word timings from the HTS engine: the label front end tells which label starts each spoken word
-// (textToUtterances), the engine turns the generated state durations into chunk-info words (the espeak
+// (textToUtterances), the engine turns the generated state durations into chunk words (the espeak
 // contract: audioMs from the chunk's start), and the WebSocket's alignment follows them with sawt-hts.
 // The label checks run without the voice file; the rest skip without it.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -59,14 +59,14 @@ async function synthesizeWords(text, extra = {}) {
   const stream = synthesizeHtsStream({ voicePath: VOICE_FILE, utterances: utts.map((u) => u.labels), words: utts.map((u) => u.words), sampleRate: RATE, ...extra });
   const words = [], chunks = [];
   let ms = 0;
-  stream.on('chunk-info', (info) => {
+  const bufs = [];
+  for await (const { pcm, info } of stream) {
     const chunkMs = (info.samples / RATE) * 1000;
     for (const w of info.words) words.push({ ...w, segment: info.segment, chunkMs, absMs: ms + w.audioMs, text: slice(text, w) });
     if (info.samples) chunks.push({ segment: info.segment, ms: chunkMs, words: info.words.length });
     ms += chunkMs;
-  });
-  const bufs = [];
-  for await (const b of stream) bufs.push(b);
+    bufs.push(pcm);
+  }
   const buf = Buffer.concat(bufs);
   return { words, chunks, utts, pcm: new Int16Array(buf.buffer, buf.byteOffset, buf.length / 2), ms };
 }
@@ -76,7 +76,7 @@ const rmsAt = (pcm, fromMs, toMs) => {
   return Math.sqrt(e / Math.max(1, n));
 };
 
-t.test('native: one word per spoken word across the chunk-infos, in time order, inside the speech', async (t) => {
+t.test('native: one word per spoken word across the chunks, in time order, inside the speech', async (t) => {
   const { words, chunks, pcm, ms } = await synthesizeWords(LONG);
   t.same(words.map((w) => w.text), LONG_WORDS, `${words.length} words, in order, with their text`);
   t.same([...new Set(words.map((w) => w.segment))], [0, 1], 'each sentence reports its own words');
@@ -86,7 +86,7 @@ t.test('native: one word per spoken word across the chunk-infos, in time order, 
   const first = words[0], last = words.at(-1);
   t.ok(first.absMs >= 20 && first.absMs < 400, `first word after the initial pause, near the start: ${first.absMs.toFixed(0)} ms`);
   t.ok(last.absMs < ms - 300, `last word (${last.absMs.toFixed(0)} ms) well before the end (${ms.toFixed(0)} ms)`);
-  t.equal(Math.round(ms * RATE / 1000), pcm.length, 'chunk-info samples add up to the audio');
+  t.equal(Math.round(ms * RATE / 1000), pcm.length, 'chunk samples add up to the audio');
   // The second sentence's words come after the first sentence's audio.
   const firstSentenceMs = chunks.filter((c) => c.segment === 0).reduce((s, c) => s + c.ms, 0);
   t.ok(words.filter((w) => w.segment === 1).every((w) => w.absMs > firstSentenceMs), 'sentence 2 words after sentence 1 audio');
@@ -121,7 +121,7 @@ t.test('native: word times follow the generated durations (speed, whole-sentence
   for (let f = a; f < b; f++) mgc[f * 35] = -25;
   const stream = synthesizeHtsStream({ voicePath: VOICE_FILE, parameters: [{ ...p, mgc }], sampleRate: RATE });
   const bufs = [];
-  for await (const x of stream) bufs.push(x);
+  for await (const x of stream) bufs.push(x.pcm);
   const buf = Buffer.concat(bufs), pcm = new Int16Array(buf.buffer, buf.byteOffset, buf.length / 2);
   const mid = Math.round(((a + b) / 2) * p.framePeriodMs * RATE / 1000);
   let s0 = mid, s1 = mid;
@@ -149,11 +149,10 @@ t.test('native: words are checked', async (t) => {
   t.throws(() => start({ words: [[{ label: 1, textOffset: 0 }], words[1]] }), { message: /for words\[0\]\[0\]\.length but received undefined$/ });
   const [p] = await htsParameters({ voicePath: VOICE_FILE, utterances: [utterances[0]] });
   t.throws(() => synthesizeHtsStream({ voicePath: VOICE_FILE, parameters: [p], words: [words[0]], sampleRate: RATE }), { code: 'SAWT_ENGINE_INVALID_ARGUMENT', message: /^Expected no words with parameters/ });
-  // Without words (or with empty lists) the chunk-infos carry none, as before.
+  // Without words (or with empty lists) the chunks carry none, as before.
   const none = [];
   const s = start({ words: [[], []] });
-  s.on('chunk-info', (i) => none.push(...i.words));
-  for await (const _ of s);
+  for await (const { info } of s) none.push(...info.words);
   t.same(none, [], 'empty word lists: no words');
 });
 

@@ -34,7 +34,7 @@ t.test('syntheses at once on three instances each give the audio of one alone', 
   for (const [k, r] of together.entries()) {
     t.ok(rms(r.samples) > 500, `stream ${k}: audible`);
     t.ok(Math.abs(longSamples(r) - alone.samples.length) < alone.samples.length * 0.02, `stream ${k}: its first sentence is as long as alone (${longSamples(r)} vs ${alone.samples.length} samples)`);
-    t.equal(r.infos.at(-1).final, true, `stream ${k}: ends with the final event`);
+    t.equal(r.infos.at(-1).segmentEnd, true, `stream ${k}: ends with the chunk that closes its last segment`);
   }
   const male = medianPitch(together[0].samples, 24000);
   const female = medianPitch(together[1].samples, 24000);

@@ -19,12 +19,14 @@ export function sine(frequency, rate, count, amplitude = 10000) {
   return x;
 }
 
-/** Reads a SynthesisStream to the end: { samples: Int16Array, infos }. */
+/** Reads a SynthesisStream ({ pcm, info } chunks) to the end: { samples: Int16Array, infos }. */
 export async function collect(stream) {
   const infos = [];
-  stream.on('chunk-info', (info) => infos.push(info));
   const buffers = [];
-  for await (const chunk of stream) buffers.push(chunk);
+  for await (const { pcm: chunk, info } of stream) {
+    buffers.push(chunk);
+    infos.push(info);
+  }
   return { samples: pcm(Buffer.concat(buffers)), infos };
 }
 

@@ -39,6 +39,15 @@ t.test('run computes the numbers off the main thread', async (t) => {
   t.same(many.map((r) => r.Y.data[0]), Array.from({ length: 12 }, (_, i) => 2 * i), 'concurrent runs all answer');
 });
 
+t.test('a model given as bytes (e.g. rewritten at load) runs as the same file does', async (t) => {
+  const session = await OnnxSession.create(tinyAddModel(), { intraOpThreads: 1 });
+  t.teardown(() => session.release());
+  t.same(session.inputNames, ['X', 'K']);
+  t.same((await session.run(feeds())).Y.data, new Float32Array([2, 4, 6, 9, -10, 12]));
+  await t.rejects(OnnxSession.create(new Uint8Array(0)), { code: 'SAWT_ENGINE_INVALID_ARGUMENT' }, 'no bytes: a clear error');
+  await t.rejects(OnnxSession.create(new Uint8Array([1, 2, 3])), { code: 'SAWT_ENGINE_ONNX', message: /Failed to load ONNX model \(3 bytes in memory\)/ }, 'bytes that are no model');
+});
+
 t.test('invalid feeds reject with a clear message before the native call', async (t) => {
   const session = await OnnxSession.create(modelPath);
   t.teardown(() => session.release());

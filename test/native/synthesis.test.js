@@ -1,7 +1,7 @@
 import t from 'tap';
 import { BASE, LONG_SENTENCE, SENTENCE, collect, medianPitch, rms } from './helpers.js';
 
-const { listVoices, phonemize, synthesizeStream } = await import('@sawt/native');
+const { ESPEAK_RATE_RANGE, listVoices, nativeAddon, phonemize, synthesizeStream } = await import('@sawt/native');
 
 t.test('phonemize gives IPA with Arabic phonemes', async (t) => {
   const ipa = await phonemize('مُحَمَّدٌ عَرَبِيٌّ', 'ar');
@@ -28,8 +28,8 @@ t.test('an Arabic sentence gives audible PCM that grows with the text', async (t
   const long = await collect(synthesizeStream({ ...BASE, segments: [LONG_SENTENCE] }));
   t.ok(rms(short.samples) > 500, `RMS ${rms(short.samples).toFixed(0)} is well above silence`);
   t.ok(long.samples.length > short.samples.length * 1.5, 'longer text, longer audio');
-  const final = short.infos.at(-1);
-  t.equal(final.final, true, 'last chunk-info is final');
+  const last = short.infos.at(-1);
+  t.equal(last.segmentEnd, true, 'the stream ends with the chunk that closes the last segment');
   t.equal(short.infos.filter((i) => !i.final).reduce((n, i) => n + i.samples, 0), short.samples.length);
 });
 
@@ -86,6 +86,15 @@ t.test('an unknown voice destroys the stream with SAWT_ENGINE_ESPEAK', async (t)
   const error = await collect(synthesizeStream({ ...BASE, voice: 'xx-none', segments: [SENTENCE] })).catch((e) => e);
   t.equal(error.code, 'SAWT_ENGINE_ESPEAK');
   t.equal(error.name, 'EngineError');
+});
+
+t.test("espeak's rate range is the addon's: the wrapper and the addon accept the same rates", async (t) => {
+  t.same(nativeAddon().espeakRateRange, ESPEAK_RATE_RANGE);
+  const native = (rate) => () => nativeAddon().createSynthesis({ ...BASE, segments: [SENTENCE], sampleRate: 24000, rate }, () => {});
+  t.throws(native(ESPEAK_RATE_RANGE.max + 1), { code: 'SAWT_ENGINE_INVALID_ARGUMENT', message: /for rate/ });
+  t.throws(native(ESPEAK_RATE_RANGE.min - 1), { code: 'SAWT_ENGINE_INVALID_ARGUMENT', message: /for rate/ });
+  const job = native(ESPEAK_RATE_RANGE.max)();
+  job.cancel();
 });
 
 t.test('options are validated before the native call', async (t) => {

@@ -13,6 +13,7 @@ export { createSawt, createLogger, SawtApp, type CreateSawtOptions } from './app
 export { collectScopes, orderPlugins, validateOptions, type LoadedPlugin } from './loader.js';
 export * from './wav.js';
 export * from './paid-synthesis.js';
+export * from './speech-stream.js';
 export * from './audio-probe.js';
 export * from './delivery.js';
 export * from './api-key.js';

@@ -1,7 +1,8 @@
 import { errors } from './errors.js';
 import { billableChars } from './text-rules.js';
 import { tokens, type ServiceRef } from './tokens.js';
-import type { AccountStore, Admission, AdmissionControl, AuthContext, ChunkInfo, Logger, Metrics, ModelCatalog, ModelInfo, SpeechStream, SpeechSynthesizer, VoiceCatalog } from './services/index.js';
+import { observeSpeech } from './speech-stream.js';
+import type { AccountStore, Admission, AdmissionControl, AuthContext, Logger, Metrics, ModelCatalog, ModelInfo, SpeechStream, SpeechSynthesizer, VoiceCatalog } from './services/index.js';
 
 export interface PaidSynthesisServices {
   models: ModelCatalog;
@@ -39,12 +40,6 @@ export interface PaidSynthesisRequest {
   startedAt?: number;
   /** Starts the audio instead of the synthesizer (e.g. a voice preview); the voice is then not looked up. */
   start?: (model: ModelInfo) => Promise<SpeechStream>;
-  /**
-   * Called with every chunk-info of the stream, from its first. The synthesis may start while the
-   * admission is on its way, so a listener added to the returned stream can miss the first ones
-   * (their audio waits in the stream; the events do not).
-   */
-  onChunkInfo?: (info: ChunkInfo) => void;
 }
 
 /** Checks a model exists, is offered and is enabled for the account: 40401 / 40301. */
@@ -82,7 +77,7 @@ export async function startPaidSynthesis(services: PaidSynthesisServices, req: P
   // unless the admission was refused in memory (concurrency) within a turn of the event loop: a flood
   // of refused requests never reaches the engine. Nothing is sent before the admission is granted;
   // a refused one destroys the stream, and its error wins over the synthesis's.
-  const watch = new SynthesisWatch(req.onChunkInfo);
+  const watch = new SynthesisWatch();
   const synthesis = req.start ? null : startUnlessRefused(admitting, async () => watch.attach(await services.synthesizer.synthesize({
     modelId: model.model_id,
     voiceId: req.voiceId,
@@ -121,20 +116,17 @@ class SynthesisWatch {
   endAt = -1;
   onFirstChunk: (() => void) | null = null;
 
-  constructor(private readonly onChunkInfo?: (info: ChunkInfo) => void) {}
-
-  /** Starts watching `stream` (chunk-info, not 'data': a data listener would switch it to flowing mode). */
+  /** `stream` as the caller gets it, watched as its chunks go by (it may hold chunks already). */
   attach(stream: SpeechStream): SpeechStream {
-    stream.on('chunk-info', (info: ChunkInfo) => {
+    const watched = observeSpeech(stream, ({ info }) => {
       if (info.samples > 0 && this.firstChunkAt < 0) {
         this.firstChunkAt = performance.now();
         this.onFirstChunk?.();
       }
       this.samples += info.samples;
-      this.onChunkInfo?.(info);
     });
-    stream.once('end', () => (this.endAt = performance.now()));
-    return stream;
+    watched.once('end', () => (this.endAt = performance.now()));
+    return watched;
   }
 }
 

@@ -4,7 +4,7 @@ import { errors } from '@sawt/core';
 import { DEFAULT_LABEL_OPTIONS, textToUtterances, type HtsUtterance, type LabelOptions, type PhoneRewrite } from './hts/labels.js';
 import type { Dialect } from './frontend/dialects.js';
 import { addOffsets, outputEqOffset, type OutputEq } from './hts/output-eq.js';
-import { synthesizeHtsStream, synthesizeStream } from '@sawt/native';
+import { ESPEAK_RATE_RANGE, synthesizeHtsStream, synthesizeStream } from '@sawt/native';
 
 /** Settings an engine back end receives after validation and the text front end. */
 export interface BackendRequest {
@@ -62,7 +62,7 @@ export class EspeakBackend implements SpeechBackend {
     return synthesizeStream({
       segments: req.segments,
       voice: p.voice,
-      rate: Math.round(clamp(p.rate * req.speed, 80, 450)),
+      rate: Math.round(clamp(p.rate * req.speed, ESPEAK_RATE_RANGE.min, ESPEAK_RATE_RANGE.max)),
       pitch: Math.round(clamp(p.pitch, 0, 100)),
       range: Math.round(clamp(p.range + (0.5 - req.stability) * 60, 0, 100)),
       sampleRate: req.sampleRate,
@@ -117,7 +117,7 @@ export class HtsBackend implements SpeechBackend {
     const lively = 0.5 - req.stability; // -0.5 … 0.5
     return synthesizeHtsStream({
       voicePath: this.voicePath,
-      // Word timings for chunk-info (the WebSocket's alignment). The stream's segment index counts
+      // Word timings for the chunks' info (the WebSocket's alignment). The stream's segment index counts
       // utterances (sentences), which may be more than req.segments; textOffset is into the segment text.
       utterances: parsed.map((u) => u.labels),
       words: parsed.map((u) => u.words),

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ESPEAK_RATE_RANGE } from '@sawt/native';
 import { toMicro, VOICE_AGES, VOICE_GENDERS, VOICE_TYPES, type FromSchema, type ModelFiles, type ModelCatalog, type ModelInfo, type ModelPart, type VoiceCatalog, type VoiceInfo } from '@sawt/core';
 
 /** A model file to fetch (`sawt models pull`): its path in the models layout, URL and sha256. */
@@ -37,7 +38,7 @@ const espeakSchema = {
   properties: {
     voice: { type: 'string' },
     pitch: { type: 'number', minimum: 0, maximum: 100 },
-    rate: { type: 'number', minimum: 80, maximum: 450 },
+    rate: { type: 'number', minimum: ESPEAK_RATE_RANGE.min, maximum: ESPEAK_RATE_RANGE.max },
     range: { type: 'number', minimum: 0, maximum: 100 },
   },
 } as const;

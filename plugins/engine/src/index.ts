@@ -234,7 +234,7 @@ function noteNoDiacritizer(models: ConfiguredModelCatalog, options: EngineOption
 async function loadDiacritizer(ctx: EngineLogger, files: DiacritizerFiles, options: EngineOptions): Promise<Diacritizer | null> {
   try {
     const d = await Diacritizer.load('/', files, { executionProvider: options.executionProvider, maxConcurrent: options.diacritizer.maxConcurrent, cacheEntries: options.diacritizer.cacheEntries });
-    ctx.logger.info({ model: files.model }, 'diacritizer loaded');
+    ctx.logger.info({ model: files.model, graphRewrite: d.graphRewrite }, 'diacritizer loaded');
     return d;
   } catch (error) {
     // CUDA asked for and not usable: the server refuses to start (the message names what is missing).

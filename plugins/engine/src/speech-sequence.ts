@@ -1,14 +1,13 @@
 import { Readable } from 'node:stream';
-import type { SpeechStream } from '@sawt/core';
-import type { ChunkInfo } from '@sawt/native';
+import { SPEECH_STREAM_OPTIONS, type SpeechChunk, type SpeechStream } from '@sawt/core';
 
 /**
  * One speech stream made of two played one after the other: `head` (synthesis of the first
  * segment, started at once) and the stream `tail()` gives (the other segments, started once
- * `head` has ended, so it never competes with it). Chunks and chunk-info pass through in order;
- * chunk-info segment numbers of the tail continue those of the head, and only the tail's final
- * event is passed on. Backpressure reaches the stream being read; destroying this stream
- * destroys it and never starts the tail. `tail` returning null: nothing follows the head.
+ * `head` has ended, so it never competes with it). Chunks pass through in order; the segment
+ * numbers of the tail's chunks continue those of the head. Backpressure reaches the stream being
+ * read; destroying this stream destroys it and never starts the tail. `tail` returning null:
+ * nothing follows the head.
  */
 export class SpeechSequence extends Readable {
   readonly sampleRate: number | undefined;
@@ -16,21 +15,18 @@ export class SpeechSequence extends Readable {
   #segmentBase = 0;
 
   constructor(head: SpeechStream, private readonly tail: () => Promise<SpeechStream | null>) {
-    super();
+    super(SPEECH_STREAM_OPTIONS);
     this.sampleRate = (head as { sampleRate?: number }).sampleRate;
     this.#follow(head, true);
   }
 
   #follow(source: SpeechStream, isHead: boolean): void {
     this.#current = source;
-    let lastSegment = -1;
-    source.on('chunk-info', (info: ChunkInfo) => {
+    let lastSegment = 0;
+    source.on('data', ({ pcm, info }: SpeechChunk) => {
       if (this.destroyed) return;
       lastSegment = Math.max(lastSegment, info.segment);
-      if (isHead && info.final) return;
-      this.emit('chunk-info', { ...info, segment: info.segment + this.#segmentBase });
-    });
-    source.on('data', (chunk: Buffer) => {
+      const chunk: SpeechChunk = { pcm, info: this.#segmentBase ? { ...info, segment: info.segment + this.#segmentBase } : info };
       if (!this.push(chunk)) source.pause();
     });
     source.once('error', (error) => this.destroy(error));
@@ -45,10 +41,7 @@ export class SpeechSequence extends Readable {
         (next) => {
           if (this.destroyed) next?.destroy();
           else if (next) this.#follow(next, false);
-          else {
-            this.emit('chunk-info', { segment: this.#segmentBase, final: true, segmentEnd: true, samples: 0, words: [] } satisfies ChunkInfo);
-            this.push(null);
-          }
+          else this.push(null);
         },
         (error: Error) => this.destroy(error),
       );

@@ -1,4 +1,4 @@
-import { errors, type Logger, type SpeechStream, type SpeechSynthesizer, type SynthesisRequest } from '@sawt/core';
+import { errors, observeSpeech, type Logger, type SpeechStream, type SpeechSynthesizer, type SynthesisRequest } from '@sawt/core';
 import type { BuiltinVoiceCatalog, ConfiguredModelCatalog, VoiceConfig } from './catalog.js';
 import type { SpeechBackend } from './backends.js';
 import type { TextFrontEnd } from './frontend/index.js';
@@ -66,16 +66,15 @@ export class EngineSynthesizer implements SpeechSynthesizer {
     const head = await first;
 
     const started = performance.now();
-    const stream = rest
+    const source = rest
       ? new SpeechSequence(backend.synthesize({ ...head, ...settings, urgent: true }), async () => backend.synthesize({ ...(await rest), ...settings, urgent: false }))
       : backend.synthesize({ ...head, ...settings, urgent: true });
     this.jobs.set(model.engine, (this.jobs.get(model.engine) ?? 0) + 1);
-    stream.once('close', () => this.jobs.set(model.engine, this.jobs.get(model.engine)! - 1));
-    // Counted from chunk-info events: a 'data' listener would switch the stream
-    // to flowing mode and defeat the consumer's backpressure.
+    source.once('close', () => this.jobs.set(model.engine, this.jobs.get(model.engine)! - 1));
+    // Counted as the chunks go by, generated (not when the consumer reads them).
     let samples = 0;
     let firstMs = -1;
-    stream.on('chunk-info', (info: { samples: number }) => {
+    const stream = observeSpeech(source, ({ info }) => {
       if (firstMs < 0) firstMs = performance.now() - started;
       samples += info.samples;
     });

@@ -4,12 +4,12 @@ import { readFile, rm, stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { PCM_CONTENT_TYPE, errors, isSawtError, isDelivered, wavHeader, whenDelivered, type Admission, type Logger, type SawtError, type SpeechStream, type WorkDir } from '@sawt/core';
+import { PCM_CONTENT_TYPE, errors, isSawtError, isDelivered, wavHeader, whenDelivered, type Admission, type Logger, type SawtError, type SpeechChunk, type SpeechStream, type WorkDir } from '@sawt/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from './errors.js';
 import { noteRefusal } from './request-log.js';
 
-/** Resolves with the first buffered chunk (null at a clean end before any), rejects on a stream error or if the client left first. */
+/** Resolves with the first chunk's audio (null at a clean end before any), rejects on a stream error or if the client left first. */
 function firstChunk(stream: SpeechStream, res: ServerResponse): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
     if (res.destroyed) {
@@ -24,10 +24,10 @@ function firstChunk(stream: SpeechStream, res: ServerResponse): Promise<Buffer |
       res.off('close', onClose);
     };
     const onReadable = () => {
-      const c = stream.read() as Buffer | null;
+      const c = stream.read() as SpeechChunk | null;
       if (c !== null) {
         cleanup();
-        resolve(c);
+        resolve(c.pcm);
       }
     };
     const onEnd = () => (cleanup(), resolve(null));
@@ -74,14 +74,15 @@ export function outputTooLong(maxSeconds: number): SawtError {
   return errors.validation(`The audio for this text would be longer than ${maxSeconds} seconds, the limit per request: send a shorter text (or several requests)`);
 }
 
-/** Passes PCM through, counting it; past `maxBytes` it fails with the output limit error. */
+/** Passes the chunks' PCM on, counting it; past `maxBytes` it fails with the output limit error. */
 function capped(maxBytes: number, maxSeconds: number): Transform {
   let bytes = 0;
   return new Transform({
-    transform(chunk: Buffer, _e, cb) {
-      bytes += chunk.length;
+    writableObjectMode: true,
+    transform({ pcm }: SpeechChunk, _e, cb) {
+      bytes += pcm.length;
       if (bytes > maxBytes) cb(outputTooLong(maxSeconds));
-      else cb(null, chunk);
+      else cb(null, pcm);
     },
   });
 }

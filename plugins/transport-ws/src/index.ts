@@ -5,10 +5,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { SawtError, definePlugin, errors, type FromSchema, paidSynthesisServices, tokens, writeRawHttpError, type Authenticator, type Logger } from '@sawt/core';
 import { WebSocketServer } from 'ws';
 import { buildAsyncApi } from './asyncapi.js';
-import { WsSession, liveSessions, upgradeKey, DEFAULT_LIMITS, type WsDeps, type WsLimits } from './session.js';
+import { DEFAULT_LIMITS, type WsLimits } from './limits.js';
+import { upgradeKey } from './messages.js';
+import { WsSession, liveSessions, type WsDeps } from './session.js';
 
 export { buildAsyncApi };
-export { initFields, textFields, OUTPUT_FORMATS } from './messages.js';
+export { initFields, textFields, OUTPUT_FORMATS, CLOSE, parseClientMessage, type Alignment } from './messages.js';
+export { TextChunker, DEFAULT_CHUNKING, NOTHING_TO_SPEAK, type TextChunkerOptions } from './text-chunker.js';
+export { AlignmentBuilder } from './alignment-builder.js';
 export { liveSessions, DEFAULT_LIMITS, type WsLimits };
 
 export const WS_PATH = '/api/v1/websocket/text-to-speech';

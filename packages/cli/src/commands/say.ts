@@ -3,7 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { tokens, wavHeader, type SawtApp, type VoiceInfo } from '@sawt/core';
+import { speechPcm, tokens, wavHeader, type SawtApp, type VoiceInfo } from '@sawt/core';
 import { withAdminApp } from '../admin.js';
 import { UsageError } from '../args.js';
 
@@ -54,7 +54,7 @@ async function localSpeech(app: SawtApp, opts: SayOptions): Promise<Readable> {
   const catalog = app.get(tokens.voices);
   const voices = (await catalog.list('')).filter((v) => catalog.modelsFor?.(v.voice_id)?.includes(modelId) ?? true);
   const voiceId = pickVoice(voices, opts, modelId);
-  return app.get(tokens.synthesizer).synthesize({ modelId, voiceId, accountId: '', text: opts.text, speed: opts.speed ?? 1, stability: 0.5, sampleRate: RATE });
+  return speechPcm(await app.get(tokens.synthesizer).synthesize({ modelId, voiceId, accountId: '', text: opts.text, speed: opts.speed ?? 1, stability: 0.5, sampleRate: RATE }));
 }
 
 function pickVoice(voices: VoiceInfo[], opts: SayOptions, modelId: string): string {

@@ -85,16 +85,36 @@ export interface SynthesisRequest {
   requestId?: string;
 }
 
+/** Where a word starts in the text and in the audio of the chunk that carries it. */
+export interface WordTiming {
+  /** Start of the word in the segment text, in UTF-16 code units (JS string index). */
+  textOffset: number;
+  /** Length of the word in UTF-16 code units. */
+  length: number;
+  /** When the word starts, in ms from the start of the chunk that carries it. */
+  audioMs: number;
+}
+
+/** What the engine reports about one chunk of audio. */
 export interface ChunkInfo {
+  /** The text segment (usually a sentence) the chunk belongs to, from 0. */
   segment: number;
-  final: boolean;
+  /** True on the last chunk of its segment. */
+  segmentEnd: boolean;
+  /** Samples in the chunk (pcm.length / 2). */
   samples: number;
-  words: Array<{ textOffset: number; length: number; audioMs: number }>;
+  words: WordTiming[];
+}
+
+/** One chunk of a speech stream: PCM16LE mono at the stream's rate, and what the engine says of it. */
+export interface SpeechChunk {
+  pcm: Buffer;
+  info: ChunkInfo;
 }
 
 /**
- * A stream of PCM16LE mono audio at the requested rate, chunk by chunk as it is
- * generated. Destroying it cancels the synthesis. Emits 'chunk-info' (ChunkInfo).
+ * An object-mode stream of SpeechChunk, chunk by chunk as the audio is generated; its end is the
+ * end of the speech. Destroying it cancels the synthesis.
  */
 export type SpeechStream = Readable;
 

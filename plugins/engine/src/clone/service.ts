@@ -11,7 +11,7 @@
  * profile-math.ts, the storage in store.ts; `CloningSynthesizer` puts cloned voices in
  * front of the synthesizer of built-in voices.
  */
-import { errors, type ClonedVoiceRecord, type SpeechStream, type SpeechSynthesizer, type SynthesisRequest, type VoiceCloning, type VoiceProfile } from '@sawt/core';
+import { errors, speechAudio, type ClonedVoiceRecord, type SpeechStream, type SpeechSynthesizer, type SynthesisRequest, type VoiceCloning, type VoiceProfile } from '@sawt/core';
 import { analyzeVoice } from '@sawt/native';
 import type { BuiltinVoiceCatalog, VoiceConfig } from '../catalog.js';
 import { htsVoiceToward } from '../hts/voice-mapping.js';
@@ -70,9 +70,7 @@ export class VoiceCloningService implements VoiceCloning {
     if (!p) {
       p = Promise.all(voices.map(async (voice) => {
         const stream = await this.synthesizer.synthesizeVoice({ modelId: model, voiceId: voice.voice_id, accountId: '', text: BASE_TEXT, speed: 1, stability: 0.5, sampleRate: CLONE_RATE }, voice);
-        const chunks: Buffer[] = [];
-        for await (const c of stream) chunks.push(c as Buffer);
-        return { voice, voiceId: voice.voice_id, modelId: model, analysis: await analyzeVoice(Buffer.concat(chunks), CLONE_RATE) };
+        return { voice, voiceId: voice.voice_id, modelId: model, analysis: await analyzeVoice(await speechAudio(stream), CLONE_RATE) };
       }));
       this.baseVoices.set(model, p);
       p.catch(() => this.baseVoices.delete(model));

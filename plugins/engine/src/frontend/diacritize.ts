@@ -3,6 +3,7 @@ import path from 'node:path';
 import { OnnxSession } from '@sawt/native';
 import { mapTextParts, RAW_SPAN } from './raw.js';
 import { RunQueue } from './run-queue.js';
+import { rewriteTashkeelGraph, type GraphRewrite } from './tashkeel-graph.js';
 
 /** Rows (windows) per batched model run: larger batches pad more and hold more memory. */
 const BATCH_ROWS = 32;
@@ -68,6 +69,11 @@ export interface DiacritizerOptions {
   maxInputChars?: number;
   /** Diacritized texts (segments) kept for reuse, least recently used dropped first; 0: none. Default 1000. */
   cacheEntries?: number;
+  /**
+   * Load the model with its graph rewritten to the same computation in fewer operations
+   * (tashkeel-graph.ts; the file is not changed). Default true; false loads the file as it is.
+   */
+  rewriteGraph?: boolean;
 }
 
 interface Letter {
@@ -172,12 +178,14 @@ export class Diacritizer {
   private readonly cache: SegmentCache;
   /** Inference count and time, for logs and benchmarks. */
   readonly stats = { runs: 0, ms: 0 };
+  /** What the load-time graph rewrite changed (zeros: the model runs as written). */
+  graphRewrite = { sharedPositionBias: 0, einsumToMatMul: 0 };
 
   private constructor(
     private readonly session: OnnxSession,
     private readonly inputIds: Map<string, number>,
     private readonly targets: string[],
-    private readonly options: Required<Omit<DiacritizerOptions, 'executionProvider'>>,
+    private readonly options: Required<Omit<DiacritizerOptions, 'executionProvider' | 'rewriteGraph'>>,
   ) {
     this.cache = new SegmentCache(options.cacheEntries);
     this.runs = new RunQueue(options.maxConcurrent, BATCH_ROWS, (rows) => this.runModel(rows));
@@ -192,17 +200,29 @@ export class Diacritizer {
     ]);
     const targets: string[] = [];
     for (const [marks, id] of Object.entries(targetMap)) targets[id] = marks === '_' ? '' : shaddaFirst(marks);
-    const session = await OnnxSession.create(abs(files.model), { executionProvider: options.executionProvider ?? 'cpu', intraOpThreads: 1 });
+    let rewritten: GraphRewrite | null = null;
+    if (options.rewriteGraph !== false) {
+      try {
+        const r = rewriteTashkeelGraph(await readFile(abs(files.model)));
+        if (r.sharedPositionBias > 0 || r.einsumToMatMul > 0) rewritten = r;
+      } catch {
+        // Unreadable, or not the protobuf it expects: ONNX Runtime loads (or rejects) the file as before.
+      }
+    }
+    const model = rewritten ? rewritten.bytes : abs(files.model);
+    const session = await OnnxSession.create(model, { executionProvider: options.executionProvider ?? 'cpu', intraOpThreads: 1 });
     const names = session.inputNames;
     if (!names.includes('char_inputs') || !names.includes('input_lengths')) {
       session.release();
       throw new Error(`${files.model} is not a libtashkeel model (inputs: ${names.join(', ')})`);
     }
-    return new Diacritizer(session, new Map(Object.entries(inputMap)), targets, {
+    const diacritizer = new Diacritizer(session, new Map(Object.entries(inputMap)), targets, {
       maxConcurrent: options.maxConcurrent ?? 2,
       maxInputChars: options.maxInputChars ?? 400,
       cacheEntries: options.cacheEntries ?? 1000,
     });
+    if (rewritten) diacritizer.graphRewrite = { sharedPositionBias: rewritten.sharedPositionBias, einsumToMatMul: rewritten.einsumToMatMul };
+    return diacritizer;
   }
 
   release(): void {

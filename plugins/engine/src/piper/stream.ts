@@ -1,6 +1,6 @@
 /**
- * A Piper synthesis as a SpeechStream (PCM16LE mono at the requested rate, 'chunk-info' events as
- * the native streams emit them). One ONNX run per sentence, in order; the next sentence starts only
+ * A Piper synthesis as a SpeechStream (`{ pcm, info }` chunks, PCM16LE mono at the requested rate,
+ * as the native streams give them). One ONNX run per sentence, in order; the next sentence starts only
  * while the consumer keeps reading (backpressure). Destroying the stream terminates the run in
  * flight and starts no other (client disconnect, cancel).
  *
@@ -9,7 +9,7 @@
  * characters. They are estimates, not the model's alignment.
  */
 import { Readable } from 'node:stream';
-import type { ChunkInfo, WordTiming } from '@sawt/native';
+import { SPEECH_STREAM_OPTIONS, type ChunkInfo, type SpeechChunk, type WordTiming } from '@sawt/core';
 import type { PiperSession } from '@sawt/native';
 import { phonemeIds } from './phonemes.js';
 import type { PiperVoiceConfig } from './voice-config.js';
@@ -44,7 +44,7 @@ export class PiperStream extends Readable {
   #wake: (() => void) | null = null;
 
   constructor(job: PiperJob) {
-    super();
+    super(SPEECH_STREAM_OPTIONS);
     this.#job = job;
     this.sampleRate = job.sampleRate;
     // Rejections are handled where each is awaited; this keeps an early one from being unhandled.
@@ -74,7 +74,6 @@ export class PiperStream extends Readable {
 
   async #pump(): Promise<void> {
     const job = this.#job;
-    let segment = 0;
     for (let p = 0; p < job.pieces.length; p++) {
       const piece = job.pieces[p]!;
       const sentences = await piece.sentences;
@@ -94,13 +93,11 @@ export class PiperStream extends Readable {
         if (!wanted) await new Promise<void>((resolve) => (this.#wake = resolve));
         if (this.destroyed) return;
       }
-      segment = p;
     }
-    this.emit('chunk-info', { segment, final: true, segmentEnd: true, samples: 0, words: [] } satisfies ChunkInfo);
     this.push(null);
   }
 
-  /** Pushes one sentence in chunks with its chunk-info; false when the consumer wants no more now. */
+  /** Pushes one sentence in chunks, each with its info; false when the consumer wants no more now. */
   #send(pcm: Int16Array, speechSamples: number, words: Word[], segment: number, pieceEnd: boolean): boolean {
     const rate = this.sampleRate;
     const step = this.#job.chunkMs > 0 ? Math.max(1, Math.round((this.#job.chunkMs * rate) / 1000)) : pcm.length;
@@ -120,9 +117,9 @@ export class PiperStream extends Readable {
         timings.push({ textOffset: words[k]!.textOffset, length: words[k]!.length, audioMs: ((starts[k]! - from) / rate) * 1000 });
         k++;
       }
-      const info: ChunkInfo = { segment, final: false, segmentEnd: pieceEnd && to === pcm.length, samples: to - from, words: timings };
-      this.emit('chunk-info', info);
-      wanted = this.push(Buffer.from(pcm.buffer, pcm.byteOffset + from * 2, (to - from) * 2)) && wanted;
+      const info: ChunkInfo = { segment, segmentEnd: pieceEnd && to === pcm.length, samples: to - from, words: timings };
+      const chunk: SpeechChunk = { pcm: Buffer.from(pcm.buffer, pcm.byteOffset + from * 2, (to - from) * 2), info };
+      wanted = this.push(chunk) && wanted;
     }
     return wanted;
   }

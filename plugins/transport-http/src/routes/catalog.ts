@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { encodeWav, errors, presentedKey, type HttpRouteSpec, type ModelCatalog, type SpeechSynthesizer, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
+import { encodeWav, errors, presentedKey, speechAudio, type HttpRouteSpec, type ModelCatalog, type SpeechSynthesizer, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
 import { absoluteUrl, apiRoute, type RouteDeps } from '../server.js';
 import { errorResponses } from '../openapi.js';
 
@@ -56,9 +56,7 @@ export function registerCatalogRoutes(
     if (!wav) {
       wav = (async () => {
         const stream = await deps.synthesizer.synthesize({ modelId, voiceId: voice_id, accountId: '', text: SAMPLE_TEXT, speed: 1, stability: 0.5 });
-        const chunks: Buffer[] = [];
-        for await (const c of stream) chunks.push(c as Buffer);
-        return encodeWav(chunks, 24000);
+        return encodeWav([await speechAudio(stream)], 24000);
       })();
       samples.set(voice_id, wav);
       wav.catch(() => samples.delete(voice_id));

@@ -1,0 +1,125 @@
+// Node-API side of dfn3: dfn3Load / dfn3Open / dfn3Process (see dfn3.h).
+#include "dfn3_binding.h"
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "args.h"
+#include "dfn3.h"
+#include "errors.h"
+#include "promise_worker.h"
+
+namespace sawt {
+namespace {
+
+struct ModelHandle {
+  std::shared_ptr<Dfn3Model> model;
+};
+struct StreamHandle {
+  std::unique_ptr<Dfn3Stream> stream;
+  bool busy = false;
+};
+
+class LoadWorker : public CodedPromiseWorker {
+ public:
+  LoadWorker(Napi::Env env, Dfn3Settings s) : CodedPromiseWorker(env, "sawt.dfn3Load", ErrorCode::kOnnx), s_(std::move(s)) {}
+
+ protected:
+  void Execute() override {
+    Run([&] { model_ = LoadDfn3(s_); });
+  }
+  void OnOK() override {
+    auto* h = new ModelHandle{model_};
+    deferred_.Resolve(Napi::External<ModelHandle>::New(Env(), h, [](Napi::Env, ModelHandle* p) { delete p; }));
+  }
+
+ private:
+  Dfn3Settings s_;
+  std::shared_ptr<Dfn3Model> model_;
+};
+
+// One call of a stream, through the addon's bounded queue of ONNX runs.
+class ProcessWorker : public OnnxRunPromiseWorker {
+ public:
+  ProcessWorker(Napi::Env env, Napi::External<StreamHandle> handle, Napi::Float32Array input, bool flush)
+      : OnnxRunPromiseWorker(env, "sawt.dfn3Process"),
+        handleRef_(Napi::Persistent(handle)),
+        inputRef_(Napi::Persistent(input)),
+        stream_(handle.Data()),
+        data_(input.Data()),
+        n_(input.ElementLength()),
+        flush_(flush) {}
+
+ protected:
+  void Execute() override {
+    Run([&] { out_ = stream_->stream->Process(data_, n_, flush_); });
+  }
+  void OnOK() override {
+    stream_->busy = false;
+    Napi::Float32Array y = Napi::Float32Array::New(Env(), out_.size());
+    if (!out_.empty()) std::memcpy(y.Data(), out_.data(), out_.size() * sizeof(float));
+    deferred_.Resolve(y);
+  }
+  void OnError(const Napi::Error& error) override {
+    stream_->busy = false;
+    OnnxRunPromiseWorker::OnError(error);
+  }
+
+ private:
+  Napi::Reference<Napi::External<StreamHandle>> handleRef_;
+  Napi::Reference<Napi::Float32Array> inputRef_;
+  StreamHandle* stream_;
+  const float* data_;
+  size_t n_;
+  bool flush_;
+  std::vector<float> out_;
+};
+
+Napi::Value Dfn3Load(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsObject()) ThrowInvalidArgument(env, "Expected an object of model files { enc, erbDec, dfDec }");
+  Napi::Object files = info[0].As<Napi::Object>();
+  Dfn3Settings s;
+  s.enc = args::String(env, files.Get("enc"), "enc");
+  s.erbDec = args::String(env, files.Get("erbDec"), "erbDec");
+  s.dfDec = args::String(env, files.Get("dfDec"), "dfDec");
+  if (info.Length() > 1 && info[1].IsObject()) {
+    Napi::Object o = info[1].As<Napi::Object>();
+    s.intraOpThreads = static_cast<int>(args::IntegerField(env, o, "intraOpThreads", 0, 256, s.intraOpThreads));
+    s.blockFrames = static_cast<int>(args::IntegerField(env, o, "blockFrames", 1, 100000, s.blockFrames));
+    s.contextFrames = static_cast<int>(args::IntegerField(env, o, "contextFrames", 0, 100000, s.contextFrames));
+    s.cuda = args::CudaProvider(env, o);
+  }
+  return (new LoadWorker(env, s))->Start();
+}
+
+Napi::Value Dfn3Open(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsExternal()) ThrowInvalidArgument(env, "Expected a DeepFilterNet3 model");
+  auto* m = info[0].As<Napi::External<ModelHandle>>().Data();
+  auto* h = new StreamHandle{std::make_unique<Dfn3Stream>(m->model)};
+  return Napi::External<StreamHandle>::New(env, h, [](Napi::Env, StreamHandle* p) { delete p; });
+}
+
+Napi::Value Dfn3Process(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsExternal()) ThrowInvalidArgument(env, "Expected a DeepFilterNet3 stream");
+  const Napi::Float32Array samples = args::Float32Array(env, info[1], "samples");
+  auto handle = info[0].As<Napi::External<StreamHandle>>();
+  if (handle.Data()->busy) ThrowInvalidArgument(env, "DeepFilterNet3 stream is busy (one call at a time)");
+  handle.Data()->busy = true;
+  return (new ProcessWorker(env, handle, samples, info[2].ToBoolean().Value()))->Start();
+}
+
+}  // namespace
+
+void RegisterDfn3Functions(Napi::Env env, Napi::Object exports) {
+  exports.Set("dfn3Load", Napi::Function::New(env, Dfn3Load, "dfn3Load"));
+  exports.Set("dfn3Open", Napi::Function::New(env, Dfn3Open, "dfn3Open"));
+  exports.Set("dfn3Process", Napi::Function::New(env, Dfn3Process, "dfn3Process"));
+}
+
+}  // namespace sawt

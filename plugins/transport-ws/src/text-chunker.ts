@@ -1,0 +1,102 @@
+import { errors, meetsTextMinimum, TEXT_TOO_SHORT_MESSAGE } from '@sawt/core';
+
+/** The synthesizer's words for text with no letter or digit (HTTP answers them with the same 40001). */
+export const NOTHING_TO_SPEAK = 'text contains nothing that can be spoken';
+
+export interface TextChunkerOptions {
+  /** Buffer length above which text without a sentence end is cut: first piece, second, then every later one. */
+  lengthSchedule: readonly number[];
+  /** try_trigger_generation cuts once the buffered whole words are at least this long. */
+  tryTriggerMin: number;
+}
+
+export const DEFAULT_CHUNKING: TextChunkerOptions = { lengthSchedule: [50, 120, 200], tryTriggerMin: 20 };
+
+const SENTENCE_END = /[.!?؟\n…]/gu;
+
+/** Whether `s` has something to speak (a letter or a digit). */
+export function hasSpeakable(s: string): boolean {
+  return /[\p{L}\p{N}]/u.test(s);
+}
+
+/** Index of the last whitespace character (the end of the last whole word), or -1. */
+function lastWordCut(s: string): number {
+  for (let i = s.length - 1; i >= 0; i--) if (/\s/u.test(s[i]!)) return i;
+  return -1;
+}
+
+/**
+ * The text-chunking policy of a WebSocket session: text arrives in pieces of any size and is cut
+ * into pieces worth synthesizing. A piece ends at the last sentence end of the buffer; without
+ * one, at the last whole word once the buffer is longer than the length schedule allows (50, then
+ * 120, then 200 characters), or, asked with try_trigger_generation, once the whole words make at
+ * least 20 characters. A piece of punctuation only stays with the text that follows. A flush cuts
+ * everything buffered, after checking the text received since the previous flush (the text rule).
+ */
+export class TextChunker {
+  #buffer = '';
+  /** Everything received since the last flush: the text rule applies to it. */
+  #sinceFlush = '';
+  /** Pieces cut so far (the length schedule's index). */
+  #pieces = 0;
+
+  constructor(private readonly options: TextChunkerOptions = DEFAULT_CHUNKING) {}
+
+  /** Characters buffered, not yet cut into a piece. */
+  get buffered(): number {
+    return this.#buffer.length;
+  }
+
+  /** Adds text to the buffer. */
+  add(text: string): void {
+    this.#buffer += text;
+    this.#sinceFlush += text;
+  }
+
+  /** The next piece to synthesize if the buffer holds one now (`tryNow`: try_trigger_generation), else null. */
+  next(tryNow = false): string | null {
+    const cut = this.#cut(tryNow);
+    if (cut <= 0) return null;
+    const piece = this.#buffer.slice(0, cut);
+    if (!hasSpeakable(piece)) return null; // punctuation only: kept with the next text
+    this.#buffer = this.#buffer.slice(cut);
+    this.#pieces++;
+    return piece;
+  }
+
+  /**
+   * Ends the text so far: returns everything buffered as the last piece, or null when what is left
+   * has nothing to speak. 40001 (and the buffer dropped) when the text received since the previous
+   * flush is too short or has nothing to speak.
+   */
+  flush(): string | null {
+    const whole = this.#sinceFlush;
+    const rest = this.#buffer;
+    this.clear();
+    if (!meetsTextMinimum(whole)) throw errors.validation(TEXT_TOO_SHORT_MESSAGE);
+    if (!hasSpeakable(whole)) throw errors.validation(NOTHING_TO_SPEAK);
+    if (!hasSpeakable(rest)) return null;
+    this.#pieces++;
+    return rest;
+  }
+
+  /** Drops everything buffered (clear, or a session that stops generating). */
+  clear(): void {
+    this.#buffer = '';
+    this.#sinceFlush = '';
+  }
+
+  /** Where the buffer is cut now (0 or -1: not yet). */
+  #cut(tryNow: boolean): number {
+    const b = this.#buffer;
+    let lastEnd = -1;
+    for (const m of b.matchAll(SENTENCE_END)) lastEnd = m.index!;
+    if (lastEnd >= 0) return lastEnd + 1;
+    const { lengthSchedule, tryTriggerMin } = this.options;
+    const limit = lengthSchedule[Math.min(this.#pieces, lengthSchedule.length - 1)]!;
+    let cut = -1;
+    if (b.length > limit || (tryNow && b.trim().length >= tryTriggerMin)) cut = lastWordCut(b);
+    if (cut >= 0 && tryNow && b.length <= limit && b.slice(0, cut).trim().length < tryTriggerMin) cut = -1;
+    return cut;
+  }
+}
