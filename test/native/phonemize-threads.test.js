@@ -19,7 +19,7 @@ async function holdEspeak() {
   const stream = synthesizeStream({ ...BASE, segments: [LONG_SENTENCE.repeat(30)], sampleRate: 24000, chunkMs: 1000 });
   stream.resume();
   const done = once(stream, 'end').then(() => performance.now());
-  await once(stream, 'chunk-info');
+  await once(stream, 'data');
   return { end: done };
 }
 
