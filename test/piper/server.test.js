@@ -69,7 +69,8 @@ t.test('WebSocket: every output format, one isFinal last, alignment', async (t) 
 });
 
 t.test('a client that disconnects mid-stream stops the ONNX work', async (t) => {
-  const piper = srv.app.get((await import('@sawt/core')).tokens.synthesizer).backends.get('piper').loaded('sawt-neural');
+  const synth = srv.app.get((await import('@sawt/core')).tokens.synthesizer);
+  const piper = (synth.inner ?? synth).backends.get('piper').loaded('sawt-neural');
   const before = piper.session.stats();
   const ac = new AbortController();
   const res = await fetch(`${srv.api}/text-to-speech/sawt-neural`, { method: 'POST', headers, body: JSON.stringify({ ...body, text: LONG_TEXT.repeat(6), streaming: true }), signal: ac.signal });

@@ -7,7 +7,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { SawtError, type ErrorKindName } from './errors.js';
-import type { FieldRules } from './fields.js';
+import type { FieldRules, FieldValues } from './fields.js';
 import type { AuthContext } from './services/index.js';
 
 /** A scope a plugin declares in its manifest (`scopes`): an API key may be restricted to some scopes. */
@@ -38,13 +38,13 @@ export interface UploadedFile {
 }
 
 /** How a route receives a multipart/form-data upload. */
-export interface UploadSpec {
+export interface UploadSpec<F extends FieldRules = FieldRules> {
   /** File fields: name → description (OpenAPI). Other file fields are discarded. */
   files: Record<string, string>;
   /** Names of `files` that the OpenAPI document marks required (default: all). The handler checks presence itself. */
   requiredFiles?: string[];
   /** Text fields, validated (numbers and booleans coerced from their text) before `upload()` resolves. */
-  fields?: FieldRules;
+  fields?: F;
   /** Largest file accepted (bytes); default: transport-http's maxUploadBytes. Over it: 40001 while the client still sends. */
   maxFileBytes?: number;
   /** The messages of the 40001 answers, when the route words them its own way. */
@@ -56,9 +56,9 @@ export interface UploadSpec {
   };
 }
 
-export interface ReceivedUpload {
-  /** The text fields after validation (with defaults). */
-  fields: Record<string, unknown>;
+export interface ReceivedUpload<F extends FieldRules = FieldRules> {
+  /** The text fields after validation (with defaults), typed from the upload's rules. */
+  fields: FieldValues<F>;
   /** The uploaded files by field name (absent when not sent). */
   files: Record<string, UploadedFile>;
 }
@@ -70,8 +70,11 @@ export class UploadCutOff extends SawtError {
   }
 }
 
-/** A route a plugin declares with `tokens.httpServer`'s `route()`. */
-export interface PluginRoute {
+/**
+ * A route a plugin declares with `tokens.httpServer`'s `route()`. `B` and `U` are its body's and
+ * upload's field rules: the handler's `request.body` and `upload().fields` are typed from them.
+ */
+export interface PluginRoute<B extends FieldRules = FieldRules, U extends FieldRules = FieldRules> {
   method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
   /** Path below /api/v1, e.g. '/greetings/:name' (fastify syntax for parameters). */
   path: string;
@@ -79,9 +82,9 @@ export interface PluginRoute {
   /** The scope a key needs, declared in some plugin's manifest; null: no API key needed. */
   scope: string | null;
   /** A JSON body validated against these rules (40001 with the rule's message); documented from them. */
-  body?: FieldRules;
+  body?: B;
   /** A multipart/form-data upload instead of a JSON body: read by `request.upload()`. */
-  upload?: UploadSpec;
+  upload?: UploadSpec<U>;
   /** OpenAPI parameter objects (path and query parameters). */
   parameters?: Array<Record<string, unknown>>;
   /** OpenAPI responses of success (and any error described the route's own way). */
@@ -93,13 +96,13 @@ export interface PluginRoute {
   errors?: ErrorKindName[];
 }
 
-export interface RouteRequest {
+export interface RouteRequest<B extends FieldRules = FieldRules, U extends FieldRules = FieldRules> {
   /** The request id (also sent as x-request-id). */
   readonly id: string;
   /** Who called: set on every route with a scope (null on routes without one). */
   readonly auth: AuthContext | null;
   /** The JSON body after validation against `body` (with defaults); {} without `body`. */
-  readonly body: Record<string, unknown>;
+  readonly body: FieldValues<B>;
   readonly params: Record<string, string>;
   readonly query: Record<string, unknown>;
   readonly headers: IncomingHttpHeaders;
@@ -110,7 +113,7 @@ export interface RouteRequest {
    * removed when the handler's promise settles. Rejects with 40001 (not multipart, malformed,
    * a file over the limit, a field against its rules) or UploadCutOff; no file remains then.
    */
-  upload(): Promise<ReceivedUpload>;
+  upload(): Promise<ReceivedUpload<U>>;
 }
 
 export interface RouteReply {
@@ -127,7 +130,7 @@ export interface RouteReply {
 }
 
 /** Answers a request; a thrown SawtError becomes {errorCode, errorMessage} with its status (anything else: 500). */
-export type RouteHandler = (request: RouteRequest, reply: RouteReply) => Promise<void>;
+export type RouteHandler<B extends FieldRules = FieldRules, U extends FieldRules = FieldRules> = (request: RouteRequest<B, U>, reply: RouteReply) => Promise<void>;
 
 /** The part of the HTTP server service plugins declare routes with. */
 export interface HttpRoutes {
@@ -135,5 +138,5 @@ export interface HttpRoutes {
    * Registers `route` (during register()) and describes it in the OpenAPI document.
    * Throws when its scope is declared by no configured plugin.
    */
-  route(route: PluginRoute, handler: RouteHandler): void;
+  route<const B extends FieldRules = Record<never, never>, const U extends FieldRules = Record<never, never>>(route: PluginRoute<B, U>, handler: RouteHandler<B, U>): void;
 }

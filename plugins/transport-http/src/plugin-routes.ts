@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   errors, validateFields,
-  type ErrorKindName, type HttpRouteSpec, type PluginRoute, type ReceivedUpload, type RouteHandler, type RouteReply, type RouteRequest, type ScopeRegistry, type WorkDir,
+  type ErrorKindName, type FieldRules, type FieldValues, type HttpRouteSpec, type PluginRoute, type ReceivedUpload, type RouteHandler, type RouteReply, type RouteRequest, type ScopeRegistry, type WorkDir,
 } from '@sawt/core';
 import { receiveForm, type MultipartForm } from './multipart.js';
 import { errorResponses, jsonBody, multipartBody } from './openapi.js';
@@ -38,7 +38,7 @@ export function describeRoute(route: PluginRoute): HttpRouteSpec {
  * its body validated against its field rules or its upload read by the one receiver.
  */
 export function pluginRoutes(app: FastifyInstance, describe: (r: HttpRouteSpec) => void, deps: PluginRouteDeps) {
-  return (route: PluginRoute, handler: RouteHandler): void => {
+  return <B extends FieldRules, U extends FieldRules>(route: PluginRoute<B, U>, handler: RouteHandler<B, U>): void => {
     if (!route.path.startsWith('/') || route.path.startsWith('//')) throw new Error(`route ${route.method} ${route.path}: the path must start with one / (it lies below /api/v1)`);
     if (route.scope !== null && !deps.scopes.has(route.scope)) {
       throw new Error(`route ${route.method} ${route.path} needs scope '${route.scope}', which no configured plugin declares (declared: ${deps.scopes.names.join(', ')}); declare it in the plugin's scopes`);
@@ -48,15 +48,16 @@ export function pluginRoutes(app: FastifyInstance, describe: (r: HttpRouteSpec) 
     const upload = route.upload;
     const run = async (req: FastifyRequest, reply: FastifyReply) => {
       let form: MultipartForm | null = null;
-      const request: RouteRequest = {
+      const request: RouteRequest<B, U> = {
         id: req.id,
         auth: req.auth ?? null,
-        body: route.body ? validateFields(req.body, route.body) : {},
+        // Without rules the body type is that of no fields, {}.
+        body: route.body ? validateFields(req.body, route.body) : ({} as FieldValues<B>),
         params: (req.params ?? {}) as Record<string, string>,
         query: (req.query ?? {}) as Record<string, unknown>,
         headers: req.headers,
         raw: req.raw,
-        async upload(): Promise<ReceivedUpload> {
+        async upload(): Promise<ReceivedUpload<U>> {
           if (!upload) throw new Error(`route ${route.method} ${route.path} declares no upload`);
           if (form) throw new Error('upload() was already called');
           const notMultipart = upload.messages?.notMultipart ?? 'Expected a multipart/form-data body';
@@ -71,7 +72,7 @@ export function pluginRoutes(app: FastifyInstance, describe: (r: HttpRouteSpec) 
             notMultipart,
             ...(upload.messages?.tooLarge ? { tooLarge: upload.messages.tooLarge } : {}),
           });
-          return { fields: validateFields(form.fields, upload.fields ?? {}, { coerce: true }), files: form.files };
+          return { fields: upload.fields ? validateFields(form.fields, upload.fields, { coerce: true }) : ({} as FieldValues<U>), files: form.files };
         },
       };
       const answer: RouteReply = {

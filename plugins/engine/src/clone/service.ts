@@ -169,7 +169,7 @@ export class VoiceCloningService implements VoiceCloning {
 
 /** The synthesizer of built-in voices with an account's cloned voices in front of it. */
 export class CloningSynthesizer implements SpeechSynthesizer {
-  constructor(private readonly inner: SpeechSynthesizer, private readonly cloning: VoiceCloningService) {}
+  constructor(/** The synthesizer this one decorates (built-in voices). */ readonly inner: SpeechSynthesizer, private readonly cloning: VoiceCloningService) {}
 
   async synthesize(req: SynthesisRequest): Promise<SpeechStream> {
     if (req.accountId) {
