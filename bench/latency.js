@@ -32,7 +32,15 @@ async function measured(fn) {
   const loadBefore = load();
   const figure = await fn();
   const eld = await ask('eld', 'eld');
-  return { ...figure, eventLoopDelayMs: { max: round(eld.maxMs), p99: round(eld.p99Ms) }, loadAverage: { before: loadBefore, after: load() } };
+  // stalls (Linux): the longest gap between two 1 ms ticks of the server's main thread, split into
+  // the time it ran (its own work), the time it waited for a core, and the rest, blocked (asleep in
+  // a lock, a wait for GC helper threads, a page fault, a synchronous system call); maxOwnWorkMs:
+  // the most it ran in any one gap (the longest stretch of the server's own synchronous work).
+  const stalls = eld.stalls && {
+    worstGapMs: round(eld.stalls.gapMs), ranMs: round(eld.stalls.onCpuMs), waitedForCpuMs: round(eld.stalls.waitingMs),
+    blockedMs: round(Math.max(0, eld.stalls.gapMs - eld.stalls.onCpuMs - eld.stalls.waitingMs)), maxOwnWorkMs: round(eld.stalls.maxOnCpuMs),
+  };
+  return { ...figure, eventLoopDelayMs: { max: round(eld.maxMs), p99: round(eld.p99Ms), ...(stalls && { stalls }) }, loadAverage: { before: loadBefore, after: load() } };
 }
 
 const openSessions = (n) => Promise.all(Array.from({ length: n }, (_, i) => openWsSession(url, VOICES[i % VOICES.length])));

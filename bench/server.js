@@ -1,7 +1,7 @@
 // Bench server: boots Sawt in its own process with a fresh data dir, creates an
 // enterprise account and key, and reports its event-loop delay and peak RSS on request (IPC).
 // SAWT_BENCH_PLUGIN_OPTIONS='{"@sawt/plugin-denoise":{...}}' overrides plugin options of the default config.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -23,6 +23,40 @@ await app.get(tokens.wallet).topUp(account.id, toMicro('1000000'));
 const key = await app.get(tokens.apiKeys).create({ accountId: account.id });
 let eld = monitorEventLoopDelay({ resolution: 1 });
 eld.enable();
+
+// Where the worst delays come from (Linux): every millisecond the main thread reads its own
+// /proc/thread-self/schedstat (ns on a CPU, ns runnable but waiting for one). For each gap between
+// two ticks: how much of it the thread ran (its own synchronous work: JS, GC, native calls) and how
+// much it waited for a core (other threads and processes on the machine). On a loaded machine the
+// second part is not the server's doing.
+const stalls = (() => {
+  let fd;
+  try {
+    fd = openSync('/proc/thread-self/schedstat', 'r');
+  } catch {
+    return null;
+  }
+  const buf = Buffer.alloc(96);
+  const read = () => {
+    const text = buf.toString('latin1', 0, readSync(fd, buf, 0, buf.length, 0));
+    const [run, wait] = text.split(' ').map(Number);
+    return { run, wait };
+  };
+  let worst;
+  const reset = () => (worst = { gapMs: 0, onCpuMs: 0, waitingMs: 0, maxOnCpuMs: 0 });
+  reset();
+  let last = { at: performance.now(), ...read() };
+  const timer = setInterval(() => {
+    const now = { at: performance.now(), ...read() };
+    const gapMs = now.at - last.at;
+    const onCpuMs = (now.run - last.run) / 1e6;
+    if (gapMs > worst.gapMs) Object.assign(worst, { gapMs, onCpuMs, waitingMs: (now.wait - last.wait) / 1e6 });
+    worst.maxOnCpuMs = Math.max(worst.maxOnCpuMs, onCpuMs);
+    last = now;
+  }, 1);
+  timer.unref();
+  return { reset, read: () => ({ ...worst }), close: () => (clearInterval(timer), closeSync(fd)) };
+})();
 // Peak RSS since the last 'rss-reset', sampled every 50 ms.
 let rssPeak = process.memoryUsage.rss();
 setInterval(() => { rssPeak = Math.max(rssPeak, process.memoryUsage.rss()); }, 50).unref();
@@ -34,9 +68,10 @@ process.on('message', async (msg) => {
     eld.disable();
     eld = monitorEventLoopDelay({ resolution: 1 });
     eld.enable();
+    stalls?.reset();
     process.send({ type: 'eld-reset' });
   } else if (msg === 'eld') {
-    process.send({ type: 'eld', maxMs: eld.max / 1e6, p99Ms: eld.percentile(99) / 1e6, meanMs: eld.mean / 1e6 });
+    process.send({ type: 'eld', maxMs: eld.max / 1e6, p99Ms: eld.percentile(99) / 1e6, meanMs: eld.mean / 1e6, stalls: stalls?.read() ?? null });
   } else if (msg === 'rss-reset') {
     rssPeak = process.memoryUsage.rss();
     process.send({ type: 'rss-reset', rss: rssPeak });
@@ -45,6 +80,7 @@ process.on('message', async (msg) => {
     rssPeak = Math.max(rssPeak, rss);
     process.send({ type: 'rss', rss, peak: rssPeak });
   } else if (msg === 'stop') {
+    stalls?.close();
     await app.stop();
     rmSync(dataDir, { recursive: true, force: true });
     process.exit(0);

@@ -2,7 +2,13 @@
 // in native/lib/addon.ts.
 #include "addon.h"
 
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -13,7 +19,6 @@
 #include "hts_binding.h"
 #include "onnx_binding.h"
 #include "piper_binding.h"
-#include "promise_worker.h"
 #include "resampler_binding.h"
 #include "synthesis.h"
 #include "voice_binding.h"
@@ -21,24 +26,92 @@
 namespace sawt {
 namespace {
 
-// A short job on libuv's pool that phonemizes one text.
-class PhonemizeWorker : public CodedPromiseWorker {
- public:
-  PhonemizeWorker(Napi::Env env, std::string text, std::string voice, bool ipa)
-      : CodedPromiseWorker(env, "sawt.phonemize", ErrorCode::kEspeak), text_(std::move(text)), voice_(std::move(voice)), ipa_(ipa) {}
-
- protected:
-  void Execute() override {
-    Run([&] { result_ = espeak::Phonemize(text_, voice_, ipa_); });
-  }
-  void OnOK() override { deferred_.Resolve(Napi::String::New(Env(), result_)); }
-
- private:
-  std::string text_, voice_, result_;
-  bool ipa_;
+// Phonemization runs on threads of its own, not on libuv's pool: a call waits for an espeak-ng
+// instance, which a synthesis holds for a whole segment, and on a pool thread that wait held the
+// pool (4 threads) from database queries, model runs and file reads queued behind it (with 10
+// dialect sessions, dozens of clause calls). One thread per instance (no more could run at once);
+// urgent calls (a request's first segment) go ahead of the others. The result reaches JS through a
+// thread-safe function per call.
+struct PhonemizeCall {
+  std::string text, voice, result, error;
+  bool ipa = true;
+  ErrorCode code = ErrorCode::kEspeak;
+  bool failed = false;
+  Napi::Promise::Deferred deferred;
+  explicit PhonemizeCall(Napi::Env env) : deferred(Napi::Promise::Deferred::New(env)) {}
 };
 
-// phonemize(text, voice, mode?): mode "ipa" (default) or "espeak" (espeak's mnemonics, for [[ ]] input).
+// Main thread: settles the call's promise (env is null at environment teardown: nothing to settle).
+void SettlePhonemize(Napi::Env env, Napi::Function, PhonemizeCall* call, void*) {
+  std::unique_ptr<PhonemizeCall> owned(call);
+  if (env == nullptr) return;
+  if (call->failed) {
+    call->deferred.Reject(MakeError(env, call->code, call->error).Value());
+  } else {
+    call->deferred.Resolve(Napi::String::New(env, call->result));
+  }
+}
+
+using PhonemizeChannel = Napi::TypedThreadSafeFunction<PhonemizeCall, void, SettlePhonemize>;
+
+struct QueuedPhonemize {
+  PhonemizeCall* call;
+  PhonemizeChannel channel;
+};
+
+class PhonemizeThreads {
+ public:
+  static PhonemizeThreads& Instance() {
+    static auto* instance = new PhonemizeThreads();  // lives as long as the process
+    return *instance;
+  }
+
+  void Submit(QueuedPhonemize job, bool urgent) {
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      (urgent ? urgent_ : later_).push_back(std::move(job));
+    }
+    wake_.notify_one();
+  }
+
+ private:
+  PhonemizeThreads() {
+    for (int i = 0; i < espeak::Instances(); ++i) std::thread([this] { Loop(); }).detach();
+  }
+
+  void Loop() {
+    for (;;) {
+      QueuedPhonemize job;
+      {
+        std::unique_lock<std::mutex> guard(mutex_);
+        wake_.wait(guard, [&] { return !urgent_.empty() || !later_.empty(); });
+        auto& queue = urgent_.empty() ? later_ : urgent_;
+        job = std::move(queue.front());
+        queue.pop_front();
+      }
+      PhonemizeCall* call = job.call;
+      try {
+        call->result = espeak::Phonemize(call->text, call->voice, call->ipa);
+      } catch (const EngineFailure& failure) {
+        call->failed = true;
+        call->code = failure.code();
+        call->error = failure.what();
+      } catch (const std::exception& e) {
+        call->failed = true;
+        call->error = e.what();
+      }
+      if (job.channel.BlockingCall(call) != napi_ok) delete call;  // the environment is gone
+      job.channel.Release();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<QueuedPhonemize> urgent_, later_;
+};
+
+// phonemize(text, voice, mode?, urgent?): mode "ipa" (default) or "espeak" (espeak's mnemonics, for
+// [[ ]] input); urgent (default false): goes ahead of waiting calls that are not.
 Napi::Value Phonemize(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::string text = args::String(env, info[0], "text");
@@ -49,7 +122,20 @@ Napi::Value Phonemize(const Napi::CallbackInfo& info) {
     if (mode != "ipa" && mode != "espeak") ThrowInvalidArgument(env, "Expected \"ipa\" or \"espeak\" for mode");
     ipa = mode == "ipa";
   }
-  return (new PhonemizeWorker(env, std::move(text), std::move(voice), ipa))->Start();
+  bool urgent = false;
+  if (info.Length() > 3 && !info[3].IsUndefined()) {
+    if (!info[3].IsBoolean()) ThrowInvalidArgument(env, "Expected a boolean for urgent");
+    urgent = info[3].As<Napi::Boolean>().Value();
+  }
+  auto* call = new PhonemizeCall(env);
+  call->text = std::move(text);
+  call->voice = std::move(voice);
+  call->ipa = ipa;
+  Napi::Promise promise = call->deferred.Promise();
+  // Holds the event loop open until the call is settled (a CLI awaiting it must not exit first).
+  PhonemizeChannel channel = PhonemizeChannel::New(env, "sawt.phonemize", 0, 1, call);
+  PhonemizeThreads::Instance().Submit(QueuedPhonemize{call, channel}, urgent);
+  return promise;
 }
 
 Napi::Value ListVoices(const Napi::CallbackInfo& info) {

@@ -5,7 +5,7 @@
  *
  * Threads and memory, as the C++ side implements them:
  * - espeak-ng runs as one or more private instances (espeakInstances), each behind its own lock; synthesis runs on one
- *   native scheduler thread, jobs taking turns per segment (first segments first), phonemize and ONNX work on libuv's pool.
+ *   native scheduler thread, jobs taking turns per segment (first segments first), phonemize on threads of its own (one per espeak instance, urgent calls first), ONNX work on libuv's pool.
  * - Audio chunks and ONNX outputs are external buffers over native memory,
  *   freed by their finalizers when JS collects them (no copy).
  */
@@ -288,7 +288,7 @@ export interface NativeAddon {
   phonemeInputIpa(text: string, voice: string): Promise<string>;
   createHtsSynthesis(options: NativeHtsSynthesisOptions, onEvent: SynthesisEventHandler): SynthesisHandle;
   htsParameters(options: NativeHtsOptions): Promise<HtsParameterStreams[]>;
-  phonemize(text: string, voice: string, mode?: 'ipa' | 'espeak'): Promise<string>;
+  phonemize(text: string, voice: string, mode?: 'ipa' | 'espeak', urgent?: boolean): Promise<string>;
   listVoices(): EspeakVoice[];
   /** Sets the espeak-ng instances (1..8) before espeak's first use; returns the count in force. */
   espeakInstances(count?: number): number;

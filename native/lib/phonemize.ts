@@ -5,15 +5,17 @@ import { nonEmptyString, oneOf, string } from './validate.js';
 export type PhonemeMode = 'ipa' | 'espeak';
 
 /**
- * Phonemes of `text` from espeak-ng, clauses joined by a space. Runs off the main thread.
- * mode 'ipa' (default): IPA; 'espeak': espeak's own phoneme mnemonics, which
+ * Phonemes of `text` from espeak-ng, clauses joined by a space. Runs off the main thread, on
+ * threads of its own (one per espeak instance; not libuv's pool, which the wait for an instance
+ * would hold). mode 'ipa' (default): IPA; 'espeak': espeak's own phoneme mnemonics, which
  * espeak reads back as phoneme input inside [[ ]] (dialect rules rewrite these).
+ * `urgent`: goes ahead of waiting calls that are not (a request's first segment).
  */
-export async function phonemize(text: string, voice = 'ar', mode: PhonemeMode = 'ipa'): Promise<string> {
+export async function phonemize(text: string, voice = 'ar', mode: PhonemeMode = 'ipa', options: { urgent?: boolean } = {}): Promise<string> {
   const callSite = captureCallSite();
   const native = nativeAddon();
   try {
-    return await native.phonemize(string('text', text), nonEmptyString('voice', voice), oneOf('mode', mode, ['ipa', 'espeak'] as const));
+    return await native.phonemize(string('text', text), nonEmptyString('voice', voice), oneOf('mode', mode, ['ipa', 'espeak'] as const), options.urgent === true);
   } catch (error) {
     throw fromNative(error, callSite, 'SAWT_ENGINE_ESPEAK');
   }

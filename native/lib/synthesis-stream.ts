@@ -7,7 +7,7 @@
  */
 import { Readable } from 'node:stream';
 import { nativeAddon, type NativeChunkInfo, type NativeError, type NativeSynthesisOptions, type SynthesisEventHandler, type SynthesisHandle } from './addon.js';
-import { captureCallSite, fromNative } from './errors.js';
+import { captureCallSite, fromNative, type CallSite } from './errors.js';
 import { validateSynthesisOptions, type SynthesisOptions } from './validate.js';
 
 /** One chunk of a synthesis stream: the audio and what the engine reports of it. */
@@ -26,7 +26,7 @@ export class SynthesisStream extends Readable {
   /** @internal Use synthesizeStream(). */
   constructor(
     options: { sampleRate: number },
-    callSite: string,
+    callSite: CallSite,
     create: (onEvent: SynthesisEventHandler) => SynthesisHandle = (onEvent) => nativeAddon().createSynthesis(options as NativeSynthesisOptions, onEvent),
   ) {
     // Object mode counts chunks: one waiting chunk (a sentence, or chunkMs of audio) pauses the job.
@@ -41,7 +41,7 @@ export class SynthesisStream extends Readable {
     }
   }
 
-  #onEvent(err: NativeError | null, chunk: Buffer | null, info: NativeChunkInfo, callSite: string): void {
+  #onEvent(err: NativeError | null, chunk: Buffer | null, info: NativeChunkInfo, callSite: CallSite): void {
     if (info.final) {
       this.#finished = true;
       this.#handle = undefined;

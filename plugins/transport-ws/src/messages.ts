@@ -120,10 +120,9 @@ export const CONNECTION_INITIALIZED = JSON.stringify({ type: 'connectionInitiali
 
 /** An audio message: base64 PCM16, its rate, the alignment of its words (if any), isFinal on the last of a flush. */
 export function audioMessage(pcm: Buffer, sampleRate: number, alignment: Alignment | null, isFinal: boolean): string {
-  const msg: Record<string, unknown> = { audio: pcm.toString('base64'), sampleRate };
-  if (alignment) msg.alignment = alignment;
-  if (isFinal) msg.isFinal = true;
-  return JSON.stringify(msg);
+  // JSON.stringify({ audio, sampleRate, alignment?, isFinal? }) written out (the same bytes): base64
+  // needs no escaping, and stringify copied and scanned the ~13 kB of every message once more.
+  return `{"audio":"${pcm.toString('base64')}","sampleRate":${JSON.stringify(sampleRate)}${alignment ? `,"alignment":${JSON.stringify(alignment)}` : ''}${isFinal ? ',"isFinal":true' : ''}}`;
 }
 
 /** The end of a flush with no audio left to carry it. */

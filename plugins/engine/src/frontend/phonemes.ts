@@ -8,6 +8,8 @@ const CLAUSE = /([^،,؛;:.!?؟…\n]+)([،,؛;:.!?؟…\n]*)/gu;
 export interface DialectPhonemeOptions {
   /** Emit phonemes for every clause, even unchanged ones (for display). */
   always?: boolean;
+  /** A request's first segment: its espeak calls go ahead of waiting ones that are not. */
+  urgent?: boolean;
 }
 
 /**
@@ -39,7 +41,7 @@ async function rewriteClause(clause: string, punct: string, dialect: Dialect | u
   if (!/\p{L}/u.test(clause)) return clause + punct;
   const lead = /^\s*/u.exec(clause)![0];
   const trail = /\s*$/u.exec(clause)![0];
-  const phonemes = (await phonemize(clause.trim(), 'ar', 'espeak')).trim();
+  const phonemes = (await phonemize(clause.trim(), 'ar', 'espeak', { urgent: opts.urgent === true })).trim();
   // A language switch (e.g. "(en)") cannot be written inside [[ ]]: keep the text.
   if (phonemes === '' || phonemes.includes('(')) return clause + punct;
   const rewritten = dialect ? dialect.apply(phonemes) : phonemes;

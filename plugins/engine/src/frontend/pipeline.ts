@@ -60,7 +60,7 @@ export class EngineTextPipeline implements TextPipeline {
           const spelled = await spellForEspeak(text);
           const dialect = ctx.dialect ? dialects.get(ctx.dialect) : undefined;
           if (!ctx.showPhonemes && !dialect?.hasRules) return spelled;
-          return dialectPhonemes(spelled, dialect, { always: ctx.showPhonemes === true });
+          return dialectPhonemes(spelled, dialect, { always: ctx.showPhonemes === true, urgent: ctx.urgent === true });
         },
         { perSegment: true },
       );
