@@ -124,6 +124,17 @@ export function pcmStats(pcm) {
 /** The `sawt` command of this checkout. */
 export const sawtBin = path.join(repoRoot, 'packages/cli/bin/sawt.js');
 
+/** Polls fn() every `every` ms until it returns something truthy (returned); throws naming `what` after `ms`. */
+export async function pollUntil(what, fn, ms = 30_000, every = 25) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, every));
+  }
+}
+
 /** A free loopback port. */
 export async function freePort() {
   const s = createNetServer();

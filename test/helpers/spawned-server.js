@@ -1,21 +1,11 @@
 // A real `sawt serve` in its own process (to kill -9, SIGTERM or restart), and the
 // admin CLI run as an operator would, both on one data dir.
 import { execFile, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import path from 'node:path';
 import { promisify } from 'node:util';
-import { repoRoot } from './server.js';
+import { freePort, repoRoot, sawtBin } from './server.js';
 
+export { freePort, sawtBin };
 const run = promisify(execFile);
-export const sawtBin = path.join(repoRoot, 'packages/cli/bin/sawt.js');
-
-export async function freePort() {
-  const s = createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 /** `sawt …` on `env`; resolves { code, stdout, stderr } (never rejects). */
 export function sawtCli(env, ...args) {

@@ -4,9 +4,8 @@
 // SIGTERM), no reservation stays open, and no file is left behind.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import { LONG_TEXT, defaultConfigPath, tempDir } from '../helpers/server.js';
+import { LONG_TEXT, defaultConfigPath, pollUntil, tempDir } from '../helpers/server.js';
 import { freePort, sawtJson, spawnServer } from '../helpers/spawned-server.js';
 import { abortingPost, leftoverFiles, multipartBody } from '../helpers/abort-client.js';
 import { noiseDir } from '../denoise/helpers.js';
@@ -27,15 +26,7 @@ function configFile(dir) {
   return file;
 }
 
-async function until(what, fn, ms = 30_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
+const until = (what, fn, ms = 30_000) => pollUntil(what, fn, ms, 200);
 
 t.test('20 clients aborting denoise, preview and clone at random moments, then SIGTERM during a denoise', async (t) => {
   const root = tempDir(t);

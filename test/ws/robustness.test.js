@@ -6,7 +6,7 @@ import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { liveSessions } from '@sawt/plugin-transport-ws';
-import { startServer, SENTENCE, LONG_TEXT } from '../helpers/server.js';
+import { startServer, SENTENCE, LONG_TEXT, pollUntil } from '../helpers/server.js';
 import { wsConfig, ready, sleep } from '../helpers/ws.js';
 
 /** The default config with the given transport-ws options. */
@@ -17,16 +17,7 @@ function configWith(options) {
   return config;
 }
 
-/** Polls fn() until it returns truthy. */
-async function waitFor(fn, what, ms = 60000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const r = await fn();
-    if (r) return r;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
+const waitFor = (fn, what, ms = 60000) => pollUntil(what, fn, ms, 25);
 
 /** Connects and initializes; also returns the server-side session of this client. */
 async function readyWithSession(srv, key) {
