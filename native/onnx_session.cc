@@ -91,8 +91,8 @@ Ort::Env& SharedOrtEnv() { return ProcessEnv(); }
 void NiceOnnxThread(const char* name) {
   const auto tid = static_cast<id_t>(syscall(SYS_gettid));
   errno = 0;
-  const int nice = getpriority(PRIO_PROCESS, tid);
-  if (errno == 0) setpriority(PRIO_PROCESS, tid, std::min(19, nice + kOnnxThreadNice));
+  const int current = getpriority(PRIO_PROCESS, tid);
+  if (errno == 0) setpriority(PRIO_PROCESS, tid, std::min(19, current + kOnnxThreadNice));
   pthread_setname_np(pthread_self(), name);
 }
 
