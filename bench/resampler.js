@@ -14,6 +14,7 @@
 // - Speed: input samples per second (millions), 20 s of noise fed in 4096-sample chunks through
 //   the JS class (the same path for both), best of 5.
 import { nativeAddon } from '@sawt/native';
+import { concatSamples } from '@sawt/core';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,13 +30,7 @@ function run(Engine, inRate, outRate, input, chunk = input.length) {
   const parts = [];
   for (let i = 0; i < input.length; i += chunk) parts.push(r.process(input.subarray(i, i + chunk)));
   parts.push(r.flush());
-  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatSamples(parts, new Int16Array(0));
 }
 
 function sine(rate, f, seconds = 1) {

@@ -23,3 +23,4 @@ export * from './model-files.js';
 export { PromMetrics } from './metrics.js';
 export * from './log-sampler.js';
 export * from './work-dir.js';
+export * from './typed-arrays.js';

@@ -2,6 +2,7 @@
 // per process, shared by every job), one native stream per channel.
 import { Dfn3Model, type Dfn3Files, type Dfn3Options } from '@sawt/native';
 import type { Denoiser, DenoiseSession } from './denoisers.js';
+import { interleave } from '@sawt/core/typed-arrays';
 
 export { DFN3_FILES, type Dfn3Files, type Dfn3Options } from '@sawt/native';
 
@@ -28,13 +29,7 @@ export class Dfn3Denoiser implements Denoiser {
         return s.process(ch, flush);
       }));
       // Every channel has seen as many samples, so each returns as many.
-      const len = outs[0]!.length;
-      const y = new Float32Array(len * C);
-      for (let c = 0; c < C; c++) {
-        const o = outs[c]!;
-        for (let i = 0; i < len; i++) y[i * C + c] = o[i]!;
-      }
-      return y;
+      return interleave(outs);
     };
     return { process: (x) => run(x, false), flush: () => run(new Float32Array(0), true), close: () => {} };
   }

@@ -4,6 +4,7 @@
  * padded with silence on flush), so the output has exactly as many samples as
  * the input and lines up with it.
  */
+import { concatSamples, interleave } from '@sawt/core/typed-arrays';
 export class Framer {
   readonly #buf: Float32Array;
   #fill = 0;
@@ -58,15 +59,8 @@ export class Framer {
   }
 }
 
-export function concat(parts: Float32Array[]): Float32Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+function concat(parts: Float32Array[]): Float32Array {
+  return parts.length === 1 ? parts[0]! : concatSamples(parts, new Float32Array(0));
 }
 
 /** Runs one Framer per channel over interleaved samples. */
@@ -88,14 +82,7 @@ export class MultiChannelFramer {
     const C = this.channels;
     const outs: Float32Array[] = [];
     for (let c = 0; c < C; c++) outs.push(await step(this.#framers[c]!, c));
-    if (C === 1) return outs[0]!;
-    const n = outs[0]!.length;
-    const y = new Float32Array(n * C);
-    for (let c = 0; c < C; c++) {
-      const o = outs[c]!;
-      for (let i = 0; i < n; i++) y[i * C + c] = o[i]!;
-    }
-    return y;
+    return interleave(outs);
   }
 }
 

@@ -13,6 +13,7 @@
  * Patterns that are not found are left alone; a graph with neither is returned unchanged. Only the
  * graph's nodes are rewritten (initializers and everything else are copied byte for byte).
  */
+import { concatSamples } from '@sawt/core';
 
 /** What was rewritten, for logs and tests. */
 export interface GraphRewrite {
@@ -94,13 +95,7 @@ function varint(n: number): number[] {
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatSamples(parts, new Uint8Array(0));
 }
 
 function lenField(no: number, payload: Uint8Array): Uint8Array {
