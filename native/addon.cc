@@ -18,7 +18,9 @@
 #include "espeak_engine.h"
 #include "hts_binding.h"
 #include "onnx_binding.h"
+#include "ort_shared.h"
 #include "piper_binding.h"
+#include "promise_worker.h"
 #include "resampler_binding.h"
 #include "synthesis.h"
 #include "voice_binding.h"
@@ -171,7 +173,117 @@ Napi::Value EspeakInstances(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, espeak::Instances());
 }
 
+// One ONNX run between its thread and the main thread. The run's result reaches the main thread
+// through a thread-safe function of its own (its "channel"), which holds the event loop open until
+// the run is settled, as queued libuv work did.
+struct OnnxRun {
+  OnnxRunPromiseWorker* worker;
+  bool settled = false;  // main thread: the worker settled its promise and deleted itself
+  std::mutex mutex;
+  std::condition_variable threadDoneWake;
+  bool threadDone = false;  // the run's thread no longer uses the channel
+  explicit OnnxRun(OnnxRunPromiseWorker* w) : worker(w) {}
+};
+using OnnxRunHandle = std::shared_ptr<OnnxRun>;
+
+// Main thread: settles a finished run (its promise, its place in the queue) and deletes its worker.
+// env is null when the environment is torn down with the result still queued: the channel's
+// finalizer (below) has dealt with the run, and `run` is not used.
+void SettleOnnxRun(Napi::Env env, Napi::Function, OnnxRunHandle* run, void*) {
+  if (env == nullptr) return;
+  (*run)->settled = true;
+  (*run)->worker->OnWorkComplete(env, napi_ok);
+}
+
+using OnnxRunChannel = Napi::TypedThreadSafeFunction<OnnxRunHandle, void, SettleOnnxRun>;
+
+// Main thread, when the channel is destroyed: once the run is settled, or at environment teardown
+// with the run unsettled (maybe still running: this waits for its thread to let go of the channel,
+// as Node-API requires, and deletes the worker, whose promise nobody can await any more).
+void CloseOnnxRunChannel(Napi::Env, void*, OnnxRunHandle* run) {
+  std::unique_ptr<OnnxRunHandle> owned(run);
+  OnnxRun& r = **run;
+  {
+    std::unique_lock<std::mutex> guard(r.mutex);
+    r.threadDoneWake.wait(guard, [&] { return r.threadDone; });
+  }
+  if (!r.settled) delete r.worker;
+}
+
 }  // namespace
+
+// The addon's ONNX run threads (one environment's): SawtAddon lets at most as many runs as there
+// are threads in at once, so a run submitted here starts at once. Each thread is niced
+// (kOnnxThreadNice) at its start; so are the threads ONNX Runtime starts (UseNicedOrtThreads).
+class OnnxRunThreads {
+ public:
+  explicit OnnxRunThreads(int count) {
+    for (int i = 0; i < count; ++i) threads_.emplace_back([this] { Loop(); });
+  }
+
+  // Environment teardown (main thread): every run's channel is gone by then (each was finalized,
+  // after its thread let go of it), so the threads are idle or about to be; they end and are joined.
+  ~OnnxRunThreads() {
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (auto& thread : threads_) thread.join();
+  }
+
+  // Main thread.
+  void Submit(OnnxRunPromiseWorker* worker) {
+    auto run = std::make_shared<OnnxRun>(worker);
+    auto* context = new OnnxRunHandle(run);
+    OnnxRunChannel channel;
+    try {
+      channel = OnnxRunChannel::New(worker->Env(), "sawt.onnx.run", 0, 1, context, CloseOnnxRunChannel);
+    } catch (...) {
+      delete context;
+      throw;
+    }
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      jobs_.push_back(Job{std::move(run), channel});
+    }
+    wake_.notify_one();
+  }
+
+ private:
+  struct Job {
+    OnnxRunHandle run;
+    OnnxRunChannel channel;
+  };
+
+  void Loop() {
+    NiceOnnxThread("sawt-onnx");
+    for (;;) {
+      Job job;
+      {
+        std::unique_lock<std::mutex> guard(mutex_);
+        wake_.wait(guard, [&] { return stopping_ || !jobs_.empty(); });
+        if (jobs_.empty()) return;
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      job.run->worker->ExecuteOnRunThread();
+      // napi_closing: the environment is being torn down; the channel must not be used again.
+      if (job.channel.BlockingCall() != napi_closing) job.channel.Release();
+      {
+        std::lock_guard<std::mutex> guard(job.run->mutex);
+        job.run->threadDone = true;
+      }
+      job.run->threadDoneWake.notify_all();
+    }
+  }
+
+  std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Job> jobs_;
+  bool stopping_ = false;
+};
 
 SawtAddon::SawtAddon(Napi::Env env, Napi::Object exports) {
   exports.Set("phonemize", Napi::Function::New(env, Phonemize, "phonemize"));
@@ -197,10 +309,11 @@ SawtAddon::SawtAddon(Napi::Env env, Napi::Object exports) {
   RegisterPiperFunctions(env, exports);
 }
 
-void SawtAddon::QueueOnnxRun(Napi::AsyncWorker* worker) {
+SawtAddon::~SawtAddon() = default;
+
+void SawtAddon::QueueOnnxRun(OnnxRunPromiseWorker* worker) {
   if (activeOnnxRuns_ < kMaxConcurrentOnnxRuns) {
-    ++activeOnnxRuns_;
-    worker->Queue();
+    StartOnnxRun(worker);
   } else {
     waitingOnnxRuns_.push_back(worker);
   }
@@ -209,11 +322,16 @@ void SawtAddon::QueueOnnxRun(Napi::AsyncWorker* worker) {
 void SawtAddon::OnnxRunFinished() {
   --activeOnnxRuns_;
   if (!waitingOnnxRuns_.empty()) {
-    Napi::AsyncWorker* next = waitingOnnxRuns_.front();
+    OnnxRunPromiseWorker* next = waitingOnnxRuns_.front();
     waitingOnnxRuns_.pop_front();
-    ++activeOnnxRuns_;
-    next->Queue();
+    StartOnnxRun(next);
   }
+}
+
+void SawtAddon::StartOnnxRun(OnnxRunPromiseWorker* worker) {
+  if (!onnxRunThreads_) onnxRunThreads_ = std::make_unique<OnnxRunThreads>(kMaxConcurrentOnnxRuns);
+  onnxRunThreads_->Submit(worker);
+  ++activeOnnxRuns_;
 }
 
 }  // namespace sawt

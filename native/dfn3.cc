@@ -107,6 +107,7 @@ std::shared_ptr<Dfn3Model> LoadDfn3(const Dfn3Settings& s) {
   options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
   if (s.intraOpThreads > 0) options.SetIntraOpNumThreads(s.intraOpThreads);
   options.SetInterOpNumThreads(1);
+  UseNicedOrtThreads(options);
   if (s.cuda) AppendCudaProvider(options);
   auto load = [&](const std::string& path) {
     try {

@@ -3,12 +3,17 @@
 #include "onnx_session.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -58,9 +63,43 @@ TensorDescription Describe(const std::string& name, const Ort::TypeInfo& info) {
   return d;
 }
 
+// ONNX Runtime's thread pools start their threads here (UseNicedOrtThreads); nullptr tells it the
+// thread could not be started.
+OrtCustomThreadHandle CreateNicedOrtThread(void*, OrtThreadWorkerFn work, void* param) {
+  try {
+    auto* thread = new std::thread([work, param] {
+      NiceOnnxThread("sawt-ort");
+      work(param);
+    });
+    return reinterpret_cast<OrtCustomThreadHandle>(thread);
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+// Called by a pool's destructor (the session's release) once the thread's work loop returns.
+void JoinNicedOrtThread(OrtCustomThreadHandle handle) {
+  auto* thread = reinterpret_cast<std::thread*>(const_cast<OrtCustomHandleType*>(handle));
+  thread->join();
+  delete thread;
+}
+
 }  // namespace
 
 Ort::Env& SharedOrtEnv() { return ProcessEnv(); }
+
+void NiceOnnxThread(const char* name) {
+  const auto tid = static_cast<id_t>(syscall(SYS_gettid));
+  errno = 0;
+  const int current = getpriority(PRIO_PROCESS, tid);
+  if (errno == 0) setpriority(PRIO_PROCESS, tid, std::min(19, current + kOnnxThreadNice));
+  pthread_setname_np(pthread_self(), name);
+}
+
+void UseNicedOrtThreads(Ort::SessionOptions& options) {
+  options.SetCustomCreateThreadFn(CreateNicedOrtThread);
+  options.SetCustomJoinThreadFn(JoinNicedOrtThread);
+}
 
 const OnnxElementType* FindOnnxType(ONNXTensorElementDataType onnx) {
   for (const auto& t : kOnnxElementTypes) {
@@ -96,6 +135,7 @@ std::shared_ptr<OnnxModel> LoadOnnxModel(const OnnxSessionSettings& settings) {
     options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
     if (settings.intraOpThreads > 0) options.SetIntraOpNumThreads(settings.intraOpThreads);
     if (settings.interOpThreads > 0) options.SetInterOpNumThreads(settings.interOpThreads);
+    UseNicedOrtThreads(options);
     if (settings.cuda) AppendCudaProvider(options);
 
     auto model = std::make_shared<OnnxModel>();

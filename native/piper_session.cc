@@ -50,6 +50,7 @@ std::shared_ptr<PiperModel> PiperModel::Load(const PiperSettings& settings) {
     // Idle pool threads sleep instead of spinning: the cores are shared with the
     // other runs, espeak and the HTTP server.
     options.AddConfigEntry("session.intra_op.allow_spinning", "0");
+    UseNicedOrtThreads(options);
     if (settings.cuda) AppendCudaProvider(options);
     model->session_ = std::make_unique<Ort::Session>(env, settings.path.c_str(), options);
   } catch (const Ort::Exception& e) {

@@ -1,5 +1,5 @@
-// AsyncWorkers (libuv's pool) that settle a promise: every asynchronous call of
-// the addon runs on one of these.
+// AsyncWorkers that settle a promise: every asynchronous call of the addon runs
+// on one of these (on libuv's pool; ONNX runs on the addon's own threads).
 #pragma once
 
 #include <napi.h>
@@ -53,8 +53,9 @@ class CodedPromiseWorker : public PromiseWorker {
 };
 
 // A CodedPromiseWorker (fallback SAWT_ENGINE_ONNX) that runs an ONNX model: it
-// goes through the addon's bounded queue of ONNX runs (SawtAddon::QueueOnnxRun)
-// and frees its place there when it settles, before OnOK or OnError.
+// goes through the addon's bounded queue of ONNX runs (SawtAddon::QueueOnnxRun),
+// executes on one of the addon's niced ONNX threads (never on libuv's pool), and
+// frees its place in the queue when it settles, before OnOK or OnError.
 class OnnxRunPromiseWorker : public CodedPromiseWorker {
  public:
   Napi::Promise Start() {
@@ -62,6 +63,15 @@ class OnnxRunPromiseWorker : public CodedPromiseWorker {
     SawtAddon::Of(Env()).QueueOnnxRun(this);
     return p;
   }
+  // An ONNX thread of the addon: the work, as libuv's pool would run it (an exception becomes the error).
+  void ExecuteOnRunThread() {
+    try {
+      Execute();
+    } catch (const std::exception& e) {
+      SetError(e.what());
+    }
+  }
+  // Main thread, once ExecuteOnRunThread returned (status napi_ok): settles, then deletes the worker.
   void OnWorkComplete(Napi::Env env, napi_status status) override {
     SawtAddon::Of(env).OnnxRunFinished();
     CodedPromiseWorker::OnWorkComplete(env, status);

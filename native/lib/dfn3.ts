@@ -1,7 +1,7 @@
 /**
  * DeepFilterNet3 (48 kHz full-band speech enhancement) in the addon (dfn3.cc):
  * STFT, ERB and complex features, ERB gains, deep filter and overlap-add are in
- * C++ and the three ONNX models run there on libuv's pool, in windows of frames
+ * C++ and the three ONNX models run there on the addon's niced ONNX threads, in windows of frames
  * (bounded memory). A model's sessions are shared by every stream opened on it;
  * a stream is one channel, stateful across calls. The stream hides the STFT
  * delay: after flush the output is exactly as long as the input and lines up with it.

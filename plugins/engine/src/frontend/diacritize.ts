@@ -63,7 +63,7 @@ export interface DiacritizerFiles {
 
 export interface DiacritizerOptions {
   executionProvider?: 'cpu' | 'cuda';
-  /** Inferences running at once (each on a libuv pool thread); default 2. */
+  /** Inferences running at once (the addon runs at most 2 ONNX runs at once, on niced threads of its own); default 2. */
   maxConcurrent?: number;
   /** Longest model input in characters; longer texts are cut at spaces. Default 400. */
   maxInputChars?: number;
