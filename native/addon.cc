@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "args.h"
+#include "chunk_event.h"
 #include "dfn3_binding.h"
 #include "errors.h"
 #include "espeak_engine.h"
@@ -173,6 +174,14 @@ Napi::Value EspeakInstances(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, espeak::Instances());
 }
 
+Napi::Value PcmInFlightValue(const Napi::CallbackInfo& info) {
+  const PcmInFlight live = PcmChunksInFlight();
+  Napi::Object result = Napi::Object::New(info.Env());
+  result.Set("chunks", static_cast<double>(live.chunks));
+  result.Set("bytes", static_cast<double>(live.bytes));
+  return result;
+}
+
 // One ONNX run between its thread and the main thread. The run's result reaches the main thread
 // through a thread-safe function of its own (its "channel"), which holds the event loop open until
 // the run is settled, as queued libuv work did.
@@ -295,6 +304,7 @@ SawtAddon::SawtAddon(Napi::Env env, Napi::Object exports) {
   rateRange.Freeze();
   exports.Set("espeakRateRange", rateRange);
   exports.Set("createSynthesis", Napi::Function::New(env, CreateSynthesis, "createSynthesis"));
+  exports.Set("pcmInFlight", Napi::Function::New(env, PcmInFlightValue, "pcmInFlight"));
   RegisterHtsFunctions(env, exports);
   exports.Set("Resampler", DefineResamplerClass(env));
   Napi::Function sessionClass = DefineOnnxSessionClass(env);

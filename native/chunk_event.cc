@@ -2,13 +2,18 @@
 
 #include <sys/mman.h>
 
+#include <atomic>
 #include <new>
 
 namespace sawt {
 
 namespace {
 constexpr size_t kMapThreshold = 64 * 1024;
-}
+std::atomic<uint64_t> gLiveChunks{0};
+std::atomic<uint64_t> gLiveBytes{0};
+}  // namespace
+
+PcmInFlight PcmChunksInFlight() { return PcmInFlight{gLiveChunks.load(), gLiveBytes.load()}; }
 
 PcmChunk::PcmChunk(size_t count) : count_(count) {
   const size_t bytes = count * sizeof(int16_t);
@@ -19,9 +24,13 @@ PcmChunk::PcmChunk(size_t count) : count_(count) {
   } else {
     data_ = new int16_t[count];
   }
+  gLiveChunks.fetch_add(1, std::memory_order_relaxed);
+  gLiveBytes.fetch_add(bytes, std::memory_order_relaxed);
 }
 
 PcmChunk::~PcmChunk() {
+  gLiveChunks.fetch_sub(1, std::memory_order_relaxed);
+  gLiveBytes.fetch_sub(count_ * sizeof(int16_t), std::memory_order_relaxed);
   if (count_ * sizeof(int16_t) >= kMapThreshold) {
     munmap(data_, count_ * sizeof(int16_t));
   } else {

@@ -34,6 +34,14 @@ class PcmChunk {
   size_t count_;
 };
 
+// PcmChunks alive in the process (made and not yet freed): after the garbage collector has run,
+// anything left here is audio that JavaScript still holds, or a leak.
+struct PcmInFlight {
+  uint64_t chunks;
+  uint64_t bytes;
+};
+PcmInFlight PcmChunksInFlight();
+
 struct WordTiming {
   double textOffset;  // UTF-16 code units from the start of the segment text
   double length;  // UTF-16 code units

@@ -295,6 +295,8 @@ export interface NativeAddon {
   /** The speaking rates (words per minute) createSynthesis accepts (espeak_engine.h). */
   readonly espeakRateRange: { readonly min: number; readonly max: number };
   createSynthesis(options: NativeSynthesisOptions, onEvent: SynthesisEventHandler): SynthesisHandle;
+  /** Audio chunks (espeak and HTS synthesis) made and not yet freed: after a garbage collection, what JS still holds. */
+  pcmInFlight(): { chunks: number; bytes: number };
   Resampler: new (inRate: number, outRate: number) => NativeResampler;
   OnnxSession: { create(model: string | Uint8Array, options?: NativeOnnxSessionOptions): Promise<NativeOnnxSession> };
   availableProviders(): string[];

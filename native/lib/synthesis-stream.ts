@@ -83,3 +83,8 @@ export function synthesizeStream(options: SynthesisOptions): SynthesisStream {
   const callSite = captureCallSite();
   return new SynthesisStream(validateSynthesisOptions(options), callSite);
 }
+
+/** Synthesis audio (espeak and HTS chunks) in native memory that JavaScript has not yet freed. */
+export function pcmInFlight(): { chunks: number; bytes: number } {
+  return nativeAddon().pcmInFlight();
+}

