@@ -58,8 +58,8 @@ t.test('streamTextToSpeech yields PCM chunks in whole samples, the same audio as
   t.ok(chunks.every((c) => c.length % 2 === 0), 'every chunk holds whole samples');
   const pcm = concat(chunks);
   const wav = parseWav(Buffer.from(await sawt.textToSpeech('sawt-mini', { voice_id: 'fusha-omar', text: LONG_TEXT, stability: 0.5 })));
-  // Synthesis length varies by a few ms from run to run; a lost chunk would be ~2%.
-  t.ok(Math.abs(pcm.length - wav.data.length) < wav.data.length * 0.005, `${pcm.length} bytes streamed, ${wav.data.length} in the WAV`);
+  // Synthesis length varies from run to run (up to 0.4 % for this text: see the WebSocket test below); a lost chunk would be ~2 %.
+  t.ok(Math.abs(pcm.length - wav.data.length) < wav.data.length * 0.01, `${pcm.length} bytes streamed, ${wav.data.length} in the WAV`);
   t.ok(pcmStats(pcm).rms > 300, 'audible');
   t.equal(Buffer.from(pcmToWav(chunks)).subarray(44).length, pcm.length, 'pcmToWav keeps every sample');
 });
