@@ -157,7 +157,7 @@ export class SqlAuthenticator implements Authenticator {
     // Lookup by the sha256 of the secret: the stored value reveals nothing, and an
     // index equality on the hash leaks nothing useful through timing.
     const row = await this.db
-      .knex('api_keys')
+      .reader('api_keys')
       .join('accounts', 'accounts.id', 'api_keys.account_id')
       .where('api_keys.key_hash', hashSecret(secret.trim()))
       .first<(ApiKeyRow & { account_name: string; account_plan: string; account_created_at: string }) | undefined>(
@@ -178,7 +178,7 @@ export class SqlAuthenticator implements Authenticator {
   async invalidKeys(keyIds: string[]): Promise<Map<string, SawtError>> {
     const out = new Map<string, SawtError>();
     if (keyIds.length === 0) return out;
-    const rows = (await this.db.knex<ApiKeyRow>('api_keys').whereIn('id', keyIds).select('id', 'revoked_at', 'deleted_at', 'expires_at')) as ApiKeyRow[];
+    const rows = (await this.db.reader<ApiKeyRow>('api_keys').whereIn('id', keyIds).select('id', 'revoked_at', 'deleted_at', 'expires_at')) as ApiKeyRow[];
     const found = new Map(rows.map((r) => [r.id, r]));
     for (const id of keyIds) {
       const row = found.get(id);

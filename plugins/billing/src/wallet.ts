@@ -56,6 +56,8 @@ function requireMicro(name: string, value: unknown, { positive }: { positive: bo
 export class SqlWallet implements Wallet {
   /** Reservations this process opened and has not closed: released on stop(). */
   private readonly open = new Map<string, SqlReservation>();
+  /** Accounts known to have a wallet row (ensureWallet). */
+  private readonly withWallet = new Set<string>();
 
   /** Reservations this process holds open (the metrics' gauge). */
   get openReservations(): number {
@@ -118,9 +120,15 @@ export class SqlWallet implements Wallet {
       // The key's characters first (42903 wins over 40201), then the money; a failure rolls both back.
       if (quota) await this.quota.take(trx, quota.keyId, quota.chars);
       // The single conditional UPDATE is the whole race protection: two requests can never hold the same money.
-      const n = await trx('wallets').where({ account_id: accountId }).whereRaw('balance - reserved >= ?', [amountMicro]).increment('reserved', amountMicro);
-      const row = await trx<WalletRow>('wallets').where({ account_id: accountId }).first();
-      if (n === 0) throw errors.insufficientBalance(formatMicro(amountMicro), formatMicro(toBalance(row!).available));
+      // RETURNING gives the balance in the same statement (SQLite ≥ 3.35, PostgreSQL): one round trip fewer.
+      const [row] = await trx('wallets')
+        .where({ account_id: accountId })
+        .whereRaw('balance - reserved >= ?', [amountMicro])
+        .update({ reserved: trx.raw('reserved + ?', [amountMicro]) }, ['balance', 'reserved']) as Pick<WalletRow, 'balance' | 'reserved'>[];
+      if (!row) {
+        const now = await trx<WalletRow>('wallets').where({ account_id: accountId }).first();
+        throw errors.insufficientBalance(formatMicro(amountMicro), formatMicro(toBalance(now!).available));
+      }
       await trx('reservations').insert({
         id, account_id: accountId, amount: amountMicro, status: 'open', request_id: meta.requestId, description: meta.description ?? null, created_at: now(),
         owner_id: this.leases.ownerId, lease_expires_at: this.leases.expiry(), key_id: quota?.keyId ?? null, quota_chars: quota?.chars ?? 0,
@@ -160,11 +168,10 @@ export class SqlWallet implements Wallet {
         .update(charge === null ? { status: 'released', release_reason: reason, closed_at: closedAt } : { status: 'settled', charged: charge, closed_at: closedAt });
       if (n === 0) return false;
       const freed = charge === null ? r.amount : r.amount - charge;
-      await trx('wallets')
+      const [row] = await trx('wallets')
         .where({ account_id: r.accountId })
-        .update({ balance: trx.raw('balance - ?', [charge ?? 0]), reserved: trx.raw('reserved - ?', [r.amount]) });
+        .update({ balance: trx.raw('balance - ?', [charge ?? 0]), reserved: trx.raw('reserved - ?', [r.amount]) }, ['balance']) as Pick<WalletRow, 'balance'>[];
       if (charge === null && r.keyId) await this.quota.giveBack(trx, r.keyId, r.quotaChars);
-      const row = await trx<WalletRow>('wallets').where({ account_id: r.accountId }).first();
       const balanceAfter = Number(row!.balance);
       const base = { accountId: r.accountId, balanceAfter, requestId: r.requestId, reservationId: r.id };
       if (charge !== null) await this.writeLedger(trx, { ...base, kind: 'settle', amount: charge, description: null });
@@ -215,11 +222,17 @@ export class SqlWallet implements Wallet {
     });
   }
 
-  /** Creates the account's wallet row on first use (accounts are created by auth). */
+  /**
+   * Creates the account's wallet row on first use (accounts are created by auth). Wallet rows are
+   * never deleted, so an account seen with one is remembered: no query on the request path after that.
+   */
   private async ensureWallet(accountId: string): Promise<void> {
-    if (await this.knex('wallets').where({ account_id: accountId }).first('account_id')) return;
-    await this.requireAccount(accountId);
-    await this.knex('wallets').insert({ account_id: accountId, balance: 0, reserved: 0, created_at: now() }).onConflict('account_id').ignore();
+    if (this.withWallet.has(accountId)) return;
+    if (!(await this.knex('wallets').where({ account_id: accountId }).first('account_id'))) {
+      await this.requireAccount(accountId);
+      await this.knex('wallets').insert({ account_id: accountId, balance: 0, reserved: 0, created_at: now() }).onConflict('account_id').ignore();
+    }
+    this.withWallet.add(accountId);
   }
 
   private async requireAccount(accountId: string): Promise<void> {

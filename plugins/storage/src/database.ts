@@ -30,6 +30,7 @@ interface NamedMigration {
  */
 export class KnexDatabase implements Database {
   private connection: Knex | null = null;
+  private readConnection: Knex | null = null;
   private readonly migrations: NamedMigration[] = [];
   private readonly names = new Set<string>();
   private migrationsApplied = false;
@@ -45,6 +46,10 @@ export class KnexDatabase implements Database {
     return this.connection;
   }
 
+  get reader(): Knex {
+    return this.readConnection ?? this.knex;
+  }
+
   addMigrations(pluginId: string, migrations: Migration[]): void {
     if (this.migrationsApplied) throw new Error(`Plugin '${pluginId}' added migrations after the database was migrated; add them during register()`);
     for (const migration of migrations) {
@@ -57,9 +62,12 @@ export class KnexDatabase implements Database {
 
   async open(): Promise<void> {
     if (this.connection) return;
-    this.connection = this.settings.client === 'sqlite3' ? await openSqlite(this.settings.filename) : openPostgres(this.settings.connection!);
+    if (this.settings.client === 'sqlite3') await mkdir(path.dirname(this.settings.filename), { recursive: true });
+    this.connection = this.settings.client === 'sqlite3' ? openSqlite(this.settings.filename, { readOnly: false }) : openPostgres(this.settings.connection!);
     try {
       await this.migrate();
+      // After the migrations: the reader's first connection sees the tables they made.
+      if (this.settings.client === 'sqlite3') this.readConnection = openSqlite(this.settings.filename, { readOnly: true });
     } catch (e) {
       await this.close();
       throw e;
@@ -68,8 +76,10 @@ export class KnexDatabase implements Database {
 
   async close(): Promise<void> {
     const c = this.connection;
+    const r = this.readConnection;
     this.connection = null;
-    await c?.destroy();
+    this.readConnection = null;
+    await Promise.all([c?.destroy(), r?.destroy()]);
   }
 
   /** Applies every migration not yet recorded, in registration order. */
@@ -115,23 +125,27 @@ function isContention(e: unknown): boolean {
   return code === 'SQLITE_BUSY' || /already locked|SQLITE_BUSY|database is locked|duplicate key value|already exists/i.test(msg);
 }
 
-async function openSqlite(filename: string): Promise<Knex> {
-  await mkdir(path.dirname(filename), { recursive: true });
+/**
+ * The writer: one connection per process (SQLite allows one writer at a time anyway, and a single
+ * connection keeps this process's transactions from contending with each other). The reader: up
+ * to two read-only connections, so key lookups run beside an open write transaction.
+ */
+function openSqlite(filename: string, opts: { readOnly: boolean }): Knex {
+  // busy_timeout first, so switching to WAL waits for a concurrent process instead of failing.
+  const pragmas = opts.readOnly
+    ? [`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`, 'PRAGMA query_only = ON']
+    : [`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`, 'PRAGMA journal_mode = WAL', 'PRAGMA synchronous = NORMAL', 'PRAGMA foreign_keys = ON'];
   return knexFactory({
     client: 'sqlite3',
     connection: { filename },
     useNullAsDefault: true,
     pool: {
-      // One connection per process: SQLite allows one writer at a time anyway, and a
-      // single connection keeps this process's transactions from contending with each other.
-      min: 1,
-      max: 1,
+      min: opts.readOnly ? 0 : 1,
+      max: opts.readOnly ? 2 : 1,
       afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: SqliteConnection) => void) {
-        // busy_timeout first, so switching to WAL waits for a concurrent process instead of failing.
-        const pragmas = [`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`, 'PRAGMA journal_mode = WAL', 'PRAGMA synchronous = NORMAL', 'PRAGMA foreign_keys = ON'];
         const next = (i: number): void => {
           if (i === pragmas.length) return done(null, conn);
-          conn.run(pragmas[i], (err) => (err ? done(err, conn) : next(i + 1)));
+          conn.run(pragmas[i]!, (err) => (err ? done(err, conn) : next(i + 1)));
         };
         next(0);
       },

@@ -62,7 +62,7 @@ export class PieceRun {
     try {
       ({ stream, admission } = await start());
     } catch (e) {
-      if (!this.out.closed()) await this.out.sendError(e);
+      if (!this.cancelled && !this.out.closed()) await this.out.sendError(e);
       return;
     }
     this.stream = stream;

@@ -317,13 +317,33 @@ export class WsSession {
   private async runPiece(run: PieceRun): Promise<void> {
     const s = this.settings!;
     if (run.piece.text === '') return run.sendEmptyFinal(s.sampleRate);
-    // The key may have been revoked, have expired or been deleted since the connection opened.
-    if (!(await this.stillAuthorized())) return;
+    // The key may have been revoked, have expired or been deleted since the connection opened. It is
+    // checked while the piece's admission and synthesis start, not before them (a database round
+    // trip less before the first audio); a key that no longer holds wins: its error alone is sent,
+    // the admission is released and no audio goes out.
+    const authorized = this.stillAuthorized();
     const requestId = `${this.id}:${++this.pieces}`;
-    await run.run(() => startPaidSynthesis(this.deps, {
-      auth: this.auth!, requestId, modelId: s.modelId, voiceId: s.voiceId, text: run.piece.text,
-      speed: s.speed, stability: s.stability, sampleRate: s.sampleRate, purpose: 'tts ws', transport: 'ws', startedAt: run.piece.queuedAt,
-    }), s.sampleRate);
+    const refused = () => {
+      run.cancel();
+      return new Error('the key no longer holds');
+    };
+    await run.run(async () => {
+      let started: Awaited<ReturnType<typeof startPaidSynthesis>>;
+      try {
+        started = await startPaidSynthesis(this.deps, {
+          auth: this.auth!, requestId, modelId: s.modelId, voiceId: s.voiceId, text: run.piece.text,
+          speed: s.speed, stability: s.stability, sampleRate: s.sampleRate, purpose: 'tts ws', transport: 'ws', startedAt: run.piece.queuedAt,
+        });
+      } catch (e) {
+        throw (await authorized) ? e : refused();
+      }
+      if (!(await authorized)) {
+        started.stream.destroy();
+        await started.admission.release('websocket key no longer valid');
+        throw refused();
+      }
+      return started;
+    }, s.sampleRate);
   }
 
   /** Checks the connection's key again; on failure: error 40101, no more audio, close 1008. */

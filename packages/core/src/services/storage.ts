@@ -11,6 +11,13 @@ export interface Migration {
 
 export interface Database {
   readonly knex: Knex;
+  /**
+   * For single reads that need no transaction and should not wait behind this process's writes
+   * (an API key lookup on every request): on SQLite a read-only connection of its own beside the
+   * one writer (WAL lets it read while a transaction is open; it sees committed data); on
+   * PostgreSQL the same pool as `knex`.
+   */
+  readonly reader: Knex;
   /** 'sqlite3' (embedded) or 'pg'. Lets SQL that differs by dialect branch once. */
   readonly dialect: 'sqlite3' | 'pg';
   /** Called by plugins during register(); applied in registration order at storage start. */
