@@ -189,34 +189,44 @@ class Instance {
 std::mutex gInstancesMutex;
 int gCount = 1;
 std::vector<std::unique_ptr<Instance>> gInstances;  // filled once, then read without the mutex
+size_t gSynthesisInstances = 1;  // the first of gInstances; set with them
 std::atomic<bool> gLoaded{false};
 
-// Loads the instances on first use.
-Instance& At(int index) {
-  if (!gLoaded.load(std::memory_order_acquire)) {
-    std::lock_guard<std::mutex> guard(gInstancesMutex);
-    if (!gLoaded.load(std::memory_order_relaxed)) {
-      std::vector<std::unique_ptr<Instance>> made;
-      made.push_back(std::make_unique<Instance>(LinkedApi()));
-      // A copy that cannot be loaded (e.g. no writable TMPDIR) leaves fewer instances, not an error:
-      // calls for the missing ones go to those loaded (index modulo the count).
-      try {
-        for (int i = 1; i < gCount; ++i) made.push_back(std::make_unique<Instance>(LoadCopy()));
-      } catch (const EngineFailure&) {
-      }
-      gInstances = std::move(made);
-      gLoaded.store(true, std::memory_order_release);
-    }
+// Loads the instances on first use: gCount for synthesis, then one more for the front end
+// (phonemize): text that waits for its phonemes never queues behind a segment being synthesized.
+void LoadInstances() {
+  if (gLoaded.load(std::memory_order_acquire)) return;
+  std::lock_guard<std::mutex> guard(gInstancesMutex);
+  if (gLoaded.load(std::memory_order_relaxed)) return;
+  std::vector<std::unique_ptr<Instance>> made;
+  made.push_back(std::make_unique<Instance>(LinkedApi()));
+  // A copy that cannot be loaded (e.g. no writable TMPDIR) leaves fewer instances, not an error:
+  // calls for the missing ones go to those loaded (index modulo the count), and the front end
+  // then shares them.
+  try {
+    for (int i = 1; i <= gCount; ++i) made.push_back(std::make_unique<Instance>(LoadCopy()));
+  } catch (const EngineFailure&) {
   }
-  return *gInstances[static_cast<size_t>(index) % gInstances.size()];
+  gSynthesisInstances = std::min(static_cast<size_t>(gCount), made.size());
+  gInstances = std::move(made);
+  gLoaded.store(true, std::memory_order_release);
 }
 
-// The instance with the fewest waiting calls (the first of them on a tie).
-Instance& LeastBusy() {
+// Synthesis instance `index` (modulo those loaded).
+Instance& At(int index) {
+  LoadInstances();
+  return *gInstances[static_cast<size_t>(index) % gSynthesisInstances];
+}
+
+// The front end's instance: its own when it could be loaded, else the synthesis instance with the
+// fewest waiting calls (the first of them on a tie).
+Instance& ForFrontEnd() {
+  LoadInstances();
+  if (gInstances.size() > gSynthesisInstances) return *gInstances.back();
   Instance* best = &At(0);
   uint64_t fewest = best->lock.Waiting();
-  for (int i = 1; i < Instances() && fewest > 0; ++i) {
-    Instance& candidate = At(i);
+  for (size_t i = 1; i < gSynthesisInstances && fewest > 0; ++i) {
+    Instance& candidate = *gInstances[i];
     const uint64_t waiting = candidate.lock.Waiting();
     if (waiting < fewest) best = &candidate, fewest = waiting;
   }
@@ -237,7 +247,7 @@ int Instances() {
 }
 
 std::string Phonemize(const std::string& text, const std::string& voice, bool ipa) {
-  Instance& instance = LeastBusy();
+  Instance& instance = ForFrontEnd();
   std::lock_guard<FifoLock> guard(instance.lock);
   instance.EnsureInitialized();
   instance.SelectVoice(voice);
@@ -254,7 +264,7 @@ std::string Phonemize(const std::string& text, const std::string& voice, bool ip
 }
 
 std::vector<IpaClause> PhonemizeClauses(const std::string& text, const std::string& voice) {
-  Instance& instance = LeastBusy();
+  Instance& instance = ForFrontEnd();
   std::lock_guard<FifoLock> guard(instance.lock);
   instance.EnsureInitialized();
   instance.SelectVoice(voice);
@@ -281,7 +291,7 @@ std::vector<IpaClause> PhonemizeClauses(const std::string& text, const std::stri
 }
 
 std::string PhonemizeInputIpa(const std::string& text, const std::string& voice) {
-  Instance& instance = LeastBusy();
+  Instance& instance = ForFrontEnd();
   std::lock_guard<FifoLock> guard(instance.lock);
   instance.EnsureInitialized();
   instance.SelectVoice(voice);

@@ -55,15 +55,16 @@ class SynthSink {
                        const std::vector<WordEvent>& words) = 0;
 };
 
-// Instances to use (1..8); takes effect while no instance has been loaded yet, later
-// calls are ignored. Default 1. Returns the count in force.
+// Synthesis instances to use (1..8); takes effect while no instance has been loaded yet,
+// later calls are ignored. Default 1. Returns the count in force. One more instance serves
+// the phonemizing calls alone (Phonemize, PhonemizeClauses, PhonemizeInputIpa).
 int SetInstances(int count);
 // The count in force (loads nothing).
 int Instances();
 
 // Throws EngineFailure (SAWT_ENGINE_ESPEAK) on failure, e.g. an unknown voice.
 // ipa = false gives espeak's own phoneme mnemonics, usable again inside [[ ]].
-// Runs on the instance whose lock is free soonest (round robin).
+// Runs on the front end's own instance.
 std::string Phonemize(const std::string& text, const std::string& voice, bool ipa = true);
 // One clause of espeak_TextToPhonemes (IPA, no ties; phonememode 0x02, as Piper
 // calls it) and the text it consumed, trimmed of white space and of espeak's

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Admission, SpeechChunk, SpeechStream } from '@sawt/core';
 import { AlignmentBuilder } from './alignment-builder.js';
+import { firstAudioWaits } from './first-audio.js';
 import type { WsLimits } from './limits.js';
 import { audioMessage, emptyFinalMessage } from './messages.js';
 
@@ -57,6 +58,15 @@ export class PieceRun {
 
   /** Streams the audio of the paid synthesis `start` begins; its failure to start is sent as an error. */
   async run(start: () => Promise<{ stream: SpeechStream; admission: Admission }>, sampleRate: number): Promise<void> {
+    const firstAudioSent = firstAudioWaits.enter();
+    try {
+      await this.generate(start, sampleRate, firstAudioSent);
+    } finally {
+      firstAudioSent();
+    }
+  }
+
+  private async generate(start: () => Promise<{ stream: SpeechStream; admission: Admission }>, sampleRate: number, firstAudioSent: () => void): Promise<void> {
     let stream: SpeechStream;
     let admission: Admission;
     try {
@@ -88,9 +98,13 @@ export class PieceRun {
         for (const chunk of batch) align.add(chunk.info);
         for (const chunk of batch) {
           if (this.gone()) throw new Error('cancelled');
-          if (held) emit(held, false);
+          if (held) {
+            emit(held, false);
+            firstAudioSent();
+          }
           held = chunk;
           await this.drain();
+          await firstAudioWaits.yieldToWaiting();
         }
       }
       if (this.gone()) throw new Error('cancelled');
