@@ -212,3 +212,32 @@ t.test('openAccount: the account and its opening balance in one transaction; 0 i
   await t.rejects(wallet.openAccount({ name: 'Half', plan: 'free', balanceMicro: 5 }), /read-only/);
   t.notOk((await accounts.list()).some((a) => a.name === 'Half'), 'no account without its wallet');
 });
+
+t.test('reservations arriving together are decided one by one, in order: quota, deleted key, money', async (t) => {
+  // They go to the database in one batch (group commit); each must be decided as if alone.
+  const { app, accounts, wallet } = await setup(t);
+  const keys = app.get(tokens.apiKeys);
+  const acc = await accounts.create({ name: 'Batch', plan: 'enterprise' });
+  await wallet.topUp(acc.id, 1000 * 5);
+  const limited = await keys.create({ accountId: acc.id, quotaChars: 30 });
+  const gone = await keys.create({ accountId: acc.id });
+  const free = await keys.create({ accountId: acc.id });
+  await keys.delete(gone.id);
+  const ask = (key, chars, i) => wallet.reserve(acc.id, 1000, { requestId: `b-${i}`, quota: { keyId: key.id, chars } });
+  const plan = [[limited, 10], [limited, 10], [gone, 5], [limited, 10], [limited, 10], [free, 5], [free, 5], [free, 5]];
+  const results = await Promise.allSettled(plan.map(([key, chars], i) => ask(key, chars, i)));
+  const codes = results.map((r) => (r.status === 'fulfilled' ? 'ok' : r.reason.code));
+  // limited: 10 + 10 + 10 fit in 30, the fourth does not; gone: 40101; money for five in all: the last free one is refused.
+  t.same(codes, ['ok', 'ok', 40101, 'ok', 42903, 'ok', 'ok', 40201]);
+  t.match(results[4].reason.message, /30/, 'the quota error states the quota');
+  t.same(await wallet.balance(acc.id), { accountId: acc.id, balance: 5000, reserved: 5000, available: 0 });
+  const used = async (key) => (await keys.get(key.id)).usedChars;
+  t.equal(await used(limited), 30, 'the limited key holds the characters of its three reservations');
+  t.equal(await used(free), 10);
+  const held = results.filter((r) => r.status === 'fulfilled').map((r) => r.value);
+  await Promise.all(held.map((r) => r.release('test')));
+  t.equal(await used(limited), 0, 'released: characters given back');
+  t.same(await wallet.balance(acc.id), { accountId: acc.id, balance: 5000, reserved: 0, available: 5000 });
+  const ledger = await wallet.ledger(acc.id, { limit: 100 });
+  t.equal(ledger.filter((e) => e.kind === 'reserve').length, 5, 'one reserve row per reservation held');
+});

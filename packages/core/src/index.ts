@@ -1,5 +1,6 @@
 export * from './errors.js';
 export * from './money.js';
+export * from './row-locks.js';
 export * from './text-rules.js';
 export * from './fields.js';
 export type { FromSchema } from './schema-types.js';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { errors, type CharacterQuota } from '@sawt/core';
+import { errors, lockRows, type CharacterQuota, type KeyUsage } from '@sawt/core';
 
 /**
  * Per-key character quota on api_keys.used_chars. It lives in auth because it
@@ -28,5 +28,18 @@ export class SqlCharacterQuota implements CharacterQuota {
     await trx('api_keys')
       .where({ id: keyId })
       .update({ used_chars: trx.raw('CASE WHEN used_chars >= ? THEN used_chars - ? ELSE 0 END', [chars, chars]) });
+  }
+
+  async lockUsage(trx: Knex, keyIds: string[]): Promise<Map<string, KeyUsage>> {
+    const rows = await lockRows<{ id: string; quota_chars: number | string | null; used_chars: number | string }>(trx, {
+      table: 'api_keys', id: 'id', ids: keyIds, columns: ['id', 'quota_chars', 'used_chars'], touch: 'used_chars', where: (q) => q.whereNull('deleted_at'),
+    });
+    return new Map(rows.map((r) => [r.id, { quotaChars: r.quota_chars === null ? null : Number(r.quota_chars), usedChars: Number(r.used_chars) }]));
+  }
+
+  async addUsage(trx: Knex, chars: Map<string, number>): Promise<void> {
+    for (const [keyId, n] of chars) {
+      if (n > 0) await trx('api_keys').where({ id: keyId }).increment('used_chars', n);
+    }
   }
 }

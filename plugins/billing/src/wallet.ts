@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import {
-  SawtError, errors, formatMicro,
+  SawtError, errors, formatMicro, lockRows,
   type Account, type AccountStore, type CharacterQuota, type Database, type LedgerEntry, type Logger, type Plan, type QuotaHold, type Wallet, type WalletBalance, type WalletReservation,
 } from '@sawt/core';
 import type { OrphanReservation, ReservationLeases } from './leases.js';
+import { ReserveBatcher, type ReserveRequest } from './reserve-batch.js';
 
 interface WalletRow {
   account_id: string;
@@ -58,6 +59,7 @@ export class SqlWallet implements Wallet {
   private readonly open = new Map<string, SqlReservation>();
   /** Accounts known to have a wallet row (ensureWallet). */
   private readonly withWallet = new Set<string>();
+  private readonly batcher = new ReserveBatcher((batch) => this.writeReservations(batch));
 
   /** Reservations this process holds open (the metrics' gauge). */
   get openReservations(): number {
@@ -116,28 +118,67 @@ export class SqlWallet implements Wallet {
     if (quota) requireMicro('the quota characters', quota.chars, { positive: false });
     await this.ensureWallet(accountId);
     const id = randomUUID();
-    await this.knex.transaction(async (trx) => {
-      // The key's characters first (42903 wins over 40201), then the money; a failure rolls both back.
-      if (quota) await this.quota.take(trx, quota.keyId, quota.chars);
-      // The single conditional UPDATE is the whole race protection: two requests can never hold the same money.
-      // RETURNING gives the balance in the same statement (SQLite ≥ 3.35, PostgreSQL): one round trip fewer.
-      const [row] = await trx('wallets')
-        .where({ account_id: accountId })
-        .whereRaw('balance - reserved >= ?', [amountMicro])
-        .update({ reserved: trx.raw('reserved + ?', [amountMicro]) }, ['balance', 'reserved']) as Pick<WalletRow, 'balance' | 'reserved'>[];
-      if (!row) {
-        const now = await trx<WalletRow>('wallets').where({ account_id: accountId }).first();
-        throw errors.insufficientBalance(formatMicro(amountMicro), formatMicro(toBalance(now!).available));
-      }
-      await trx('reservations').insert({
-        id, account_id: accountId, amount: amountMicro, status: 'open', request_id: meta.requestId, description: meta.description ?? null, created_at: now(),
-        owner_id: this.leases.ownerId, lease_expires_at: this.leases.expiry(), key_id: quota?.keyId ?? null, quota_chars: quota?.chars ?? 0,
-      });
-      await this.writeLedger(trx, { accountId, kind: 'reserve', amount: amountMicro, balanceAfter: Number(row!.balance), requestId: meta.requestId, reservationId: id, description: meta.description ?? null });
-    });
+    await this.batcher.reserve({ id, accountId, amount: amountMicro, requestId: meta.requestId, description: meta.description ?? null, quota });
     const reservation = new SqlReservation(this, { id, accountId, amount: amountMicro, requestId: meta.requestId, keyId: quota?.keyId ?? null, quotaChars: quota?.chars ?? 0 });
     this.open.set(id, reservation);
     return reservation;
+  }
+
+  /**
+   * One transaction for a batch of reservations: the wallets' and keys' rows are locked and read,
+   * each request is decided in arrival order as its own conditional writes would decide it (the
+   * key's characters first, so 42903 wins over 40201; then the money: two requests can never
+   * hold the same money), and the accepted ones are written together.
+   */
+  private async writeReservations(batch: ReserveRequest[]): Promise<Array<SawtError | null>> {
+    return this.knex.transaction(async (trx) => {
+      const rows = await lockRows<WalletRow>(trx, { table: 'wallets', id: 'account_id', ids: batch.map((r) => r.accountId), columns: ['account_id', 'balance', 'reserved'], touch: 'reserved' });
+      const wallets = new Map(rows.map((r) => [r.account_id, { balance: Number(r.balance), reserved: Number(r.reserved) }]));
+      const keyIds = batch.flatMap((r) => (r.quota ? [r.quota.keyId] : []));
+      const keys = keyIds.length ? await this.quota.lockUsage(trx, keyIds) : new Map<string, never>();
+      const outcomes: Array<SawtError | null> = [];
+      const accepted: ReserveRequest[] = [];
+      const chars = new Map<string, number>();
+      const amounts = new Map<string, number>();
+      for (const r of batch) {
+        const key = r.quota ? keys.get(r.quota.keyId) : undefined;
+        if (r.quota && !key) {
+          outcomes.push(errors.authentication('Invalid API key: this key has been deleted'));
+          continue;
+        }
+        if (r.quota && key && key.quotaChars !== null && key.usedChars + r.quota.chars > key.quotaChars) {
+          outcomes.push(errors.quotaExceeded(key.quotaChars, key.usedChars));
+          continue;
+        }
+        const wallet = wallets.get(r.accountId) ?? { balance: 0, reserved: 0 };
+        if (wallet.balance - wallet.reserved < r.amount) {
+          outcomes.push(errors.insufficientBalance(formatMicro(r.amount), formatMicro(wallet.balance - wallet.reserved)));
+          continue;
+        }
+        if (r.quota && key) {
+          key.usedChars += r.quota.chars;
+          chars.set(r.quota.keyId, (chars.get(r.quota.keyId) ?? 0) + r.quota.chars);
+        }
+        wallet.reserved += r.amount;
+        amounts.set(r.accountId, (amounts.get(r.accountId) ?? 0) + r.amount);
+        accepted.push(r);
+        outcomes.push(null);
+      }
+      if (accepted.length === 0) return outcomes;
+      await this.quota.addUsage(trx, chars);
+      for (const [accountId, amount] of amounts) {
+        if (amount > 0) await trx('wallets').where({ account_id: accountId }).increment('reserved', amount);
+      }
+      const createdAt = now();
+      await trx('reservations').insert(accepted.map((r) => ({
+        id: r.id, account_id: r.accountId, amount: r.amount, status: 'open', request_id: r.requestId, description: r.description, created_at: createdAt,
+        owner_id: this.leases.ownerId, lease_expires_at: this.leases.expiry(), key_id: r.quota?.keyId ?? null, quota_chars: r.quota?.chars ?? 0,
+      })));
+      await trx('ledger').insert(accepted.map((r) => ledgerRow({
+        accountId: r.accountId, kind: 'reserve', amount: r.amount, balanceAfter: wallets.get(r.accountId)!.balance, requestId: r.requestId, reservationId: r.id, description: r.description,
+      })));
+      return outcomes;
+    });
   }
 
   async ledger(accountId: string, opts: { limit?: number } = {}): Promise<LedgerEntry[]> {
@@ -206,20 +247,8 @@ export class SqlWallet implements Wallet {
     );
   }
 
-  private async writeLedger(
-    trx: Knex.Transaction,
-    e: { accountId: string; kind: LedgerKind; amount: number; balanceAfter: number; requestId: string | null; reservationId?: string; description: string | null },
-  ): Promise<void> {
-    await trx('ledger').insert({
-      account_id: e.accountId,
-      kind: e.kind,
-      amount: e.amount,
-      balance_after: e.balanceAfter,
-      request_id: e.requestId,
-      reservation_id: e.reservationId ?? null,
-      description: e.description,
-      created_at: now(),
-    });
+  private async writeLedger(trx: Knex.Transaction, e: LedgerWrite): Promise<void> {
+    await trx('ledger').insert(ledgerRow(e));
   }
 
   /**
@@ -238,6 +267,29 @@ export class SqlWallet implements Wallet {
   private async requireAccount(accountId: string): Promise<void> {
     if (!(await this.accounts.get(accountId))) throw new SawtError('notFound', `Account '${accountId}' not found`);
   }
+}
+
+interface LedgerWrite {
+  accountId: string;
+  kind: LedgerKind;
+  amount: number;
+  balanceAfter: number;
+  requestId: string | null;
+  reservationId?: string;
+  description: string | null;
+}
+
+function ledgerRow(e: LedgerWrite): Record<string, unknown> {
+  return {
+    account_id: e.accountId,
+    kind: e.kind,
+    amount: e.amount,
+    balance_after: e.balanceAfter,
+    request_id: e.requestId,
+    reservation_id: e.reservationId ?? null,
+    description: e.description,
+    created_at: now(),
+  };
 }
 
 function toBalance(row: WalletRow): WalletBalance {

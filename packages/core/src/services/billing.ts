@@ -93,11 +93,26 @@ export interface SharedLimits {
  * inside the caller's transaction (`trx`, the wallet's reservation), so characters
  * are taken and given back together with the money they pay for.
  */
+/** A key's characters as a transaction that holds its row sees them. */
+export interface KeyUsage {
+  /** null: the key has no quota (usage is still counted). */
+  quotaChars: number | null;
+  usedChars: number;
+}
+
 export interface CharacterQuota {
   /** Takes `chars` in one conditional write; throws SawtError 42903 when it would pass the quota, 40101 for a deleted key. */
   take(trx: Knex, keyId: string, chars: number): Promise<void>;
   /** Gives `chars` back (never below zero). */
   giveBack(trx: Knex, keyId: string, chars: number): Promise<void>;
+  /**
+   * Locks the keys' rows until `trx` ends and reads their usage (deleted keys are absent), for a
+   * caller that checks several takes at once and then writes them with addUsage in the same
+   * transaction. Rows are locked in id order, so two such transactions cannot deadlock.
+   */
+  lockUsage(trx: Knex, keyIds: string[]): Promise<Map<string, KeyUsage>>;
+  /** Adds characters to each key's usage (checked with lockUsage in the same transaction). */
+  addUsage(trx: Knex, chars: Map<string, number>): Promise<void>;
 }
 
 /** One paid unit of synthesis work: quota, concurrency slot and money, taken together and given back together. */
