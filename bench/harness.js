@@ -14,6 +14,21 @@ export const here = path.dirname(fileURLToPath(import.meta.url));
 export const TEXT = 'مرحبا بكم في خدمة صوت للنطق العربي. نقدم لكم أصواتا بلهجات متعددة، من الفصحى إلى المصرية والخليجية، مع زمن استجابة منخفض جدا. جربوا الخدمة اليوم، وشاركونا آراءكم لنحسنها أكثر في الأسابيع القادمة، ونعدكم بالمزيد.'.slice(0, 200);
 export const VOICES = ['fusha-omar', 'fusha-layla', 'egyptian-karim', 'egyptian-nour', 'emirati-hamdan', 'najdi-noura', 'hijazi-reem', 'kuwaiti-bader'];
 
+/**
+ * The server's event-loop figures from bench/server.js's 'eld' answer: max and p99 delay (ms), and
+ * stalls (Linux): the longest gap between two 1 ms ticks of the server's main thread, split into
+ * the time it ran (its own work), the time it waited for a core, and the rest, blocked (asleep in
+ * a lock, a wait for GC helper threads, a page fault, a synchronous system call); maxOwnWorkMs:
+ * the most it ran in any one gap (the longest stretch of the server's own synchronous work).
+ */
+export function eventLoopFigures(eld) {
+  const stalls = eld.stalls && {
+    worstGapMs: round(eld.stalls.gapMs), ranMs: round(eld.stalls.onCpuMs), waitedForCpuMs: round(eld.stalls.waitingMs),
+    blockedMs: round(Math.max(0, eld.stalls.gapMs - eld.stalls.onCpuMs - eld.stalls.waitingMs)), maxOwnWorkMs: round(eld.stalls.maxOnCpuMs),
+  };
+  return { max: round(eld.maxMs), p99: round(eld.p99Ms), ...(stalls && { stalls }) };
+}
+
 /** Starts bench/server.js (extra environment variables in `env`); returns its port and key, an IPC ask(), and stop(). */
 export async function startBenchServer({ env } = {}) {
   // BENCH_SERVER_NODE_ARGS: node options of the server process alone (e.g. --cpu-prof --cpu-prof-dir=DIR).

@@ -11,7 +11,7 @@
 // BENCH_LATENCY_PER_STREAM (requests per concurrent stream, 3), BENCH_LATENCY_TAG (name suffix
 // of the result file, e.g. "before"). Each figure carries the machine's load average when taken.
 import os from 'node:os';
-import { TEXT, VOICES, concurrentFigures, concurrentStreams, machine, openWsSession, round, startBenchServer, streamTts, summary, writeResults } from './harness.js';
+import { TEXT, VOICES, concurrentFigures, concurrentStreams, eventLoopFigures, machine, openWsSession, round, startBenchServer, streamTts, summary, writeResults } from './harness.js';
 
 const env = (name, dflt) => Number(process.env[name] ?? dflt);
 const RUNS = new Set((process.env.BENCH_LATENCY_RUNS ?? 'http,ws10,ws30').split(','));
@@ -32,15 +32,7 @@ async function measured(fn) {
   const loadBefore = load();
   const figure = await fn();
   const eld = await ask('eld', 'eld');
-  // stalls (Linux): the longest gap between two 1 ms ticks of the server's main thread, split into
-  // the time it ran (its own work), the time it waited for a core, and the rest, blocked (asleep in
-  // a lock, a wait for GC helper threads, a page fault, a synchronous system call); maxOwnWorkMs:
-  // the most it ran in any one gap (the longest stretch of the server's own synchronous work).
-  const stalls = eld.stalls && {
-    worstGapMs: round(eld.stalls.gapMs), ranMs: round(eld.stalls.onCpuMs), waitedForCpuMs: round(eld.stalls.waitingMs),
-    blockedMs: round(Math.max(0, eld.stalls.gapMs - eld.stalls.onCpuMs - eld.stalls.waitingMs)), maxOwnWorkMs: round(eld.stalls.maxOnCpuMs),
-  };
-  return { ...figure, eventLoopDelayMs: { max: round(eld.maxMs), p99: round(eld.p99Ms), ...(stalls && { stalls }) }, loadAverage: { before: loadBefore, after: load() } };
+  return { ...figure, eventLoopDelayMs: eventLoopFigures(eld), loadAverage: { before: loadBefore, after: load() } };
 }
 
 const openSessions = (n) => Promise.all(Array.from({ length: n }, (_, i) => openWsSession(url, VOICES[i % VOICES.length])));

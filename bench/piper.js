@@ -15,7 +15,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { piperSentences, phonemeIds, readPiperVoiceConfig } from '../plugins/engine/dist/index.js';
 import { PiperSession } from '@sawt/native';
-import { concurrentFigures, concurrentStreams, machine, round, sequentialFigures, startBenchServer, streamTts, summary, writeResults } from './harness.js';
+import { concurrentFigures, concurrentStreams, eventLoopFigures, machine, round, sequentialFigures, startBenchServer, streamTts, summary, writeResults } from './harness.js';
 
 const require = createRequire(import.meta.url);
 const ort = require('onnxruntime-node');
@@ -51,8 +51,8 @@ async function httpPhase(piper) {
     const concEld = await ask('eld', 'eld');
     return {
       piper, diacritizer: setup.diacritizer,
-      sequential: { ...sequentialFigures(seq), serverEventLoopMaxMs: round(seqEld.maxMs) },
-      concurrent: { ...concurrentFigures(CONCURRENCY, conc), serverEventLoopMaxMs: round(concEld.maxMs) },
+      sequential: { ...sequentialFigures(seq), serverEventLoopMaxMs: round(seqEld.maxMs), serverEventLoop: eventLoopFigures(seqEld) },
+      concurrent: { ...concurrentFigures(CONCURRENCY, conc), serverEventLoopMaxMs: round(concEld.maxMs), serverEventLoop: eventLoopFigures(concEld) },
     };
   } finally {
     await stop();
