@@ -38,9 +38,11 @@ function requireMicro(name: string, value: unknown, { positive }: { positive: bo
 
 /**
  * Wallets in the database. Every change of balance or reserved happens in one
- * short transaction together with its ledger row, and starts with the conditional
- * write, so on SQLite the write lock is taken first (no lock upgrade that could fail
- * under another process) and on PostgreSQL the row lock serialises concurrent requests.
+ * short transaction together with its ledger row, and starts with a write (or, for
+ * reservations, lockRows), so on SQLite the write lock is taken first (no lock upgrade
+ * that could fail under another process) and on PostgreSQL the row lock serialises
+ * concurrent requests. Reservations asked for together share one transaction
+ * (ReserveBatcher), each decided as alone.
  *
  * A reservation also holds the key's quota characters (auth's CharacterQuota, in
  * the same transaction), and is leased to the process that took it (leases.ts):
