@@ -192,8 +192,9 @@ std::vector<std::unique_ptr<Instance>> gInstances;  // filled once, then read wi
 size_t gSynthesisInstances = 1;  // the first of gInstances; set with them
 std::atomic<bool> gLoaded{false};
 
-// Loads the instances on first use: gCount for synthesis, then one more for the front end
-// (phonemize): text that waits for its phonemes never queues behind a segment being synthesized.
+// Loads the instances on first use: gCount for synthesis, then as many for the front end
+// (phonemize; the addon runs as many phonemize threads): text that waits for its phonemes never
+// queues behind a segment being synthesized.
 void LoadInstances() {
   if (gLoaded.load(std::memory_order_acquire)) return;
   std::lock_guard<std::mutex> guard(gInstancesMutex);
@@ -204,7 +205,7 @@ void LoadInstances() {
   // calls for the missing ones go to those loaded (index modulo the count), and the front end
   // then shares them.
   try {
-    for (int i = 1; i <= gCount; ++i) made.push_back(std::make_unique<Instance>(LoadCopy()));
+    for (int i = 1; i < 2 * gCount; ++i) made.push_back(std::make_unique<Instance>(LoadCopy()));
   } catch (const EngineFailure&) {
   }
   gSynthesisInstances = std::min(static_cast<size_t>(gCount), made.size());
@@ -218,14 +219,15 @@ Instance& At(int index) {
   return *gInstances[static_cast<size_t>(index) % gSynthesisInstances];
 }
 
-// The front end's instance: its own when it could be loaded, else the synthesis instance with the
-// fewest waiting calls (the first of them on a tie).
+// The front end's instance with the fewest waiting calls (the first of them on a tie): among its
+// own, or among the synthesis instances when no copy could be loaded for it.
 Instance& ForFrontEnd() {
   LoadInstances();
-  if (gInstances.size() > gSynthesisInstances) return *gInstances.back();
-  Instance* best = &At(0);
+  const size_t first = gInstances.size() > gSynthesisInstances ? gSynthesisInstances : 0;
+  const size_t end = gInstances.size() > gSynthesisInstances ? gInstances.size() : gSynthesisInstances;
+  Instance* best = gInstances[first].get();
   uint64_t fewest = best->lock.Waiting();
-  for (size_t i = 1; i < gSynthesisInstances && fewest > 0; ++i) {
+  for (size_t i = first + 1; i < end && fewest > 0; ++i) {
     Instance& candidate = *gInstances[i];
     const uint64_t waiting = candidate.lock.Waiting();
     if (waiting < fewest) best = &candidate, fewest = waiting;

@@ -56,8 +56,8 @@ class SynthSink {
 };
 
 // Synthesis instances to use (1..8); takes effect while no instance has been loaded yet,
-// later calls are ignored. Default 1. Returns the count in force. One more instance serves
-// the phonemizing calls alone (Phonemize, PhonemizeClauses, PhonemizeInputIpa).
+// later calls are ignored. Default 1. Returns the count in force. As many more instances
+// serve the phonemizing calls alone (Phonemize, PhonemizeClauses, PhonemizeInputIpa).
 int SetInstances(int count);
 // The count in force (loads nothing).
 int Instances();
