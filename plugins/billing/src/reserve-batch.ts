@@ -46,12 +46,26 @@ export class ReserveBatcher {
     this.#writing = true;
     this.write(batch.map((w) => w.request))
       .then(
-        (outcomes) => batch.forEach((w, i) => (outcomes[i] ? w.reject(outcomes[i]) : w.resolve())),
-        (error: unknown) => batch.forEach((w) => w.reject(error)),
+        (outcomes) => settleInTurns(batch, (w, i) => (outcomes[i] ? w.reject(outcomes[i]) : w.resolve())),
+        (error: unknown) => settleInTurns(batch, (w) => w.reject(error)),
       )
       .finally(() => {
         this.#writing = false;
         this.#next();
       });
   }
+}
+
+/**
+ * Settles the waiting requests one per turn of the event loop: each admitted request goes on to
+ * start its audio, and thirty of them resolved at once would run those starts back to back in
+ * one stretch of the JavaScript thread (measured: 49 ms with 30 WebSocket sessions).
+ */
+function settleInTurns(batch: Waiting[], settle: (w: Waiting, i: number) => void): void {
+  let i = 0;
+  const step = (): void => {
+    settle(batch[i]!, i);
+    if (++i < batch.length) setImmediate(step);
+  };
+  step();
 }
