@@ -38,8 +38,6 @@ export class SqlCharacterQuota implements CharacterQuota {
   }
 
   async addUsage(trx: Knex, chars: Map<string, number>): Promise<void> {
-    for (const [keyId, n] of chars) {
-      if (n > 0) await trx('api_keys').where({ id: keyId }).increment('used_chars', n);
-    }
+    await Promise.all([...chars].filter(([, n]) => n > 0).map(([keyId, n]) => trx('api_keys').where({ id: keyId }).increment('used_chars', n)));
   }
 }

@@ -134,10 +134,14 @@ export class SqlWallet implements Wallet {
    */
   private async writeReservations(batch: ReserveRequest[]): Promise<Array<SawtError | null>> {
     return this.knex.transaction(async (trx) => {
-      const rows = await lockRows<WalletRow>(trx, { table: 'wallets', id: 'account_id', ids: batch.map((r) => r.accountId), columns: ['account_id', 'balance', 'reserved'], touch: 'reserved' });
-      const wallets = new Map(rows.map((r) => [r.account_id, { balance: Number(r.balance), reserved: Number(r.reserved) }]));
+      // Statements of one step are sent together (the connection runs them one after the other):
+      // a round trip per step, not per statement. The wallets are asked first.
       const keyIds = batch.flatMap((r) => (r.quota ? [r.quota.keyId] : []));
-      const keys = keyIds.length ? await this.quota.lockUsage(trx, keyIds) : new Map<string, never>();
+      const [rows, keys] = await Promise.all([
+        lockRows<WalletRow>(trx, { table: 'wallets', id: 'account_id', ids: batch.map((r) => r.accountId), columns: ['account_id', 'balance', 'reserved'], touch: 'reserved' }),
+        keyIds.length ? this.quota.lockUsage(trx, keyIds) : new Map<string, never>(),
+      ]);
+      const wallets = new Map(rows.map((r) => [r.account_id, { balance: Number(r.balance), reserved: Number(r.reserved) }]));
       const outcomes: Array<SawtError | null> = [];
       const accepted: ReserveRequest[] = [];
       const chars = new Map<string, number>();
@@ -167,18 +171,18 @@ export class SqlWallet implements Wallet {
         outcomes.push(null);
       }
       if (accepted.length === 0) return outcomes;
-      await this.quota.addUsage(trx, chars);
-      for (const [accountId, amount] of amounts) {
-        if (amount > 0) await trx('wallets').where({ account_id: accountId }).increment('reserved', amount);
-      }
       const createdAt = now();
-      await trx('reservations').insert(accepted.map((r) => ({
+      await Promise.all([
+        this.quota.addUsage(trx, chars),
+        ...[...amounts].filter(([, amount]) => amount > 0).map(([accountId, amount]) => trx('wallets').where({ account_id: accountId }).increment('reserved', amount)),
+        trx('reservations').insert(accepted.map((r) => ({
         id: r.id, account_id: r.accountId, amount: r.amount, status: 'open', request_id: r.requestId, description: r.description, created_at: createdAt,
         owner_id: this.leases.ownerId, lease_expires_at: this.leases.expiry(), key_id: r.quota?.keyId ?? null, quota_chars: r.quota?.chars ?? 0,
-      })));
-      await trx('ledger').insert(accepted.map((r) => ledgerRow({
-        accountId: r.accountId, kind: 'reserve', amount: r.amount, balanceAfter: wallets.get(r.accountId)!.balance, requestId: r.requestId, reservationId: r.id, description: r.description,
-      })));
+        }))),
+        trx('ledger').insert(accepted.map((r) => ledgerRow({
+          accountId: r.accountId, kind: 'reserve', amount: r.amount, balanceAfter: wallets.get(r.accountId)!.balance, requestId: r.requestId, reservationId: r.id, description: r.description,
+        }))),
+      ]);
       return outcomes;
     });
   }
