@@ -176,8 +176,8 @@ export class SqlWallet implements Wallet {
         this.quota.addUsage(trx, chars),
         ...[...amounts].filter(([, amount]) => amount > 0).map(([accountId, amount]) => trx('wallets').where({ account_id: accountId }).increment('reserved', amount)),
         trx('reservations').insert(accepted.map((r) => ({
-        id: r.id, account_id: r.accountId, amount: r.amount, status: 'open', request_id: r.requestId, description: r.description, created_at: createdAt,
-        owner_id: this.leases.ownerId, lease_expires_at: this.leases.expiry(), key_id: r.quota?.keyId ?? null, quota_chars: r.quota?.chars ?? 0,
+          id: r.id, account_id: r.accountId, amount: r.amount, status: 'open', request_id: r.requestId, description: r.description, created_at: createdAt,
+          owner_id: this.leases.ownerId, lease_expires_at: this.leases.expiry(), key_id: r.quota?.keyId ?? null, quota_chars: r.quota?.chars ?? 0,
         }))),
         trx('ledger').insert(accepted.map((r) => ledgerRow({
           accountId: r.accountId, kind: 'reserve', amount: r.amount, balanceAfter: wallets.get(r.accountId)!.balance, requestId: r.requestId, reservationId: r.id, description: r.description,
