@@ -62,6 +62,7 @@ function clip(value: string): string {
 export const errors = {
   validation: (message: string) => new SawtError('validation', message),
   authentication: (message = 'Invalid or missing API key. Provide it in the x-api-key header.') => new SawtError('authentication', message),
+  keyDeleted: () => new SawtError('authentication', 'Invalid API key: this key has been deleted'),
   insufficientBalance: (required: string, available: string) =>
     new SawtError('insufficientBalance', `Insufficient wallet balance: required ${required}, available ${available}`),
   modelAccess: (modelId: string) => new SawtError('modelAccess', `Model '${modelId}' is not enabled for this account`),

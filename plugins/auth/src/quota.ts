@@ -18,7 +18,7 @@ export class SqlCharacterQuota implements CharacterQuota {
       .increment('used_chars', chars);
     if (n === 0) {
       const row = await trx('api_keys').where({ id: keyId }).whereNull('deleted_at').first('quota_chars', 'used_chars');
-      if (!row) throw errors.authentication('Invalid API key: this key has been deleted');
+      if (!row) throw errors.keyDeleted();
       throw errors.quotaExceeded(Number(row.quota_chars), Number(row.used_chars));
     }
   }

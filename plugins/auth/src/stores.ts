@@ -182,14 +182,14 @@ export class SqlAuthenticator implements Authenticator {
     const found = new Map(rows.map((r) => [r.id, r]));
     for (const id of keyIds) {
       const row = found.get(id);
-      const invalid = row ? this.whyInvalid(row) : errors.authentication('Invalid API key: this key has been deleted');
+      const invalid = row ? this.whyInvalid(row) : errors.keyDeleted();
       if (invalid) out.set(id, invalid);
     }
     return out;
   }
 
   private whyInvalid(row: Pick<ApiKeyRow, 'deleted_at' | 'revoked_at' | 'expires_at'>): SawtError | null {
-    if (row.deleted_at) return errors.authentication('Invalid API key: this key has been deleted');
+    if (row.deleted_at) return errors.keyDeleted();
     if (row.revoked_at) return errors.authentication('Invalid API key: this key has been revoked');
     if (row.expires_at && Date.parse(row.expires_at) <= this.now()) return errors.authentication(`Invalid API key: this key expired at ${row.expires_at}`);
     return null;

@@ -149,7 +149,7 @@ export class SqlWallet implements Wallet {
       for (const r of batch) {
         const key = r.quota ? keys.get(r.quota.keyId) : undefined;
         if (r.quota && !key) {
-          outcomes.push(errors.authentication('Invalid API key: this key has been deleted'));
+          outcomes.push(errors.keyDeleted());
           continue;
         }
         if (r.quota && key && key.quotaChars !== null && key.usedChars + r.quota.chars > key.quotaChars) {

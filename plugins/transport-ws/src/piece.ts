@@ -98,13 +98,15 @@ export class PieceRun {
         for (const chunk of batch) align.add(chunk.info);
         for (const chunk of batch) {
           if (this.gone()) throw new Error('cancelled');
+          const sending = held !== null;
           if (held) {
             emit(held, false);
             firstAudioSent();
           }
           held = chunk;
           await this.drain();
-          await firstAudioWaits.yieldToWaiting();
+          // Only once its own first audio is out: a piece never waits for the pieces that wait.
+          if (sending) await firstAudioWaits.yieldToWaiting();
         }
       }
       if (this.gone()) throw new Error('cancelled');
