@@ -26,7 +26,8 @@ export function eventLoopFigures(eld) {
     worstGapMs: round(eld.stalls.gapMs), ranMs: round(eld.stalls.onCpuMs), waitedForCpuMs: round(eld.stalls.waitingMs),
     blockedMs: round(Math.max(0, eld.stalls.gapMs - eld.stalls.onCpuMs - eld.stalls.waitingMs)), maxOwnWorkMs: round(eld.stalls.maxOnCpuMs),
   };
-  return { max: round(eld.maxMs), p99: round(eld.p99Ms), ...(stalls && { stalls }) };
+  const gc = eld.gc && Object.fromEntries(Object.entries(eld.gc).map(([kind, g]) => [kind, { count: g.count, maxMs: round(g.maxMs), totalMs: round(g.totalMs) }]));
+  return { max: round(eld.maxMs), p99: round(eld.p99Ms), ...(stalls && { stalls }), ...(gc && { gc }) };
 }
 
 /** Starts bench/server.js (extra environment variables in `env`); returns its port and key, an IPC ask(), and stop(). */

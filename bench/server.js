@@ -4,7 +4,7 @@
 import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createSawt, tokens, toMicro } from '@sawt/core';
 
@@ -57,6 +57,20 @@ const stalls = (() => {
   timer.unref();
   return { reset, read: () => ({ ...worst }), close: () => (clearInterval(timer), closeSync(fd)) };
 })();
+// Garbage collection pauses of the main thread since the last 'eld-reset': the longest per kind
+// (scavenge = young generation, markCompact = full) and their count; a stall of the event loop
+// that matches one of these is V8's, not Sawt's code.
+const gcKinds = { [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge', [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: 'markCompact', [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakCallbacks' };
+let gc = {};
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const kind = gcKinds[e.detail?.kind] ?? 'other';
+    const k = (gc[kind] ??= { count: 0, maxMs: 0, totalMs: 0 });
+    k.count++;
+    k.totalMs += e.duration;
+    k.maxMs = Math.max(k.maxMs, e.duration);
+  }
+}).observe({ entryTypes: ['gc'] });
 // Peak RSS since the last 'rss-reset', sampled every 50 ms.
 let rssPeak = process.memoryUsage.rss();
 setInterval(() => { rssPeak = Math.max(rssPeak, process.memoryUsage.rss()); }, 50).unref();
@@ -69,9 +83,10 @@ process.on('message', async (msg) => {
     eld = monitorEventLoopDelay({ resolution: 1 });
     eld.enable();
     stalls?.reset();
+    gc = {};
     process.send({ type: 'eld-reset' });
   } else if (msg === 'eld') {
-    process.send({ type: 'eld', maxMs: eld.max / 1e6, p99Ms: eld.percentile(99) / 1e6, meanMs: eld.mean / 1e6, stalls: stalls?.read() ?? null });
+    process.send({ type: 'eld', maxMs: eld.max / 1e6, p99Ms: eld.percentile(99) / 1e6, meanMs: eld.mean / 1e6, stalls: stalls?.read() ?? null, gc });
   } else if (msg === 'rss-reset') {
     rssPeak = process.memoryUsage.rss();
     process.send({ type: 'rss-reset', rss: rssPeak });

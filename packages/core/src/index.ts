@@ -25,3 +25,4 @@ export { PromMetrics } from './metrics.js';
 export * from './log-sampler.js';
 export * from './work-dir.js';
 export * from './typed-arrays.js';
+export * from './turn-budget.js';

@@ -4,7 +4,7 @@ import { readFile, rm, stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { PCM_CONTENT_TYPE, errors, isSawtError, isDelivered, wavHeader, whenDelivered, type Admission, type Logger, type SawtError, type SpeechChunk, type SpeechStream, type WorkDir } from '@sawt/core';
+import { PCM_CONTENT_TYPE, errors, isSawtError, isDelivered, turnBudget, wavHeader, whenDelivered, type Admission, type Logger, type SawtError, type SpeechChunk, type SpeechStream, type WorkDir } from '@sawt/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from './errors.js';
 import { noteRefusal } from './request-log.js';
@@ -74,14 +74,22 @@ export function outputTooLong(maxSeconds: number): SawtError {
   return errors.validation(`The audio for this text would be longer than ${maxSeconds} seconds, the limit per request: send a shorter text (or several requests)`);
 }
 
-/** Passes the chunks' PCM on, counting it; past `maxBytes` it fails with the output limit error. */
+/**
+ * Passes the chunks' PCM on, counting it; past `maxBytes` it fails with the output limit error.
+ * A chunk whose turn of the event loop has used up the delivery budget goes on in the next turn.
+ */
 function capped(maxBytes: number, maxSeconds: number): Transform {
   let bytes = 0;
   return new Transform({
     writableObjectMode: true,
     transform({ pcm }: SpeechChunk, _e, cb) {
       bytes += pcm.length;
-      if (bytes > maxBytes) cb(outputTooLong(maxSeconds));
+      if (bytes > maxBytes) {
+        cb(outputTooLong(maxSeconds));
+        return;
+      }
+      const later = turnBudget.spend();
+      if (later) void later.then(() => cb(null, pcm));
       else cb(null, pcm);
     },
   });

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Admission, SpeechChunk, SpeechStream } from '@sawt/core';
+import { turnBudget, type Admission, type SpeechChunk, type SpeechStream } from '@sawt/core';
 import { AlignmentBuilder } from './alignment-builder.js';
 import { firstAudioWaits } from './first-audio.js';
 import type { WsLimits } from './limits.js';
@@ -105,8 +105,10 @@ export class PieceRun {
           }
           held = chunk;
           await this.drain();
-          // Only once its own first audio is out: a piece never waits for the pieces that wait.
-          if (sending) await firstAudioWaits.yieldToWaiting();
+          // Only once its own first audio is out (a piece never waits for the pieces that wait): the
+          // next turn while another piece waits for its first audio, or when this turn's budget of
+          // delivery work is spent (thirty sessions' messages no longer go out in one stretch).
+          if (sending) await (firstAudioWaits.yieldToWaiting() ?? turnBudget.spend());
         }
       }
       if (this.gone()) throw new Error('cancelled');

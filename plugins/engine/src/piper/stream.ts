@@ -9,13 +9,10 @@
  * characters. They are estimates, not the model's alignment.
  */
 import { Readable } from 'node:stream';
-import { SPEECH_STREAM_OPTIONS, type ChunkInfo, type SpeechChunk, type WordTiming } from '@sawt/core';
+import { SPEECH_STREAM_OPTIONS, turnBudget, type ChunkInfo, type SpeechChunk, type WordTiming } from '@sawt/core';
 import type { PiperSession } from '@sawt/native';
 import { phonemeIds } from './phonemes.js';
 import type { PiperVoiceConfig } from './voice-config.js';
-
-/** Chunks of a sentence pushed in one turn of the event loop (#send). */
-const CHUNKS_PER_TURN = 4;
 
 export interface PiperJob {
   session: PiperSession;
@@ -102,9 +99,10 @@ export class PiperStream extends Readable {
 
   /**
    * Pushes one sentence in chunks, each with its info; false when the consumer wants no more now.
-   * A sentence comes whole from the model (seconds of audio): its chunks go out a few per turn of
-   * the event loop, so what the consumer does with each (an HTTP write, a WebSocket message) does
-   * not run for the whole sentence in one stretch of the JavaScript thread (measured: 15–27 ms).
+   * A sentence comes whole from the model (seconds of audio): its chunks go out within the
+   * process's turn budget (core's turnBudget), so what the consumer does with each (an HTTP write,
+   * a WebSocket message) does not run for the whole sentence in one stretch of the JavaScript
+   * thread (measured: 15–27 ms).
    */
   async #send(pcm: Int16Array, speechSamples: number, words: Word[], segment: number, pieceEnd: boolean): Promise<boolean> {
     const rate = this.sampleRate;
@@ -120,8 +118,9 @@ export class PiperStream extends Readable {
     let k = 0;
     let pushed = 0;
     for (let from = 0; from < pcm.length; from += step) {
-      if (pushed > 0 && pushed % CHUNKS_PER_TURN === 0) {
-        await new Promise((resolve) => setImmediate(resolve));
+      const later = pushed > 0 ? turnBudget.spend() : null;
+      if (later) {
+        await later;
         if (this.destroyed) return false;
       }
       pushed++;
