@@ -19,7 +19,11 @@ export const VOICES = ['fusha-omar', 'fusha-layla', 'egyptian-karim', 'egyptian-
  * stalls (Linux): the longest gap between two 1 ms ticks of the server's main thread, split into
  * the time it ran (its own work), the time it waited for a core, and the rest, blocked (asleep in
  * a lock, a wait for GC helper threads, a page fault, a synchronous system call); maxOwnWorkMs:
- * the most it ran in any one gap (the longest stretch of the server's own synchronous work).
+ * the most it ran in any one gap (the longest stretch of the server's own synchronous work). The
+ * kernel brings a thread's run time up to date at scheduler events and ticks (4 ms here), so the
+ * split is good to a few ms. gc: the server's longest garbage-collection pause per kind. control:
+ * max and p99 of bench/eld-control.js, an idle Node process measured over the same seconds: what
+ * the machine itself did to every process's event loop (a bare process here sees 11–44 ms).
  */
 export function eventLoopFigures(eld) {
   const stalls = eld.stalls && {
@@ -27,25 +31,40 @@ export function eventLoopFigures(eld) {
     blockedMs: round(Math.max(0, eld.stalls.gapMs - eld.stalls.onCpuMs - eld.stalls.waitingMs)), maxOwnWorkMs: round(eld.stalls.maxOnCpuMs),
   };
   const gc = eld.gc && Object.fromEntries(Object.entries(eld.gc).map(([kind, g]) => [kind, { count: g.count, maxMs: round(g.maxMs), totalMs: round(g.totalMs) }]));
-  return { max: round(eld.maxMs), p99: round(eld.p99Ms), ...(stalls && { stalls }), ...(gc && { gc }) };
+  const control = eld.control && { max: round(eld.control.maxMs), p99: round(eld.control.p99Ms) };
+  return { max: round(eld.maxMs), p99: round(eld.p99Ms), ...(stalls && { stalls }), ...(gc && { gc }), ...(control && { control }) };
 }
 
-/** Starts bench/server.js (extra environment variables in `env`); returns its port and key, an IPC ask(), and stop(). */
+/** Sends `msg` to a child process and resolves with its first answer of `type`. */
+async function askChild(child, msg, type) {
+  child.send(msg);
+  for (;;) {
+    const [m] = await once(child, 'message');
+    if (m.type === type) return m;
+  }
+}
+
+/**
+ * Starts bench/server.js (extra environment variables in `env`) and, beside it, the control process
+ * bench/eld-control.js; returns the server's port and key, an IPC ask(), and stop(). ask('eld-reset')
+ * and ask('eld') reset and read both: the answer to 'eld' carries the control's figures as `control`.
+ */
 export async function startBenchServer({ env } = {}) {
   // BENCH_SERVER_NODE_ARGS: node options of the server process alone (e.g. --cpu-prof --cpu-prof-dir=DIR).
   const execArgv = process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean);
   const server = fork(path.join(here, 'server.js'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...(execArgv && { execArgv }), ...(env && { env: { ...process.env, ...env } }) });
-  const [ready] = await once(server, 'message');
+  const control = fork(path.join(here, 'eld-control.js'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+  const [[ready]] = await Promise.all([once(server, 'message'), once(control, 'message')]);
   const ask = async (msg, type) => {
-    server.send(msg);
-    for (;;) {
-      const [m] = await once(server, 'message');
-      if (m.type === type) return m;
-    }
+    if (msg === 'eld-reset') await askChild(control, msg, type);
+    const answer = await askChild(server, msg, type);
+    if (msg === 'eld') answer.control = await askChild(control, msg, type);
+    return answer;
   };
   const stop = async () => {
+    control.send('stop');
     server.send('stop');
-    await once(server, 'exit');
+    await Promise.all([once(server, 'exit'), once(control, 'exit')]);
   };
   return { port: ready.port, key: ready.key, setup: ready.setup, ask, stop };
 }
