@@ -11,22 +11,10 @@ SYSTEM_PACKAGES=(
   libespeak-ng-dev espeak-ng-data libhtsengine-dev libkissfft-dev libsoxr-dev libsqlite3-dev ffmpeg clang-format cpplint
 )
 
-as_root() {
-  if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
-    echo "setup: need root (or sudo) to run: $*" >&2; exit 1; fi
-}
-
-missing=()
-for p in "${SYSTEM_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
+source scripts/apt-packages.sh
 node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
-if [ "$node_major" -lt 20 ]; then missing+=(nodejs npm); fi
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing system packages: ${missing[*]}"
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+if [ "$node_major" -lt 20 ]; then SYSTEM_PACKAGES+=(nodejs npm); fi
+ensure_packages "${SYSTEM_PACKAGES[@]}"
 node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
 if [ "$node_major" -lt 20 ]; then
   echo "setup: Sawt needs Node.js 20 or newer; this system's package manager provides $(node --version 2>/dev/null || echo none)." >&2

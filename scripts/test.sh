@@ -7,6 +7,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if [ -z "${SAWT_TEST_PG_URL:-}" ] && command -v pg_isready >/dev/null && pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
   export SAWT_TEST_PG_URL=postgres://postgres@127.0.0.1:5432/test
 fi
+# What only the tests use: Chromium (the pages' tests drive it) and nginx (the cluster behind a
+# proxy). Without them (no apt, no root) those tests skip and say why.
+source scripts/apt-packages.sh
+ensure_packages chromium nginx || echo "test: chromium/nginx could not be installed; the page and proxy tests will skip" >&2
 # Lint first (npm run lint): a finding counts as one failed test.
 lint_failed=0
 bash scripts/lint.sh || lint_failed=1
