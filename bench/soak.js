@@ -111,13 +111,13 @@ function slopePerMinute(points) {
 }
 
 /**
- * Files ONNX Runtime 1.30 itself writes into $TMPDIR when a process creates its
- * first session (an empty mat-debug-<pid>.log and .ses): one per process, not per
- * request, and outside Sawt's control; reported apart from request leftovers.
+ * Files ONNX Runtime 1.30's telemetry writes into $TMPDIR when a process starts its
+ * environment (an empty mat-debug-<pid>.log and .ses); the engine removes them at once,
+ * and they count as leftovers like any other file. Their count is reported apart too.
  */
 const ORT_FILES = /^(mat-debug-\d+\.log|\.ses)$/;
 
-/** Files under `dir` (recursively) left by requests, relative to the soak's root folder (leftoverFiles skips owner markers and ORT_FILES). */
+/** Files under `dir` (recursively) left by requests, relative to the soak's root folder (leftoverFiles skips owner markers). */
 const filesUnder = (dir) => leftoverFiles(dir).map((p) => path.relative(root, p));
 
 // ---------- set-up: accounts at their plans, test audio ----------

@@ -6,10 +6,12 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -22,6 +24,33 @@
 
 namespace sawt {
 namespace {
+
+// ONNX Runtime's telemetry layer (Linux builds of 1.2x) writes two files into the temporary folder
+// when the environment starts and never removes them: an empty mat-debug-<pid>.log, one per
+// process, and .ses (a time and a session id), shared. Nothing else reads them. Removed once
+// the environment is up: the log when empty (an open descriptor keeps working), .ses when this
+// process created it. A process leaves nothing behind in TMPDIR.
+class TelemetryFiles {
+ public:
+  TelemetryFiles() {
+    const char* dir = std::getenv("TMPDIR");
+    dir_ = dir != nullptr && *dir != '\0' ? dir : "/tmp";
+    struct stat st;
+    ses_existed_ = stat(Ses().c_str(), &st) == 0;
+  }
+
+  void RemoveOurs() const {
+    struct stat st;
+    const std::string log = dir_ + "/mat-debug-" + std::to_string(getpid()) + ".log";
+    if (stat(log.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) unlink(log.c_str());
+    if (!ses_existed_ && stat(Ses().c_str(), &st) == 0 && S_ISREG(st.st_mode)) unlink(Ses().c_str());
+  }
+
+ private:
+  std::string Ses() const { return dir_ + "/.ses"; }
+  std::string dir_;
+  bool ses_existed_ = false;
+};
 
 // Any thread. The C++ API is initialized by hand (ORT_API_MANUAL_INIT) so that a
 // runtime older than the headers gives an error rather than a crash.
@@ -38,7 +67,9 @@ Ort::Env& ProcessEnv() {
     }
     Ort::InitApi(api);
     try {
+      const TelemetryFiles telemetry;
       env = new Ort::Env(ORT_LOGGING_LEVEL_ERROR, "sawt");
+      telemetry.RemoveOurs();
     } catch (const Ort::Exception& e) {
       failure = e.what();
     }

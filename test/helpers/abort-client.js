@@ -62,7 +62,7 @@ export function abortingPost(url, { headers, body, chunk = 64 * 1024, pauseMs = 
   });
 }
 
-/** Files under `dir`, recursively, except per-process owner markers and ONNX Runtime's own per-process files. */
+/** Files under `dir`, recursively, except per-process owner markers (ONNX Runtime's telemetry files count: the engine removes them). */
 export function leftoverFiles(dir) {
   if (!existsSync(dir)) return [];
   const out = [];
@@ -71,7 +71,7 @@ export function leftoverFiles(dir) {
     const st = statSync(p, { throwIfNoEntry: false });
     if (!st) continue;
     if (st.isDirectory()) out.push(...leftoverFiles(p));
-    else if (name !== 'owner.json' && !/^(mat-debug-\d+\.log|\.ses)$/.test(name)) out.push(p);
+    else if (name !== 'owner.json') out.push(p);
   }
   return out;
 }
