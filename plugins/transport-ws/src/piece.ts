@@ -16,8 +16,8 @@ export interface Piece {
 
 /** The connection, as the generation of a piece sees it. */
 export interface PieceOutput {
-  /** Sends a message (a Buffer holds its UTF-8 JSON text); resolves false when it could not be sent (the client is gone). */
-  send(msg: string | Buffer): Promise<boolean>;
+  /** Sends a message; resolves false when it could not be sent (the client is gone). */
+  send(msg: string): Promise<boolean>;
   sendError(e: unknown): Promise<boolean>;
   /** Bytes queued on the socket, not yet sent to the client. */
   bufferedAmount(): number;
@@ -25,7 +25,7 @@ export interface PieceOutput {
   /** The client stopped reading: the session closes 1008 and drops its queue. */
   notReading(): void;
   /** Sends an audio message (counted in the session's figures). */
-  sendAudio(msg: Buffer): Promise<boolean>;
+  sendAudio(msg: string): Promise<boolean>;
 }
 
 /**

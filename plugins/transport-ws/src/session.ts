@@ -132,11 +132,10 @@ export class WsSession {
     return this.chunker.buffered + this.queue.reduce((n, p) => n + p.text.length, 0) + (this.running?.piece.text.length ?? 0);
   }
 
-  /** Sends a text message (a Buffer holds its UTF-8 text). */
-  private send(msg: string | Buffer): Promise<boolean> {
+  private send(msg: string): Promise<boolean> {
     if (this.state === 'closed' || this.ws.readyState !== this.ws.OPEN) return Promise.resolve(false);
     this.corkForThisTick();
-    return new Promise((resolve) => this.ws.send(msg, { binary: false }, (err) => resolve(!err)));
+    return new Promise((resolve) => this.ws.send(msg, (err) => resolve(!err)));
   }
 
   /**
