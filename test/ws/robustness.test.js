@@ -47,6 +47,13 @@ t.test('a client that stops reading: generation pauses, queued bytes stay bounde
   const received = c.audio().length;
   c.send({ type: 'text', text: LONG_TEXT.repeat(30), flush: true });
   await waitFor(() => session.stats().paused, 'generation to pause');
+  // The kernel's socket buffers may still take some megabytes (loopback TCP grows them): the
+  // pause counts from when they are full, i.e. when no byte went out for 300 ms.
+  for (let last = -1, steady = 0; steady < 3; await sleep(100)) {
+    const now = session.stats().sentBytes;
+    steady = now === last ? steady + 1 : 0;
+    last = now;
+  }
 
   // While paused: nothing more is produced and what is queued stays bounded.
   const samples = [];
