@@ -20,8 +20,8 @@ export const VOICES = ['fusha-omar', 'fusha-layla', 'egyptian-karim', 'egyptian-
  * the time it ran (its own work), the time it waited for a core, and the rest, blocked (asleep in
  * a lock, a wait for GC helper threads, a page fault, a synchronous system call); maxOwnWorkMs:
  * the most it ran in any one gap (the longest stretch of the server's own synchronous work). The
- * kernel brings a thread's run time up to date at scheduler events and ticks (4 ms here), so the
- * split is good to a few ms. gc: the server's longest garbage-collection pause per kind. control:
+ * kernel brings a thread's run time up to date only at scheduler events and ticks, so the split is
+ * approximate: on this machine one reading carried 15 ms of run time over 0.3 ms of wall time. gc: the server's longest garbage-collection pause per kind. control:
  * max and p99 of bench/eld-control.js, an idle Node process measured over the same seconds: what
  * the machine itself did to every process's event loop (a bare process here sees 11–44 ms).
  */
