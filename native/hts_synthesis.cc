@@ -272,6 +272,38 @@ void Vocode(HTS_Engine* engine, const HtsParams& p, size_t begin, size_t end, do
   if (!ok) throw EngineFailure(ErrorCode::kHts, "HTS vocoder failed");
 }
 
+// A 2nd-order Butterworth high-pass (bilinear transform), state kept across calls. The vocoder's
+// excitation is a train of positive pulses: its DC and infrasonic part, shaped by the MLSA filter's gain
+// near 0 Hz, is a DC offset and rumble a glottal source does not have (its flow derivative averages zero).
+class HighPass {
+ public:
+  HighPass(double hz, double rate) {
+    if (hz <= 0) return;
+    const double w = std::tan(M_PI * hz / rate), n = 1.0 / (1.0 + std::sqrt(2.0) * w + w * w);
+    b0_ = n;
+    a1_ = 2.0 * (w * w - 1.0) * n;
+    a2_ = (1.0 - std::sqrt(2.0) * w + w * w) * n;
+    on_ = true;
+  }
+
+  void Process(std::vector<double>& x) {
+    if (!on_) return;
+    for (double& v : x) {
+      const double y = b0_ * (v - 2.0 * x1_ + x2_) - a1_ * y1_ - a2_ * y2_;
+      x2_ = x1_;
+      x1_ = v;
+      y2_ = y1_;
+      y1_ = y;
+      v = y;
+    }
+  }
+
+ private:
+  bool on_ = false;
+  double b0_ = 0, a1_ = 0, a2_ = 0;
+  double x1_ = 0, x2_ = 0, y1_ = 0, y2_ = 0;
+};
+
 // --- the streaming job (same event contract as synthesis.cc) ---
 
 using WordSpec = HtsWordSpec;
@@ -310,6 +342,7 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
         tail_.clear();
         const size_t voiceRate = HTS_Engine_get_sampling_frequency(engine);
         resampler_.reset(new Resampler(static_cast<int>(voiceRate), options_.sampleRate));
+        highpass_ = HighPass(options_.controls.highpassHz, static_cast<double>(voiceRate));
         fperiod_ = HTS_Engine_get_fperiod(engine);
         PlaceWords(voiceRate);
       } else {
@@ -372,6 +405,7 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
     }
     tail_.assign(raw.begin() + std::min(skip + keep, raw.size()), raw.end());
     frame_ = end;
+    highpass_.Process(body);
     const bool last = end >= p.frames;
     std::vector<int16_t> pcm(body.size());
     for (size_t i = 0; i < body.size(); ++i) pcm[i] = Limit(body[i] * gain_);
@@ -448,6 +482,7 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
   size_t frame_ = 0, fperiod_ = 240;
   std::vector<double> tail_;
   std::unique_ptr<Resampler> resampler_;
+  HighPass highpass_{0, 1};
   std::vector<int16_t> ready_;
   struct PlacedWord {
     size_t sample;  // output samples from the sentence's start
