@@ -156,6 +156,16 @@ export interface NativeHtsControls {
    * formants, countering the over-smoothing of HMM spectra. Acts when vocoding (labels and given streams).
    */
   postfilter?: number;
+  /**
+   * Corner (Hz, 0..500; 0 = none) of a 2nd-order high-pass on the vocoded output, before the gain and
+   * limiter: removes the DC offset and rumble of the vocoder's all-positive pulse train. Acts when vocoding.
+   */
+  highpassHz?: number;
+  /**
+   * Phase dispersion of the vocoded output (ms, 0..8; 0 = none): an all-pass whose group delay rises
+   * linearly to this at 8 kHz, so each pulse of the excitation becomes a short chirp. Acts when vocoding.
+   */
+  disperseMs?: number;
   /** Global-variance weights (1 = trained). */
   gvWeightLf0?: number;
   gvWeightMgc?: number;

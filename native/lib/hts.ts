@@ -20,8 +20,8 @@ import { invalid, object } from './validate.js';
  *   shifted, mel-cepstrum changed); they are vocoded as they are, with the same windows, cross-fades,
  *   gain, limiter, resampling, chunks, backpressure and events as labels. Float32Array or Float64Array;
  *   lf0 NaN = unvoiced; every other value must be finite. speed, halfTone, f0Spread and the GV weights
- *   act during generation and do nothing here; alpha, gainDb, sampleRate, chunkMs and the window sizes
- *   apply. Shapes are checked now (EngineError SAWT_ENGINE_INVALID_ARGUMENT, thrown); dims against the
+ *   act during generation and do nothing here; alpha, postfilter, highpassHz, gainDb, sampleRate, chunkMs
+ *   and the window sizes apply. Shapes are checked now (EngineError SAWT_ENGINE_INVALID_ARGUMENT, thrown); dims against the
  *   voice once it is loaded (the stream is destroyed with SAWT_ENGINE_INVALID_ARGUMENT before any audio).
  *   The arrays are copied before this returns: the caller may reuse them at once.
  */

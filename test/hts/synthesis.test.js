@@ -113,6 +113,30 @@ t.test('mgcOffset adds to every generated mel-cepstrum frame and shapes the spec
   t.throws(() => synthesizeHtsStream({ voicePath: VOICE_FILE, utterances, mgcOffset: [0, 50] }), /Expected a number between -10 and 10 for mgcOffset\[1\]/);
 });
 
+t.test('highpassHz removes the pulse train\'s DC offset and keeps the speech', async (t) => {
+  const mean = (pcm) => pcm.reduce((a, v) => a + v, 0) / pcm.length;
+  const raw = await render(LONG), hp = await render(LONG, { highpassHz: 10 });
+  const a = stats(raw), b = stats(hp);
+  // Measured: DC 0.14 × RMS without it (an all-positive pulse train), under 0.001 × RMS with it.
+  t.ok(Math.abs(mean(raw)) > 0.05 * a.rms, `DC without: ${mean(raw).toFixed(1)} (RMS ${a.rms.toFixed(0)})`);
+  t.ok(Math.abs(mean(hp)) < 0.01 * b.rms, `DC with: ${mean(hp).toFixed(1)} (RMS ${b.rms.toFixed(0)})`);
+  t.equal(hp.length, raw.length, 'same length');
+  t.ok(b.rms > 0.85 * a.rms && b.rms < a.rms, `the speech stays: RMS ${a.rms.toFixed(0)} → ${b.rms.toFixed(0)}`);
+  t.throws(() => synthesizeHtsStream({ voicePath: VOICE_FILE, utterances: textToLabels(SHORT), highpassHz: 900 }), /Expected a number between 0 and 500 for highpassHz/);
+});
+
+t.test('disperseMs spreads each pulse in time: same length, level and spectrum, another waveform', async (t) => {
+  const hf = (pcm) => { let d = 0, e = 0; for (let i = 1; i < pcm.length; i++) { d += (pcm[i] - pcm[i - 1]) ** 2; e += pcm[i] ** 2; } return d / e; };
+  const plain = await render(LONG, { highpassHz: 10 }), spread = await render(LONG, { highpassHz: 10, disperseMs: 5 });
+  const a = stats(plain), b = stats(spread);
+  t.equal(spread.length, plain.length, 'same length (no net delay)');
+  t.ok(Math.abs(b.rms / a.rms - 1) < 0.03, `same level: RMS ${a.rms.toFixed(0)} → ${b.rms.toFixed(0)}`);
+  t.ok(Math.abs(hf(spread) / hf(plain) - 1) < 0.05, `same spectral balance: ${hf(plain).toFixed(4)} → ${hf(spread).toFixed(4)}`);
+  const r = correlation(plain, spread);
+  t.ok(r < 0.9, `another waveform (correlation ${r.toFixed(3)})`);
+  t.throws(() => synthesizeHtsStream({ voicePath: VOICE_FILE, utterances: textToLabels(SHORT), disperseMs: 9 }), /Expected a number between 0 and 8 for disperseMs/);
+});
+
 t.test('synthesis from parameter streams: unchanged ones sound as the labels do', async (t) => {
   const utterances = textToLabels(LONG);
   const parameters = await htsParameters({ voicePath: VOICE_FILE, utterances });
