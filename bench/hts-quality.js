@@ -32,13 +32,9 @@ const sets = (process.env.BENCH_Q_SETS ?? 'tuning,heldout').split(',').map((s) =
 const VARIANTS = {
   default: {},
   // The settings before issue 12 (gain -6 dB, no output EQ): the baseline.
-  before: { gainDb: -6, mgcOffset: undefined, highpassHz: 0, disperseMs: 0 },
+  before: { gainDb: -6, mgcOffset: undefined, highpassHz: 0 },
   // The defaults before the high-pass (issue 12 item 5's starting point, OVRL 3.156 on the 40 sentences).
-  'no-highpass': { highpassHz: 0, disperseMs: 0 },
-  // Phase dispersion in the vocoder (native, an all-pass chirp; not kept: OVRL within 0.006 of none).
-  'disperse-native-3': { disperseMs: 3 },
-  'disperse-native-5': { disperseMs: 5 },
-  'disperse-native-8': { disperseMs: 8 },
+  'no-highpass': { highpassHz: 0 },
   'postfilter-0': { postfilter: 0 },
   'postfilter-0.1': { postfilter: 0.1 },
   'postfilter-0.2': { postfilter: 0.2 },
@@ -78,36 +74,11 @@ const VARIANTS = {
   'gvLf0-1.3': { gvWeightLf0: 1.3 },
   'lpf-8k': { edit: { lpfHz: 8000 } },
   'lpf-none': { edit: { lpfHz: 24000 } },
-  // Phase dispersion prototyped in JS on the 24 kHz output (group delay rising linearly to `ms` at
-  // 8 kHz): the same as dispersing each pulse (the MLSA filter is nearly LTI), noise stays noise. Its
-  // Hann-windowed FIR also tilts the spectrum (up to ~4 dB more at high frequencies, lower level), so
-  // these mix dispersion and EQ; the native disperseMs (a flat all-pass) is the clean measure.
-  'disperse-0.5': { jsDisperseMs: 0.5 },
-  'disperse-1': { jsDisperseMs: 1 },
-  'disperse-2': { jsDisperseMs: 2 },
-  'hp-20': { hpHz: 20 },
-  'hp-60': { hpHz: 60 },
-  'hp-5': { hpHz: 5 },
-  'hpn-10': { highpassHz: 10 },
-  // The same prototype on top of the 10 Hz high-pass (they were measured under the names disp-N).
-  'js-disp-1': { jsDisperseMs: 1 },
-  'js-disp-2': { jsDisperseMs: 2 },
-  'js-disp-3': { jsDisperseMs: 3 },
-  'js-disp-4': { jsDisperseMs: 4 },
-  'js-disp-5': { jsDisperseMs: 5 },
-  'js-disp-8': { jsDisperseMs: 8 },
-  'hpn-10-disperse-1': { highpassHz: 10, jsDisperseMs: 1 },
-  'hpn-10-disperse-2': { highpassHz: 10, jsDisperseMs: 2 },
-  'hpn-10-disperse-4': { highpassHz: 10, jsDisperseMs: 4 },
+  // The vocoder's high-pass (highpassHz) at other corners (10 is the default).
   'hpn-15': { highpassHz: 15 },
   'hpn-20': { highpassHz: 20 },
   'hpn-30': { highpassHz: 30 },
-  'hpn-15-gain-7.5': { highpassHz: 15, gainDb: -7.5 },
-  'hpn-15-gain-10.5': { highpassHz: 15, gainDb: -10.5 },
-  'hp-10': { hpHz: 10 },
-  'hp-35': { hpHz: 35 },
-  'hp-20-disperse-2': { hpHz: 20, jsDisperseMs: 2 },
-  'hp-90': { hpHz: 90 },
+  'hpn-90': { highpassHz: 90 },
   'jitter-0.01': { edit: { jitter: 0.01 } },
   'jitter-0.02': { edit: { jitter: 0.02 } },
 };
@@ -146,46 +117,6 @@ function lowpass(hz, taps) {
   }
   const sum = h.reduce((a, v) => a + v, 0);
   return h.map((v) => v / sum);
-}
-
-/** An FIR all-pass (flat magnitude) at 24 kHz: group delay rising linearly from 0 at DC to `ms` at 8 kHz. */
-function dispersion(ms, taps = 512) {
-  const N = 4096, h = new Float64Array(taps), fs = 24000, D = ms / 1000 / 8000;
-  // phase φ(f) = 2π ∫ τ df = π D f², τ(f) = D f; centred at `taps/4` so that the response starts causally.
-  const shift = taps / 4;
-  for (let n = 0; n < taps; n++) {
-    let acc = 0;
-    for (let k = 0; k <= N / 2; k++) {
-      const f = (k * fs) / N, ph = Math.PI * D * f * f + (2 * Math.PI * k * shift) / N;
-      acc += (k === 0 || k === N / 2 ? 1 : 2) * Math.cos((2 * Math.PI * k * n) / N - ph);
-    }
-    h[n] = (acc / N) * (0.5 - 0.5 * Math.cos((2 * Math.PI * (n + 0.5)) / taps));
-  }
-  return { h, delay: shift };
-}
-
-/** A 2nd-order Butterworth high-pass at `hz` on 24 kHz PCM16 (the pulse train's DC and rumble). */
-function highpass(pcm, hz) {
-  const x = pcm instanceof Int16Array ? pcm : new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length >> 1), y = new Int16Array(x.length);
-  const w = Math.tan((Math.PI * hz) / 24000), n = 1 / (1 + Math.SQRT2 * w + w * w);
-  const b0 = n, b1 = -2 * n, b2 = n, a1 = 2 * (w * w - 1) * n, a2 = (1 - Math.SQRT2 * w + w * w) * n;
-  let x1 = 0, x2 = 0, y1 = 0, y2 = 0;
-  for (let i = 0; i < x.length; i++) {
-    const v = b0 * x[i] + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2;
-    x2 = x1; x1 = x[i]; y2 = y1; y1 = v;
-    y[i] = Math.max(-32768, Math.min(32767, Math.round(v)));
-  }
-  return y;
-}
-
-function applyFir(pcm, { h, delay }) {
-  const x = pcm instanceof Int16Array ? pcm : new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length >> 1), y = new Int16Array(x.length);
-  for (let i = 0; i < x.length; i++) {
-    let acc = 0;
-    for (let k = 0; k < h.length; k++) { const j = i + delay - k; if (j >= 0 && j < x.length) acc += h[k] * x[j]; }
-    y[i] = Math.max(-32768, Math.min(32767, Math.round(acc)));
-  }
-  return y;
 }
 
 /** The experimental stream edits of a variant's `edit` (see VARIANTS). */
@@ -229,8 +160,7 @@ for (const id of voiceIds) {
     const utts = texts.map((t) => E.textToUtterances(t, E.DEFAULT_LABEL_OPTIONS, rewrite));
     for (const name of variantNames) {
       const scores = [];
-      const { speedScale = 1, f0Smooth = 0, pauQuiet = 0, eq, edit, jsDisperseMs, hpHz, f0SpreadScale = 1, halfToneAdd = 0, ...controls } = VARIANTS[name];
-      const fir = jsDisperseMs ? dispersion(jsDisperseMs) : undefined;
+      const { speedScale = 1, f0Smooth = 0, pauQuiet = 0, eq, edit, f0SpreadScale = 1, halfToneAdd = 0, ...controls } = VARIANTS[name];
       if (eq) {
         // An output EQ (dB at each frequency) as a constant mel-cepstral offset, level kept at c0.
         const bins = Array.from({ length: 241 }, (_, i) => eq((i * 24000) / 240));
@@ -261,13 +191,7 @@ for (const id of voiceIds) {
           const { utterances, voicedClosures, ...rest } = options;
           const params = await E.htsParameters({ voicePath, utterances, ...(voicedClosures && { voicedClosures }), ...rest, threads: 1 });
           scores.push(await score(await pcmOf({ ...rest, parameters: params.map((p) => ({ ...p, lf0: smoothRuns(p.lf0, f0Smooth) })) })));
-        } else if (hpHz || fir) {
-          let pcm = await pcmOf(options);
-          if (hpHz) pcm = highpass(pcm, hpHz);
-          if (fir) pcm = applyFir(pcm, fir);
-          scores.push(await score(pcm));
-        }
-        else scores.push(await score(await pcmOf(options)));
+        } else scores.push(await score(await pcmOf(options)));
       }
       const mean = (k) => round(scores.reduce((a, x) => a + x[k], 0) / scores.length, 3);
       (results.voices[id][name] ??= {})[set] = { SIG: mean('sig'), BAK: mean('bak'), OVRL: mean('ovrl') };

@@ -227,7 +227,6 @@ void ParseCommon(Napi::Env env, const Napi::Value& value, HtsJobOptions& o) {
   c.gainDb = NumberField(env, opts, "gainDb", -40, 12, -6);
   c.postfilter = NumberField(env, opts, "postfilter", 0, 0.8, 0);
   c.highpassHz = NumberField(env, opts, "highpassHz", 0, 500, 0);
-  c.disperseMs = NumberField(env, opts, "disperseMs", 0, 8, 0);
   // mgcOffset: at most 256 numbers, each within ±10 (a mel-cepstral EQ of tens of dB at most).
   c.mgcOffset = args::NumberArray(env, opts.Get("mgcOffset"), "mgcOffset", 256, -10, 10);
   o.threads = static_cast<int>(NumberField(env, opts, "threads", 1, 64, 2));

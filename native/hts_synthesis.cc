@@ -304,95 +304,6 @@ class HighPass {
   double x1_ = 0, x2_ = 0, y1_ = 0, y2_ = 0;
 };
 
-// Phase dispersion: an FIR all-pass (flat magnitude, unit energy) whose group delay rises linearly from
-// 0 at DC to `ms` at 8 kHz and stays there above. Each vocoder pulse (all its frequencies at one instant,
-// the buzz of a pulse train) becomes a short chirp, as a glottal pulse spreads its high frequencies after
-// its low ones; noise stays noise. Applied to the output, that is the same as to the excitation (the MLSA
-// filter is nearly time-invariant over a pulse). Zero net delay: the filter looks `kLead` samples ahead
-// (the window's cross-fade overhang), so sample and word timings are unchanged.
-class Dispersion {
- public:
-  static constexpr size_t kLead = 64;
-
-  Dispersion(double ms, double rate) {
-    if (ms <= 0) return;
-    h_ = Taps(ms, rate);
-    history_.assign(h_->size(), 0.0f);
-  }
-
-  // Filters `x` in place; `ahead`: the samples that follow it (fewer, or none, at a sentence's end).
-  void Process(std::vector<double>& x, const double* ahead, size_t aheadCount) {
-    if (!h_) return;
-    const std::vector<float>& h = *h_;
-    const size_t taps = h.size(), past = history_.size();
-    // ext: the last `taps` inputs before x, x, then kLead samples ahead (zeros where there are none).
-    // Single precision: twice the samples a vector instruction; far below the 16-bit output's step.
-    std::vector<float> ext(past + x.size() + kLead, 0.0f);
-    std::copy(history_.begin(), history_.end(), ext.begin());
-    std::transform(x.begin(), x.end(), ext.begin() + static_cast<ptrdiff_t>(past), [](double v) { return static_cast<float>(v); });
-    for (size_t i = 0; i < kLead && i < aheadCount; ++i) ext[past + x.size() + i] = static_cast<float>(ahead[i]);
-    // y[i] = sum_k h[k] ext[past + i + kLead - k], in blocks of samples, tap by tap (vectorizes).
-    constexpr size_t kBlock = 512;
-    float y[kBlock];
-    for (size_t start = 0; start < x.size(); start += kBlock) {
-      const size_t count = std::min(kBlock, x.size() - start);
-      std::fill(y, y + count, 0.0f);
-      for (size_t k = 0; k < taps; ++k) {
-        const float hk = h[k];
-        const float* in = &ext[past + start + kLead - k];
-        for (size_t i = 0; i < count; ++i) y[i] += hk * in[i];
-      }
-      std::copy(y, y + count, x.begin() + static_cast<ptrdiff_t>(start));
-    }
-    std::copy(ext.begin() + static_cast<ptrdiff_t>(x.size()), ext.begin() + static_cast<ptrdiff_t>(x.size() + past), history_.begin());
-  }
-
- private:
-  // The taps for (ms, rate), designed once per process (an inverse DFT of the phase response).
-  static std::shared_ptr<const std::vector<float>> Taps(double ms, double rate) {
-    static std::mutex mutex;
-    static auto* made = new std::map<std::pair<double, double>, std::shared_ptr<const std::vector<float>>>();
-    std::lock_guard<std::mutex> guard(mutex);
-    auto& taps = (*made)[{ms, rate}];
-    if (!taps) taps = std::make_shared<const std::vector<float>>(Design(ms, rate));
-    return taps;
-  }
-
-  static std::vector<float> Design(double ms, double rate) {
-    constexpr double kTopHz = 8000;
-    constexpr size_t kFall = 96, kBins = 4096;
-    const size_t taps = kLead + static_cast<size_t>(std::ceil(ms * rate / 1000.0)) + kFall;
-    const double slope = ms / 1000.0 / kTopHz;  // group delay per Hz below kTopHz
-    std::vector<double> phase(kBins / 2 + 1);
-    for (size_t k = 0; k <= kBins / 2; ++k) {
-      const double f = rate * static_cast<double>(k) / kBins;
-      const double disperse = f < kTopHz ? M_PI * slope * f * f : M_PI * slope * kTopHz * kTopHz + 2 * M_PI * (ms / 1000.0) * (f - kTopHz);
-      phase[k] = disperse + 2 * M_PI * f * static_cast<double>(kLead) / rate;  // + the lead, a pure delay
-    }
-    std::vector<double> h(taps);
-    double energy = 0;
-    for (size_t t = 0; t < taps; ++t) {
-      double acc = 0;
-      for (size_t k = 0; k <= kBins / 2; ++k) {
-        const double w = (k == 0 || k == kBins / 2) ? 1.0 : 2.0;
-        acc += w * std::cos(2 * M_PI * static_cast<double>(k * t % kBins) / kBins - phase[k]);
-      }
-      // Tapered only at the ends (half-Hann over the lead and the last kFall taps): the chirp keeps its level.
-      double taper = 1;
-      if (t < kLead) taper = 0.5 - 0.5 * std::cos(M_PI * (static_cast<double>(t) + 0.5) / kLead);
-      if (t + kFall >= taps) taper = 0.5 - 0.5 * std::cos(M_PI * (static_cast<double>(taps - t) - 0.5) / kFall);
-      h[t] = acc * taper;
-      energy += h[t] * h[t];
-    }
-    std::vector<float> out(taps);
-    for (size_t t = 0; t < taps; ++t) out[t] = static_cast<float>(h[t] / std::sqrt(energy));  // unit energy: the level stays
-    return out;
-  }
-
-  std::shared_ptr<const std::vector<float>> h_;
-  std::vector<float> history_;
-};
-
 // --- the streaming job (same event contract as synthesis.cc) ---
 
 using WordSpec = HtsWordSpec;
@@ -432,7 +343,6 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
         const size_t voiceRate = HTS_Engine_get_sampling_frequency(engine);
         resampler_.reset(new Resampler(static_cast<int>(voiceRate), options_.sampleRate));
         highpass_ = HighPass(options_.controls.highpassHz, static_cast<double>(voiceRate));
-        dispersion_ = Dispersion(options_.controls.disperseMs, static_cast<double>(voiceRate));
         fperiod_ = HTS_Engine_get_fperiod(engine);
         PlaceWords(voiceRate);
       } else {
@@ -495,7 +405,6 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
     }
     tail_.assign(raw.begin() + std::min(skip + keep, raw.size()), raw.end());
     frame_ = end;
-    dispersion_.Process(body, tail_.data(), tail_.size());
     highpass_.Process(body);
     const bool last = end >= p.frames;
     std::vector<int16_t> pcm(body.size());
@@ -574,7 +483,6 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
   std::vector<double> tail_;
   std::unique_ptr<Resampler> resampler_;
   HighPass highpass_{0, 1};
-  Dispersion dispersion_{0, 1};
   std::vector<int16_t> ready_;
   struct PlacedWord {
     size_t sample;  // output samples from the sentence's start

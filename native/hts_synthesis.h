@@ -37,7 +37,6 @@ struct HtsControls {
   double gvLf0 = 1.0, gvMgc = 1.0;
   double gainDb = -6.0;
   double postfilter = 0.0;  // mel-cepstral postfilter coefficient (HTS beta): sharper formants; 0: none
-  double disperseMs = 0.0;  // phase dispersion of the output: group delay rising to this at 8 kHz; 0: none
   double highpassHz = 0.0;  // corner of a 2nd-order high-pass on the vocoded output (the pulse train's DC); 0: none
   std::vector<double> mgcOffset;  // added to every generated mel-cepstrum frame (a smooth EQ); empty: none
 };

@@ -161,11 +161,6 @@ export interface NativeHtsControls {
    * limiter: removes the DC offset and rumble of the vocoder's all-positive pulse train. Acts when vocoding.
    */
   highpassHz?: number;
-  /**
-   * Phase dispersion of the vocoded output (ms, 0..8; 0 = none): an all-pass whose group delay rises
-   * linearly to this at 8 kHz, so each pulse of the excitation becomes a short chirp. Acts when vocoding.
-   */
-  disperseMs?: number;
   /** Global-variance weights (1 = trained). */
   gvWeightLf0?: number;
   gvWeightMgc?: number;

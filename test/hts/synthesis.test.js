@@ -125,18 +125,6 @@ t.test('highpassHz removes the pulse train\'s DC offset and keeps the speech', a
   t.throws(() => synthesizeHtsStream({ voicePath: VOICE_FILE, utterances: textToLabels(SHORT), highpassHz: 900 }), /Expected a number between 0 and 500 for highpassHz/);
 });
 
-t.test('disperseMs spreads each pulse in time: same length, level and spectrum, another waveform', async (t) => {
-  const hf = (pcm) => { let d = 0, e = 0; for (let i = 1; i < pcm.length; i++) { d += (pcm[i] - pcm[i - 1]) ** 2; e += pcm[i] ** 2; } return d / e; };
-  const plain = await render(LONG, { highpassHz: 10 }), spread = await render(LONG, { highpassHz: 10, disperseMs: 5 });
-  const a = stats(plain), b = stats(spread);
-  t.equal(spread.length, plain.length, 'same length (no net delay)');
-  t.ok(Math.abs(b.rms / a.rms - 1) < 0.03, `same level: RMS ${a.rms.toFixed(0)} → ${b.rms.toFixed(0)}`);
-  t.ok(Math.abs(hf(spread) / hf(plain) - 1) < 0.05, `same spectral balance: ${hf(plain).toFixed(4)} → ${hf(spread).toFixed(4)}`);
-  const r = correlation(plain, spread);
-  t.ok(r < 0.9, `another waveform (correlation ${r.toFixed(3)})`);
-  t.throws(() => synthesizeHtsStream({ voicePath: VOICE_FILE, utterances: textToLabels(SHORT), disperseMs: 9 }), /Expected a number between 0 and 8 for disperseMs/);
-});
-
 t.test('synthesis from parameter streams: unchanged ones sound as the labels do', async (t) => {
   const utterances = textToLabels(LONG);
   const parameters = await htsParameters({ voicePath: VOICE_FILE, utterances });

@@ -38,10 +38,11 @@ const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v
  * limiter's knee), the mel-cepstral postfilter (HTS beta; none: every value tried lowered OVRL), a
  * high-pass at 10 Hz (the all-positive pulse train left a DC offset and rumble 14 dB below the speech:
  * OVRL 3.151 → 3.209 on 10 tuning sentences; 10–35 Hz all within 0.01) and an output EQ (a high
- * shelf, see hts/output-eq.ts). No phase dispersion (disperseMs): 3, 5 and 8 ms gave OVRL 3.208,
- * 3.214 and 3.207 against 3.213 on the 20 tuning sentences, for about 25 % more vocoding time.
+ * shelf, see hts/output-eq.ts). Phase dispersion of each pulse (an all-pass chirp, prototyped in the
+ * vocoder) was measured and dropped: 3, 5 and 8 ms gave OVRL 3.208, 3.214 and 3.207 against 3.213
+ * on the 20 tuning sentences, for about 25 % more vocoding time.
  */
-export const HTS_QUALITY_DEFAULTS = { gainDb: -9, postfilter: 0, highpassHz: 10, disperseMs: 0 } as const;
+export const HTS_QUALITY_DEFAULTS = { gainDb: -9, postfilter: 0, highpassHz: 10 } as const;
 export const HTS_OUTPUT_EQ: OutputEq = { db: 3, fromHz: 2500, toHz: 4000 };
 
 /**
