@@ -3,14 +3,17 @@
 // event-loop delay of the server process is read over IPC after every run.
 //  - http: first byte of a streaming request of 200 characters, sequential (sawt-mini, sawt-hts),
 //    then 8 concurrent streams of each (p50/p95; sawt-mini's audio seconds per second).
-//  - ws10: 10 sessions flush a 175-character text at the same moment (rounds), flush → first audio.
+//  - ws10: 10 sessions flush a 175-character text at the same moment (rounds), flush → first audio;
+//    one round before them warms the process up (reported apart).
 //  - ws30: 30 sessions flush back to back (the next flush as soon as isFinal came) for 30 s:
 //    p50/p95 flush → first audio, each session's worst and its count of flushes (starvation).
 // Options (environment): BENCH_LATENCY_RUNS=http,ws10,ws30 (which), BENCH_LATENCY_SEQ (sequential
 // requests, 20), BENCH_LATENCY_ROUNDS (ws10 rounds, 10), BENCH_LATENCY_SECONDS (ws30, 30),
+// BENCH_LATENCY_WS_CHARS (characters of the WebSocket text, 175),
 // BENCH_LATENCY_PER_STREAM (requests per concurrent stream, 3), BENCH_LATENCY_TAG (name suffix
 // of the result file, e.g. "before"). Each figure carries the machine's load average when taken.
 import os from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { TEXT, VOICES, concurrentFigures, concurrentStreams, eventLoopFigures, machine, openWsSession, round, startBenchServer, streamTts, summary, writeResults } from './harness.js';
 
 const env = (name, dflt) => Number(process.env[name] ?? dflt);
@@ -19,7 +22,7 @@ const SEQ = env('BENCH_LATENCY_SEQ', 20);
 const ROUNDS = env('BENCH_LATENCY_ROUNDS', 10);
 const SECONDS = env('BENCH_LATENCY_SECONDS', 30);
 const PER_STREAM = env('BENCH_LATENCY_PER_STREAM', 3);
-const WS_TEXT = TEXT.slice(0, 175);
+const WS_TEXT = TEXT.slice(0, env('BENCH_LATENCY_WS_CHARS', 175));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const load = () => os.loadavg().map((x) => round(x));
 
@@ -30,9 +33,17 @@ const url = `ws://127.0.0.1:${port}/api/v1/websocket/text-to-speech?x-api-key=${
 async function measured(fn) {
   await ask('eld-reset', 'eld-reset');
   const loadBefore = load();
+  const client = monitorEventLoopDelay({ resolution: 1 });
+  client.enable();
   const figure = await fn();
+  client.disable();
   const eld = await ask('eld', 'eld');
-  return { ...figure, eventLoopDelayMs: eventLoopFigures(eld), loadAverage: { before: loadBefore, after: load() } };
+  return {
+    ...figure, eventLoopDelayMs: eventLoopFigures(eld),
+    // This process's own delay: a message the server sent waits this long, at worst, to be timed here.
+    clientEventLoopDelayMs: { max: round(client.max / 1e6), p99: round(client.percentile(99) / 1e6) },
+    loadAverage: { before: loadBefore, after: load() },
+  };
 }
 
 const openSessions = (n) => Promise.all(Array.from({ length: n }, (_, i) => openWsSession(url, VOICES[i % VOICES.length])));
@@ -72,6 +83,10 @@ if (RUNS.has('http')) {
 
 if (RUNS.has('ws10')) {
   const sessions = await openSessions(10);
+  // One round first, not counted: the process's first WebSocket flushes (code compiled on first
+  // use, each espeak instance's first voices). Its first-audio times are reported apart.
+  const warmUp = (await Promise.all(sessions.map(flush))).map((o) => o.firstAudioMs);
+  await sleep(50);
   results.runs['ws-10-together'] = await measured(async () => {
     const firsts = [];
     const finals = [];
@@ -80,7 +95,7 @@ if (RUNS.has('ws10')) {
       for (const o of out) firsts.push(o.firstAudioMs), finals.push(o.finalMs);
       await sleep(50);
     }
-    return { sessions: 10, chars: WS_TEXT.length, rounds: ROUNDS, flushToFirstAudioMs: summary(firsts), flushToFinalMs: summary(finals) };
+    return { sessions: 10, chars: WS_TEXT.length, rounds: ROUNDS, flushToFirstAudioMs: summary(firsts), flushToFinalMs: summary(finals), warmUpRoundFirstAudioMs: summary(warmUp) };
   });
   for (const s of sessions) s.ws.close();
 }

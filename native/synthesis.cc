@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -52,6 +53,13 @@ std::vector<uint32_t> Utf16Offsets(const std::string& text) {
   return offsets;
 }
 
+// How long a later segment waits for the first segments queued or in progress before it takes an
+// instance's lock anyway. A later segment holds the lock for the whole segment (tens of ms on a busy
+// core), so a first segment that queued behind it would wait that long for its first audio; the
+// audio before a later segment (its job's earlier segments, a word at least: ~300 ms) lasts far
+// longer than this wait. Bounded, so that a steady stream of new requests cannot starve them.
+constexpr auto kLaterYield = std::chrono::milliseconds(50);
+
 // The threads that synthesize for every job of the process: two per espeak-ng
 // instance (espeak runs one call at a time per instance, so more threads would
 // add no throughput; a thread per job also made RSS creep up, each new thread
@@ -70,8 +78,16 @@ class SynthesisScheduler {
     {
       std::lock_guard<std::mutex> guard(mutex_);
       (first ? first_ : ready_).push_back(std::move(job));
+      if (first) ++firstPending_;
     }
     (first ? firstWake_ : readyWake_).notify_one();
+  }
+
+  // A later segment's thread, before it takes an instance: waits (at most kLaterYield) until no
+  // first segment is queued or being synthesized.
+  void YieldToFirstSegments() {
+    std::unique_lock<std::mutex> guard(mutex_);
+    firstDone_.wait_for(guard, kLaterYield, [&] { return firstPending_ == 0; });
   }
 
  private:
@@ -86,9 +102,10 @@ class SynthesisScheduler {
   void Loop(int instance, bool first);
 
   std::mutex mutex_;
-  std::condition_variable firstWake_, readyWake_;
+  std::condition_variable firstWake_, readyWake_, firstDone_;
   std::deque<std::shared_ptr<SynthesisJob>> first_;  // jobs whose urgent first segment is next
   std::deque<std::shared_ptr<SynthesisJob>> ready_;
+  size_t firstPending_ = 0;  // first segments queued or being synthesized
 };
 
 class SynthesisJob final : public espeak::SynthSink,
@@ -107,10 +124,12 @@ class SynthesisJob final : public espeak::SynthSink,
     SynthesisScheduler::Instance().Enqueue(self, self->FirstPending());
   }
 
-  // Scheduler thread: one turn — send what waits, then synthesize one segment on `instance`.
-  void Step(int instance) {
+  // Scheduler thread: one turn — send what waits, then synthesize one segment on `instance`; on a
+  // later segments' thread (not `first`), once no first segment waits for an instance.
+  void Step(int instance, bool first) {
     RunTurn("Synthesis failed: ", [&] {
       if (nextSegment_ == options_.segments.size()) return false;
+      if (!first) SynthesisScheduler::Instance().YieldToFirstSegments();
       SynthesizeSegment(nextSegment_++, instance);
       return true;
     });
@@ -198,7 +217,15 @@ void SynthesisScheduler::Loop(int instance, bool first) {
       job = std::move(queue.front());
       queue.pop_front();
     }
-    job->Step(instance);
+    job->Step(instance, first);
+    if (first) {
+      bool none;
+      {
+        std::lock_guard<std::mutex> guard(mutex_);
+        none = --firstPending_ == 0;
+      }
+      if (none) firstDone_.notify_all();
+    }
   }
 }
 

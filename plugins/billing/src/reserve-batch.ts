@@ -27,6 +27,7 @@ interface Waiting {
 export class ReserveBatcher {
   #waiting: Waiting[] = [];
   #writing = false;
+  #scheduled = false;
 
   constructor(
     private readonly write: (batch: ReserveRequest[]) => Promise<Array<Error | null>>,
@@ -36,7 +37,14 @@ export class ReserveBatcher {
   reserve(request: ReserveRequest): Promise<void> {
     return new Promise((resolve, reject) => {
       this.#waiting.push({ request, resolve, reject });
-      this.#next();
+      // The first request waits for the end of this turn of the event loop: requests made in the
+      // same turn (sessions flushed at the same moment) share its transaction.
+      if (this.#writing || this.#scheduled) return;
+      this.#scheduled = true;
+      setImmediate(() => {
+        this.#scheduled = false;
+        this.#next();
+      });
     });
   }
 

@@ -5,6 +5,9 @@ import { firstAudioWaits } from './first-audio.js';
 import type { WsLimits } from './limits.js';
 import { audioMessage, emptyFinalMessage } from './messages.js';
 
+/** The most audio one message carries after the first of a piece (ms). */
+const MAX_MESSAGE_MS = 1000;
+
 /** A piece of text the TextChunker cut, waiting for generation. */
 export interface Piece {
   text: string;
@@ -83,13 +86,32 @@ export class PieceRun {
     }
     // One chunk is held back so that the last audio message of a flush can carry isFinal. A message
     // carries the word timings of every chunk read so far (those waiting in the stream included), as
-    // it did when they came as events.
+    // it did when they came as events. The first message goes out alone, as soon as a second chunk
+    // shows it is not the last; after it, the chunks read together go out together, in messages of
+    // at most MAX_MESSAGE_MS of audio (fewer, larger messages: less work per second of audio for the
+    // server and the client, and no audio waits longer than before: what was read goes out at once,
+    // but for the chunk held back).
     const align = new AlignmentBuilder(this.piece.text, sampleRate);
-    let held: SpeechChunk | null = null;
+    const maxBytes = (sampleRate * 2 * MAX_MESSAGE_MS) / 1000;
+    let held: SpeechChunk[] = [];
+    let heldBytes = 0;
     let lastSent = Promise.resolve(true);
-    const emit = ({ pcm }: SpeechChunk, isFinal: boolean) => {
+    const emit = (chunks: SpeechChunk[], isFinal: boolean) => {
+      const pcm = chunks.length === 1 ? chunks[0]!.pcm : Buffer.concat(chunks.map((c) => c.pcm));
       lastSent = this.out.sendAudio(audioMessage(pcm, sampleRate, align.take(), isFinal));
     };
+    // Sends what is held but the last `keep` chunks; then waits for the client to read, and gives
+    // way to pieces that wait for their first audio or to the turn's other work (turn budget).
+    const sendHeld = async (keep: 0 | 1) => {
+      const out = held.slice(0, held.length - keep);
+      held = held.slice(held.length - keep);
+      heldBytes = held.reduce((n, c) => n + c.pcm.length, 0);
+      emit(out, false);
+      firstAudioSent();
+      await this.drain();
+      await (firstAudioWaits.yieldToWaiting() ?? turnBudget.spend());
+    };
+    let firstOut = false;
     try {
       for await (const first of stream as AsyncIterable<SpeechChunk>) {
         // The chunks already waiting come with the first: their words go with the next message.
@@ -98,21 +120,20 @@ export class PieceRun {
         for (const chunk of batch) align.add(chunk.info);
         for (const chunk of batch) {
           if (this.gone()) throw new Error('cancelled');
-          const sending = held !== null;
-          if (held) {
-            emit(held, false);
-            firstAudioSent();
+          if (held.length && (!firstOut || heldBytes + chunk.pcm.length > maxBytes)) {
+            firstOut = true;
+            await sendHeld(0);
+            if (this.gone()) throw new Error('cancelled');
           }
-          held = chunk;
-          await this.drain();
-          // Only once its own first audio is out (a piece never waits for the pieces that wait): the
-          // next turn while another piece waits for its first audio, or when this turn's budget of
-          // delivery work is spent (thirty sessions' messages no longer go out in one stretch).
-          if (sending) await (firstAudioWaits.yieldToWaiting() ?? turnBudget.spend());
+          held.push(chunk);
+          heldBytes += chunk.pcm.length;
         }
+        // What was read goes out now, but for the newest chunk (it may be the last of the flush).
+        if (held.length > 1) await sendHeld(1);
+        else await this.drain();
       }
       if (this.gone()) throw new Error('cancelled');
-      if (held) emit(held, this.piece.flushEnd);
+      if (held.length) emit(held, this.piece.flushEnd);
       else if (this.piece.flushEnd) lastSent = this.out.send(emptyFinalMessage(sampleRate));
       if (!(await lastSent)) throw new Error('client gone before the audio was sent');
       await admission.settle();

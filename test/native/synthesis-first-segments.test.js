@@ -1,0 +1,55 @@
+// First segments (the first audio of a request) go ahead of later segments of other syntheses on
+// espeak: a later segment holds an instance for the whole segment, so one that started while first
+// segments waited would make each of them wait that long. Its own file: one espeak instance (the
+// count is taken once per process).
+import t from 'tap';
+import { BASE, LONG_SENTENCE, SENTENCE } from './helpers.js';
+
+const { synthesizeStream } = await import('@sawt/native');
+
+const WORDS = 'مُحَمَّدٌ عَرَبِيٌّ';
+
+t.test('first segments queued while a synthesis is in its later segments all end before its next segment', async (t) => {
+  const LONG = LONG_SENTENCE.repeat(3);
+  const long = synthesizeStream({ ...BASE, segments: [SENTENCE, LONG, LONG, LONG], sampleRate: 24000, chunkMs: 100 });
+  const segmentEnds = [];
+  let resolveInLater;
+  const inLater = new Promise((resolve) => (resolveInLater = resolve));
+  long.on('data', ({ info }) => {
+    if (info.segment === 1) resolveInLater();
+    if (info.segmentEnd) segmentEnds[info.segment] = performance.now();
+  });
+  const longEnd = new Promise((resolve, reject) => long.on('end', resolve).on('error', reject));
+  // The long synthesis is in its second segment (a later one, holding the only instance): three
+  // requests arrive, one segment each, their first.
+  await inLater;
+  const firsts = Array.from({ length: 3 }, () => {
+    const s = synthesizeStream({ ...BASE, segments: [WORDS], sampleRate: 24000, chunkMs: 100, urgent: true });
+    s.resume();
+    return new Promise((resolve, reject) => s.on('end', () => resolve(performance.now())).on('error', reject));
+  });
+  const firstEnds = await Promise.all(firsts);
+  await longEnd;
+  const lastFirst = Math.max(...firstEnds);
+  // Before: the later segments took turns with them on the instance (each waited a whole segment).
+  t.ok(lastFirst < segmentEnds[2], `the three first segments ended ${Math.round(segmentEnds[2] - lastFirst)} ms before the third segment did`);
+  t.ok(segmentEnds[1] < segmentEnds[2] && segmentEnds[2] < segmentEnds[3], 'the long synthesis went on in order');
+});
+
+t.test('a steady stream of first segments does not starve later segments', async (t) => {
+  const long = synthesizeStream({ ...BASE, segments: [SENTENCE, SENTENCE, SENTENCE], sampleRate: 24000, chunkMs: 100 });
+  long.resume();
+  let ended = false;
+  const longEnd = new Promise((resolve, reject) => long.on('end', () => resolve((ended = true))).on('error', reject));
+  // First segments keep arriving (each before the one before it ended) for 1.5 s.
+  const stop = performance.now() + 1500;
+  let firsts = 0;
+  while (performance.now() < stop && !ended) {
+    const s = synthesizeStream({ ...BASE, segments: [SENTENCE], sampleRate: 24000, chunkMs: 100, urgent: true });
+    s.resume();
+    firsts++;
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  t.ok(ended, `the later segments ended while first segments kept coming (${firsts} of them)`);
+  await longEnd;
+});
