@@ -5,24 +5,13 @@ import {
   type Account, type AccountStore, type CharacterQuota, type Database, type LedgerEntry, type Logger, type Plan, type QuotaHold, type Wallet, type WalletBalance, type WalletReservation,
 } from '@sawt/core';
 import type { OrphanReservation, ReservationLeases } from './leases.js';
-import { ReserveBatcher, type ReserveRequest } from './reserve-batch.js';
+import { WalletWriteQueue, type CloseRequest, type HeldReservation, type ReserveRequest } from './write-queue.js';
 
 interface WalletRow {
   account_id: string;
   /** bigint columns come back as strings from PostgreSQL. */
   balance: number | string;
   reserved: number | string;
-}
-
-/** What closing a reservation needs to know about it. */
-interface HeldReservation {
-  id: string;
-  accountId: string;
-  amount: number;
-  requestId: string;
-  /** The key whose quota characters the reservation holds (null: none). */
-  keyId: string | null;
-  quotaChars: number;
 }
 
 type LedgerKind = LedgerEntry['kind'];
@@ -41,8 +30,8 @@ function requireMicro(name: string, value: unknown, { positive }: { positive: bo
  * short transaction together with its ledger row, and starts with a write (or, for
  * reservations, lockRows), so on SQLite the write lock is taken first (no lock upgrade
  * that could fail under another process) and on PostgreSQL the row lock serialises
- * concurrent requests. Reservations asked for together share one transaction
- * (ReserveBatcher), each decided as alone.
+ * concurrent requests. Reservations asked for together share one transaction, each
+ * decided as alone, and so do closes (settle, release); reservations go first (WalletWriteQueue).
  *
  * A reservation also holds the key's quota characters (auth's CharacterQuota, in
  * the same transaction), and is leased to the process that took it (leases.ts):
@@ -61,7 +50,7 @@ export class SqlWallet implements Wallet {
   private readonly open = new Map<string, SqlReservation>();
   /** Accounts known to have a wallet row (ensureWallet). */
   private readonly withWallet = new Set<string>();
-  private readonly batcher = new ReserveBatcher((batch) => this.writeReservations(batch));
+  private readonly writes = new WalletWriteQueue((batch) => this.writeReservations(batch), (batch) => this.writeCloses(batch));
 
   /** Reservations this process holds open (the metrics' gauge). */
   get openReservations(): number {
@@ -80,7 +69,9 @@ export class SqlWallet implements Wallet {
     return this.db.knex;
   }
 
+  /** Includes every settle and release this process asked for before (see WalletWriteQueue). */
   async balance(accountId: string): Promise<WalletBalance> {
+    await this.writes.closesWritten();
     const row = await this.knex<WalletRow>('wallets').where({ account_id: accountId }).first();
     if (!row) {
       await this.requireAccount(accountId);
@@ -120,7 +111,7 @@ export class SqlWallet implements Wallet {
     if (quota) requireMicro('the quota characters', quota.chars, { positive: false });
     await this.ensureWallet(accountId);
     const id = randomUUID();
-    await this.batcher.reserve({ id, accountId, amount: amountMicro, requestId: meta.requestId, description: meta.description ?? null, quota });
+    await this.writes.reserve({ id, accountId, amount: amountMicro, requestId: meta.requestId, description: meta.description ?? null, quota });
     const reservation = new SqlReservation(this, { id, accountId, amount: amountMicro, requestId: meta.requestId, keyId: quota?.keyId ?? null, quotaChars: quota?.chars ?? 0 });
     this.open.set(id, reservation);
     return reservation;
@@ -188,6 +179,7 @@ export class SqlWallet implements Wallet {
   }
 
   async ledger(accountId: string, opts: { limit?: number } = {}): Promise<LedgerEntry[]> {
+    await this.writes.closesWritten();
     const limit = Math.min(Math.max(Math.trunc(opts.limit ?? 100), 1), 100_000);
     const rows = await this.knex('ledger').where({ account_id: accountId }).orderBy('id', 'desc').limit(limit);
     return rows.map((r: Record<string, unknown>) => ({
@@ -204,29 +196,12 @@ export class SqlWallet implements Wallet {
   }
 
   /**
-   * Closes an open reservation in one transaction, charging `charge` (null = release
-   * all of it and give the key's characters back). False when it was already closed.
+   * Closes an open reservation, charging `charge` (null = release all of it and give the key's
+   * characters back); closes asked for together share one transaction (writeCloses). False when
+   * it was already closed.
    */
   async close(r: HeldReservation, charge: number | null, reason: string | null): Promise<boolean> {
-    const closedAt = now();
-    const closed = await this.knex.transaction(async (trx) => {
-      const n = await trx('reservations')
-        .where({ id: r.id, status: 'open' })
-        .update(charge === null ? { status: 'released', release_reason: reason, closed_at: closedAt } : { status: 'settled', charged: charge, closed_at: closedAt });
-      if (n === 0) return false;
-      const freed = charge === null ? r.amount : r.amount - charge;
-      const [row] = await trx('wallets')
-        .where({ account_id: r.accountId })
-        .update({ balance: trx.raw('balance - ?', [charge ?? 0]), reserved: trx.raw('reserved - ?', [r.amount]) }, ['balance']) as Pick<WalletRow, 'balance'>[];
-      if (charge === null && r.keyId) await this.quota.giveBack(trx, r.keyId, r.quotaChars);
-      const balanceAfter = Number(row!.balance);
-      const base = { accountId: r.accountId, balanceAfter, requestId: r.requestId, reservationId: r.id };
-      if (charge !== null) await this.writeLedger(trx, { ...base, kind: 'settle', amount: charge, description: null });
-      if (freed > 0 || charge === null) {
-        await this.writeLedger(trx, { ...base, kind: 'release', amount: freed, description: charge === null ? reason : 'unused part of the reservation' });
-      }
-      return true;
-    });
+    const closed = await this.writes.close({ held: r, charge, reason });
     this.open.delete(r.id);
     if (!closed && charge !== null) {
       const row = await this.knex('reservations').where({ id: r.id }).first('status', 'release_reason');
@@ -235,6 +210,54 @@ export class SqlWallet implements Wallet {
       }
     }
     return closed;
+  }
+
+  /**
+   * One transaction for a batch of closes: the reservations still open and their wallets are
+   * locked and read, each close is applied in order as alone (a reservation closed already, or
+   * twice in the batch, changes nothing), and the writes go together: the reservations' rows,
+   * each wallet once (balance less the charges, reserved less the amounts), the keys' characters
+   * given back by releases, and the ledger rows with each one's balance after it.
+   */
+  private async writeCloses(batch: CloseRequest[]): Promise<boolean[]> {
+    const closedAt = now();
+    return this.knex.transaction(async (trx) => {
+      const [open, rows] = await Promise.all([
+        lockRows<{ id: string }>(trx, { table: 'reservations', id: 'id', ids: batch.map((c) => c.held.id), columns: ['id'], touch: 'status', where: (q) => q.where({ status: 'open' }) }),
+        lockRows<WalletRow>(trx, { table: 'wallets', id: 'account_id', ids: batch.map((c) => c.held.accountId), columns: ['account_id', 'balance', 'reserved'], touch: 'reserved' }),
+      ]);
+      const stillOpen = new Set(open.map((r) => r.id));
+      const balances = new Map(rows.map((r) => [r.account_id, Number(r.balance)]));
+      const wallets = new Map<string, { charged: number; freed: number }>();
+      const givenBack = new Map<string, number>();
+      const ledger: Record<string, unknown>[] = [];
+      const writes: Promise<unknown>[] = [];
+      const outcomes = batch.map(({ held: r, charge, reason }) => {
+        if (!stillOpen.delete(r.id)) return false;
+        const balance = balances.get(r.accountId);
+        if (balance === undefined) throw new Error(`no wallet for account ${r.accountId} of reservation ${r.id}`);
+        const balanceAfter = balance - (charge ?? 0);
+        balances.set(r.accountId, balanceAfter);
+        const w = wallets.get(r.accountId) ?? { charged: 0, freed: 0 };
+        w.charged += charge ?? 0;
+        w.freed += r.amount;
+        wallets.set(r.accountId, w);
+        if (charge === null && r.keyId) givenBack.set(r.keyId, (givenBack.get(r.keyId) ?? 0) + r.quotaChars);
+        writes.push(trx('reservations').where({ id: r.id }).update(charge === null ? { status: 'released', release_reason: reason, closed_at: closedAt } : { status: 'settled', charged: charge, closed_at: closedAt }));
+        const unused = charge === null ? r.amount : r.amount - charge;
+        const base = { accountId: r.accountId, balanceAfter, requestId: r.requestId, reservationId: r.id };
+        if (charge !== null) ledger.push(ledgerRow({ ...base, kind: 'settle', amount: charge, description: null }));
+        if (unused > 0 || charge === null) ledger.push(ledgerRow({ ...base, kind: 'release', amount: unused, description: charge === null ? reason : 'unused part of the reservation' }));
+        return true;
+      });
+      for (const [accountId, w] of wallets) {
+        writes.push(trx('wallets').where({ account_id: accountId }).update({ balance: trx.raw('balance - ?', [w.charged]), reserved: trx.raw('reserved - ?', [w.freed]) }));
+      }
+      for (const [keyId, chars] of givenBack) writes.push(this.quota.giveBack(trx, keyId, chars));
+      if (ledger.length) writes.push(trx('ledger').insert(ledger));
+      await Promise.all(writes);
+      return outcomes;
+    });
   }
 
   /** Releases a reservation whose owner is gone (called by the lease sweep). */
