@@ -110,3 +110,22 @@ t.test('front end: normalizeText is the normalizer; phoneme input untouched', as
   t.same(r.segments, ['وصل الدكتور أحمد الساعة العاشرة والنصف.', 'ثم غادر.']);
   t.equal(normalizeArabic('السعر 5 ريالات', { expand: false }), 'السعر 5 ريالات');
 });
+
+t.test('front end in parts: the first segment goes through the per-segment stages before the others enter them; the text is that of process()', async (t) => {
+  const calls = [];
+  let firstDone = -1;
+  const fe = new TextFrontEnd().addStage('record', async (text) => {
+    calls.push({ text, at: performance.now() });
+    await new Promise((r) => setTimeout(r, 5));
+    return text;
+  }, { perSegment: true });
+  const input = { text: 'ذهب الولد إلى المدرسة. وصل القطار. قال محمد.', dialect: null };
+  const { count, first, rest } = await fe.processInParts(input);
+  t.equal(count, 3);
+  const head = await first;
+  firstDone = performance.now();
+  const tail = await rest;
+  t.same(calls.map((c) => c.text), ['ذهب الولد إلى المدرسة.', 'وصل القطار.', 'قال محمد.'], 'first segment first');
+  t.ok(calls.slice(1).every((c) => c.at >= firstDone - 1), 'the others entered once the first was through');
+  t.same([...head.segments, ...tail.segments], (await new TextFrontEnd().process(input)).segments, 'the same segments as process()');
+});
