@@ -102,16 +102,17 @@ export class PieceRun {
     };
     // Sends what is held but the last `keep` chunks; then waits for the client to read, and gives
     // way to pieces that wait for their first audio or to the turn's other work (turn budget).
+    let sentOne = false;
     const sendHeld = async (keep: 0 | 1) => {
       const out = held.slice(0, held.length - keep);
       held = held.slice(held.length - keep);
       heldBytes = held.reduce((n, c) => n + c.pcm.length, 0);
       emit(out, false);
+      sentOne = true;
       firstAudioSent();
       await this.drain();
       await (firstAudioWaits.yieldToWaiting() ?? turnBudget.spend());
     };
-    let firstOut = false;
     try {
       for await (const first of stream as AsyncIterable<SpeechChunk>) {
         // The chunks already waiting come with the first: their words go with the next message.
@@ -120,8 +121,7 @@ export class PieceRun {
         for (const chunk of batch) align.add(chunk.info);
         for (const chunk of batch) {
           if (this.gone()) throw new Error('cancelled');
-          if (held.length && (!firstOut || heldBytes + chunk.pcm.length > maxBytes)) {
-            firstOut = true;
+          if (held.length && (!sentOne || heldBytes + chunk.pcm.length > maxBytes)) {
             await sendHeld(0);
             if (this.gone()) throw new Error('cancelled');
           }
