@@ -1,6 +1,6 @@
 // Shared by the benchmarks: the 200-character text, the voices, the server child
 // process (bench/server.js over IPC), percentiles and result files.
-import { fork } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -44,15 +44,21 @@ async function askChild(child, msg, type) {
   }
 }
 
+/** The Node options `sawt serve` starts with on this machine (packages/cli/bin/node-flags.sh). */
+export function serveNodeFlags() {
+  return execFileSync('sh', [path.join(here, '../packages/cli/bin/node-flags.sh')], { encoding: 'utf8' }).split(/\s+/).filter(Boolean);
+}
+
 /**
  * Starts bench/server.js (extra environment variables in `env`) and, beside it, the control process
  * bench/eld-control.js; returns the server's port and key, an IPC ask(), and stop(). ask('eld-reset')
  * and ask('eld') reset and read both: the answer to 'eld' carries the control's figures as `control`.
  */
 export async function startBenchServer({ env } = {}) {
-  // BENCH_SERVER_NODE_ARGS: node options of the server process alone (e.g. --cpu-prof --cpu-prof-dir=DIR).
-  const execArgv = process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean);
-  const server = fork(path.join(here, 'server.js'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...(execArgv && { execArgv }), ...(env && { env: { ...process.env, ...env } }) });
+  // The server runs with the Node options `sawt serve` runs with (packages/cli/bin/node-flags.sh),
+  // then BENCH_SERVER_NODE_ARGS: more options of the server process alone (e.g. --cpu-prof --cpu-prof-dir=DIR).
+  const execArgv = [...serveNodeFlags(), ...(process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [])];
+  const server = fork(path.join(here, 'server.js'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv, ...(env && { env: { ...process.env, ...env } }) });
   const control = fork(path.join(here, 'eld-control.js'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
   const [[ready]] = await Promise.all([once(server, 'message'), once(control, 'message')]);
   const ask = async (msg, type) => {

@@ -44,7 +44,8 @@ const cli = async (env, ...args) => JSON.parse((await run(process.execPath, [bin
 /** `sawt serve` with `env`; resolves when /healthz answers and `listeners` workers logged "listening". */
 async function serve(env, listeners = 1) {
   const port = await freePort();
-  const child = spawn(process.execPath, [bin, 'serve'], { env: { ...process.env, ...env, SAWT_PORT: String(port), SAWT_HOST: '127.0.0.1' }, cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
+  // As users run it: the bin as a program (its first line starts Node with node-flags.sh's options).
+  const child = spawn(bin, ['serve'], { env: { ...process.env, ...env, SAWT_PORT: String(port), SAWT_HOST: '127.0.0.1' }, cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let log = '';
   child.stdout.on('data', (d) => (log += d));

@@ -69,7 +69,8 @@ let logTail = '';
 
 async function startServer() {
   // One process (the soak watches its pid and memory); sawt serve would fork one per core.
-  const child = spawn(process.execPath, [bin, 'serve'], { env: { SAWT_WORKERS: '1', ...env }, cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
+  // As users run it: the bin as a program (its first line starts Node with node-flags.sh's options).
+  const child = spawn(bin, ['serve'], { env: { SAWT_WORKERS: '1', ...env }, cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
   const keep = (d) => {
     logTail = (logTail + d).slice(-20_000);
   };

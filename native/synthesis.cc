@@ -1,5 +1,6 @@
 #include "synthesis.h"
 
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -204,9 +205,16 @@ void SynthesisScheduler::Loop(int instance, bool first) {
   // Synthesis yields to the JavaScript thread when cores are busy: a nice value on this thread
   // alone (Linux applies PRIO_PROCESS with a thread id per thread) keeps event-loop delay low while
   // audio is still produced far above real time. Later segments (audio already far ahead of
-  // playback) run lower still: on busy cores they leave the JavaScript thread and the first audio
-  // of other requests their share; on idle cores the nice value changes nothing.
-  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), first ? 5 : 12);
+  // playback) run as SCHED_IDLE: any other thread that wakes takes the core from them at once (a
+  // nice value only weighs shares: with 30 sessions on 2 cores the JavaScript thread still waited
+  // up to 27 ms for a core held by nice-12 espeak threads). They get what the others leave, which
+  // on 2 cores was most of one core; on idle cores the policy changes nothing.
+  const auto tid = static_cast<pid_t>(syscall(SYS_gettid));
+  setpriority(PRIO_PROCESS, static_cast<id_t>(tid), first ? 5 : 12);
+  if (!first) {
+    const sched_param param{};
+    sched_setscheduler(tid, SCHED_IDLE, &param);
+  }
   auto& queue = first ? first_ : ready_;
   auto& wake = first ? firstWake_ : readyWake_;
   for (;;) {

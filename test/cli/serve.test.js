@@ -40,3 +40,20 @@ t.test('sawt serve: healthz, then SIGTERM lets in-flight synthesis finish, refus
   t.equal(wallet.reserved, 0, 'no reservation left behind');
   t.equal(wallet.balance, Number((50 - [...text.trim()].length * 0.0001).toFixed(6)), 'the finished request was charged exactly');
 });
+
+t.test('run as a program (as npx does), sawt serve is the process started, with the Node options of node-flags.sh', async (t) => {
+  const dataDir = tempDir(t);
+  const flags = (await run('sh', [`${repoRoot}/packages/cli/bin/node-flags.sh`])).stdout.trim();
+  const { availableParallelism } = await import('node:os');
+  t.equal(flags, availableParallelism() <= 4 ? '--single-threaded-gc' : '', 'one thread collects garbage on up to 4 cores');
+  const { child: server, healthy, output } = await spawnServe(t, { env: { ...process.env, SAWT_DATA_DIR: dataDir }, asProgram: true });
+  t.ok(healthy, 'healthz answers', { output: output() });
+  const { readFileSync } = await import('node:fs');
+  const argv = readFileSync(`/proc/${server.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  t.match(argv[0], /node$/, 'the process started is Node itself (the shell line replaced itself)');
+  t.same(argv.slice(1, -2), flags ? flags.split(' ') : [], 'with the options');
+  t.same(argv.slice(-2), [bin, 'serve'], 'then the bin and its arguments');
+  server.kill('SIGTERM');
+  const [code] = await once(server, 'exit');
+  t.equal(code, 0, 'SIGTERM: exit code 0', { output: output() });
+});

@@ -129,3 +129,30 @@ t.test('front end in parts: the first segment goes through the per-segment stage
   t.ok(calls.slice(1).every((c) => c.at >= firstDone - 1), 'the others entered once the first was through');
   t.same([...head.segments, ...tail.segments], (await new TextFrontEnd().process(input)).segments, 'the same segments as process()');
 });
+
+t.test('texts that arrive together run their stages over several turns of the event loop, not all in one', async (t) => {
+  // A turn counter advanced by setImmediate; each stage call notes the turn it ran in and holds
+  // the thread 2 ms. 30 texts × 2 stages of 2 ms: 120 ms of work, which in one turn would hold
+  // the event loop that long. The turn budget (5 ms of such work per turn) spreads it.
+  let turn = 0;
+  let ticking = true;
+  const tick = () => {
+    turn++;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const perTurn = new Map();
+  const busy = (text) => {
+    perTurn.set(turn, (perTurn.get(turn) ?? 0) + 1);
+    const end = performance.now() + 2;
+    while (performance.now() < end);
+    return text;
+  };
+  const fe = new TextFrontEnd().addStage('busy-text', busy).addStage('busy-segment', async (s) => busy(s), { perSegment: true });
+  const inputs = Array.from({ length: 30 }, (_, i) => ({ text: `جملة رقم ${i}.`, dialect: null }));
+  const out = await Promise.all(inputs.map((input) => fe.process(input)));
+  ticking = false;
+  t.equal(out.length, 30, 'every text went through');
+  t.ok(perTurn.size >= 10, `the 60 stage calls ran over ${perTurn.size} turns`);
+  t.ok(Math.max(...perTurn.values()) <= 4, `at most 4 stage calls of 2 ms in one turn (most: ${Math.max(...perTurn.values())})`);
+});

@@ -147,10 +147,11 @@ export async function freePort() {
 /**
  * Runs `sawt serve` as a user does (its own process, `env` as given, in `cwd`) and
  * waits until /healthz answers 200 (up to 15 s). `output()` is what it logged so far.
+ * asProgram: the bin is run as a program (as npx does, through its first line) rather than by node.
  */
-export async function spawnServe(t, { env, cwd = repoRoot }) {
+export async function spawnServe(t, { env, cwd = repoRoot, asProgram = false }) {
   const port = await freePort();
-  const child = spawn(process.execPath, [sawtBin, 'serve'], { env: { SAWT_WORKERS: '1', ...env, SAWT_PORT: String(port), SAWT_HOST: '127.0.0.1' }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(asProgram ? sawtBin : process.execPath, asProgram ? ['serve'] : [sawtBin, 'serve'], { env: { SAWT_WORKERS: '1', ...env, SAWT_PORT: String(port), SAWT_HOST: '127.0.0.1' }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stdout.on('data', (d) => (log += d));
   child.stderr.on('data', (d) => (log += d));

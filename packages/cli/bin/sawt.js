@@ -1,4 +1,7 @@
-#!/usr/bin/env node
+#!/bin/sh
+":" //; self="$(readlink -f "$0")"; exec node $(sh "$(dirname "$self")/node-flags.sh") "$self" "$@"
+// Run as a program (npx sawt, the bin's link), the line above is shell: it replaces itself (the
+// same process) with Node and the options of node-flags.sh. To Node it is a string and a comment.
 import { main } from '../dist/index.js';
 
 // A reader that went away (sawt … | head) ends the output quietly.

@@ -11,6 +11,7 @@ import { WsSession, liveSessions, type WsDeps } from './session.js';
 
 export { buildAsyncApi };
 export { initFields, textFields, OUTPUT_FORMATS, CLOSE, parseClientMessage, audioMessage, type Alignment } from './messages.js';
+export { MessageBuffers } from './message-buffers.js';
 export { TextChunker, DEFAULT_CHUNKING, NOTHING_TO_SPEAK, type TextChunkerOptions } from './text-chunker.js';
 export { AlignmentBuilder } from './alignment-builder.js';
 export { liveSessions, DEFAULT_LIMITS, type WsLimits };

@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { defineFields, errors, presentedKey, validateFields, type SawtError } from '@sawt/core';
+import type { MessageBuffers } from './message-buffers.js';
 
 /** Sample rates a client may ask for (initConnection output_format). */
 export const OUTPUT_FORMATS = ['pcm_8000', 'pcm_16000', 'pcm_22050', 'pcm_24000'] as const;
@@ -118,11 +119,27 @@ export interface Alignment {
 
 export const CONNECTION_INITIALIZED = JSON.stringify({ type: 'connectionInitialized' });
 
-/** An audio message: base64 PCM16, its rate, the alignment of its words (if any), isFinal on the last of a flush. */
-export function audioMessage(pcm: Buffer, sampleRate: number, alignment: Alignment | null, isFinal: boolean): string {
-  // JSON.stringify({ audio, sampleRate, alignment?, isFinal? }) written out (the same bytes): base64
-  // needs no escaping, and stringify copied and scanned the ~13 kB of every message once more.
-  return `{"audio":"${pcm.toString('base64')}","sampleRate":${JSON.stringify(sampleRate)}${alignment ? `,"alignment":${JSON.stringify(alignment)}` : ''}${isFinal ? ',"isFinal":true' : ''}}`;
+const AUDIO_HEAD = '{"audio":"';
+
+/**
+ * An audio message: base64 PCM16 (the chunks' PCM one after another), its rate, the alignment of
+ * its words (if any), isFinal on the last of a flush. Written as bytes, exactly the JSON text
+ * JSON.stringify gives for { audio, sampleRate, alignment?, isFinal? } (base64 needs no escaping),
+ * into a buffer of `buffers` when given (give it back once the socket has written it).
+ */
+export function audioMessage(pcm: Buffer | readonly Buffer[], sampleRate: number, alignment: Alignment | null, isFinal: boolean, buffers?: MessageBuffers): Buffer {
+  const parts = Buffer.isBuffer(pcm) ? [pcm] : pcm;
+  const pcmBytes = parts.reduce((n, p) => n + p.length, 0);
+  // base64 of the parts one by one is the base64 of the whole only where each part but the last
+  // is a whole number of 3-byte groups (200 ms chunks are); otherwise they are joined first.
+  const whole = parts.every((p, i) => i === parts.length - 1 || p.length % 3 === 0) ? parts : [Buffer.concat(parts as Buffer[], pcmBytes)];
+  const tail = `","sampleRate":${JSON.stringify(sampleRate)}${alignment ? `,"alignment":${JSON.stringify(alignment)}` : ''}${isFinal ? ',"isFinal":true' : ''}}`;
+  const bytes = AUDIO_HEAD.length + 4 * Math.ceil(pcmBytes / 3) + Buffer.byteLength(tail);
+  const msg = buffers ? buffers.take(bytes) : Buffer.allocUnsafe(bytes);
+  let at = msg.write(AUDIO_HEAD, 0, 'latin1');
+  for (const part of whole) at += msg.write(part.toString('base64'), at, 'latin1');
+  msg.write(tail, at, 'utf8');
+  return msg;
 }
 
 /** The end of a flush with no audio left to carry it. */

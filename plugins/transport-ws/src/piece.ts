@@ -3,6 +3,7 @@ import { turnBudget, type Admission, type SpeechChunk, type SpeechStream } from 
 import { AlignmentBuilder } from './alignment-builder.js';
 import { firstAudioWaits } from './first-audio.js';
 import type { WsLimits } from './limits.js';
+import { messageBuffers } from './message-buffers.js';
 import { audioMessage, emptyFinalMessage } from './messages.js';
 
 /** The most audio one message carries after the first of a piece (ms). */
@@ -27,8 +28,8 @@ export interface PieceOutput {
   closed(): boolean;
   /** The client stopped reading: the session closes 1008 and drops its queue. */
   notReading(): void;
-  /** Sends an audio message (counted in the session's figures). */
-  sendAudio(msg: string): Promise<boolean>;
+  /** Sends an audio message (counted in the session's figures); its buffer goes back to messageBuffers once written. */
+  sendAudio(msg: Buffer): Promise<boolean>;
 }
 
 /**
@@ -97,8 +98,7 @@ export class PieceRun {
     let heldBytes = 0;
     let lastSent = Promise.resolve(true);
     const emit = (chunks: SpeechChunk[], isFinal: boolean) => {
-      const pcm = chunks.length === 1 ? chunks[0]!.pcm : Buffer.concat(chunks.map((c) => c.pcm));
-      lastSent = this.out.sendAudio(audioMessage(pcm, sampleRate, align.take(), isFinal));
+      lastSent = this.out.sendAudio(audioMessage(chunks.map((c) => c.pcm), sampleRate, align.take(), isFinal, messageBuffers));
     };
     // Sends what is held but the last `keep` chunks; then waits for the client to read, and gives
     // way to pieces that wait for their first audio or to the turn's other work (turn budget).

@@ -3,6 +3,7 @@ import type { WebSocket } from 'ws';
 import { errors, isSawtError, resolveModelFor, startPaidSynthesis, type AuthContext, type SawtError } from '@sawt/core';
 import { DEFAULT_LIMITS, type WsLimits } from './limits.js';
 import { CLOSE, CONNECTION_INITIALIZED, errorMessage, initKey, parseClientMessage, parseInit, parseText, type InitRequest } from './messages.js';
+import { messageBuffers } from './message-buffers.js';
 import { PieceRun, type Piece, type PieceOutput } from './piece.js';
 import type { WsDeps, WsSessionStats } from './session-types.js';
 import { TextChunker } from './text-chunker.js';
@@ -132,10 +133,20 @@ export class WsSession {
     return this.chunker.buffered + this.queue.reduce((n, p) => n + p.text.length, 0) + (this.running?.piece.text.length ?? 0);
   }
 
-  private send(msg: string): Promise<boolean> {
-    if (this.state === 'closed' || this.ws.readyState !== this.ws.OPEN) return Promise.resolve(false);
+  /** Sends a text message; an audio message's buffer goes back to messageBuffers once written (or not sent). */
+  private send(msg: string | Buffer): Promise<boolean> {
+    if (this.state === 'closed' || this.ws.readyState !== this.ws.OPEN) {
+      if (typeof msg !== 'string') messageBuffers.give(msg);
+      return Promise.resolve(false);
+    }
     this.corkForThisTick();
-    return new Promise((resolve) => this.ws.send(msg, (err) => resolve(!err)));
+    if (typeof msg === 'string') return new Promise((resolve) => this.ws.send(msg, (err) => resolve(!err)));
+    return new Promise((resolve) =>
+      this.ws.send(msg, { binary: false }, (err) => {
+        messageBuffers.give(msg);
+        resolve(!err);
+      }),
+    );
   }
 
   /**
