@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "idle_priority.h"
+
 namespace sawt {
 
 void ChunkStream::OpenChannel(Napi::Env env, Napi::Function onEvent, const char* name,
@@ -36,6 +38,7 @@ std::unique_ptr<ChunkMessage> ChunkStream::TakeChunk(std::vector<int16_t>& ready
 }
 
 void ChunkStream::Send(std::unique_ptr<ChunkMessage> message) {
+  const idle_priority::HoldingSharedLocks holding;  // the stream's and the channel's locks
   {
     std::lock_guard<std::mutex> guard(mutex_);
     if (cancelled_) return;
@@ -49,6 +52,7 @@ void ChunkStream::Send(std::unique_ptr<ChunkMessage> message) {
 }
 
 bool ChunkStream::SendBacklog() {
+  const idle_priority::HoldingSharedLocks holding;  // the stream's and the channel's locks
   while (true) {
     {
       std::lock_guard<std::mutex> guard(mutex_);
@@ -83,6 +87,7 @@ void ChunkStream::Dispatch(std::unique_ptr<ChunkMessage> message) {
 }
 
 void ChunkStream::Finish(std::optional<ErrorCode> error, const std::string& message) {
+  const idle_priority::HoldingSharedLocks holding;  // the stream's and the channel's locks
   auto final = std::make_unique<ChunkMessage>();
   final->final = true;
   final->segment = std::max(0, segment_);

@@ -1,6 +1,5 @@
 #include "synthesis.h"
 
-#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -20,6 +19,7 @@
 #include "chunk_stream.h"
 #include "errors.h"
 #include "espeak_engine.h"
+#include "idle_priority.h"
 #include "resampler.h"
 
 namespace sawt {
@@ -87,6 +87,7 @@ class SynthesisScheduler {
   // A later segment's thread, before it takes an instance: waits (at most kLaterYield) until no
   // first segment is queued or being synthesized.
   void YieldToFirstSegments() {
+    const idle_priority::HoldingSharedLocks holding;  // the scheduler's lock (Enqueue takes it on the main thread)
     std::unique_lock<std::mutex> guard(mutex_);
     firstDone_.wait_for(guard, kLaterYield, [&] { return firstPending_ == 0; });
   }
@@ -205,21 +206,17 @@ void SynthesisScheduler::Loop(int instance, bool first) {
   // Synthesis yields to the JavaScript thread when cores are busy: a nice value on this thread
   // alone (Linux applies PRIO_PROCESS with a thread id per thread) keeps event-loop delay low while
   // audio is still produced far above real time. Later segments (audio already far ahead of
-  // playback) run as SCHED_IDLE: any other thread that wakes takes the core from them at once (a
-  // nice value only weighs shares: with 30 sessions on 2 cores the JavaScript thread still waited
-  // up to 27 ms for a core held by nice-12 espeak threads). They get what the others leave, which
-  // on 2 cores was most of one core; on idle cores the policy changes nothing.
-  const auto tid = static_cast<pid_t>(syscall(SYS_gettid));
-  setpriority(PRIO_PROCESS, static_cast<id_t>(tid), first ? 5 : 12);
-  if (!first) {
-    const sched_param param{};
-    sched_setscheduler(tid, SCHED_IDLE, &param);
-  }
+  // playback) run lower still: SCHED_IDLE where the process may (idle_priority.h), else nice 12.
+  // On busy cores they leave the JavaScript thread and the first audio of other requests their
+  // share; on idle cores neither changes anything.
+  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), first ? 5 : 12);
+  if (!first) idle_priority::EnterIdle();
   auto& queue = first ? first_ : ready_;
   auto& wake = first ? firstWake_ : readyWake_;
   for (;;) {
     std::shared_ptr<SynthesisJob> job;
     {
+      const idle_priority::HoldingSharedLocks holding;  // the scheduler's lock (Enqueue takes it on the main thread)
       std::unique_lock<std::mutex> guard(mutex_);
       wake.wait(guard, [&] { return !queue.empty(); });
       job = std::move(queue.front());

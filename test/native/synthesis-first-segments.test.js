@@ -55,3 +55,23 @@ t.test('a steady stream of first segments does not starve later segments', async
   t.ok(ended, `the later segments ended while first segments kept coming (${firsts} of them)`);
   await longEnd;
 });
+
+t.test('later segments are synthesized on SCHED_IDLE threads where the process may leave that policy again, and all their audio comes', async (t) => {
+  // /proc/self/task/<tid>/sched names each thread's policy (5: SCHED_IDLE). Only a process that
+  // may raise a thread's priority (root here, or CAP_SYS_NICE) uses it: its threads leave it while
+  // they hold the locks the JavaScript thread takes.
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const idleThreads = () => readdirSync('/proc/self/task').filter((tid) => /^policy\s*:\s*5$/m.test(readFileSync(`/proc/self/task/${tid}/sched`, 'utf8'))).length;
+  const mayRaise = process.getuid?.() === 0;
+  const stream = synthesizeStream({ ...BASE, segments: [SENTENCE, LONG_SENTENCE, LONG_SENTENCE], sampleRate: 24000, chunkMs: 100 });
+  let samples = 0;
+  let idleSeen = 0;
+  stream.on('data', ({ pcm, info }) => {
+    samples += pcm.length / 2;
+    if (info.segment > 0) idleSeen = Math.max(idleSeen, idleThreads());
+  });
+  await new Promise((resolve, reject) => stream.on('end', resolve).on('error', reject));
+  if (mayRaise) t.ok(idleSeen >= 1, `a SCHED_IDLE thread while later segments were made (${idleSeen})`);
+  else t.equal(idleSeen, 0, 'no SCHED_IDLE thread (this process may not leave it again)');
+  t.ok(samples / 24000 > 5, `all the audio came (${(samples / 24000).toFixed(1)} s)`);
+});
