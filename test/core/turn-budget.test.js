@@ -56,3 +56,25 @@ t.test('many waiting steps resume in their order and each stretch stays near the
   for (const id of ['a', 'b', 'c']) t.same(done.filter((d) => d.startsWith(id)), [0, 1, 2, 3, 4].map((i) => `${id}.${i}`), `${id}'s steps in order`);
   t.ok(stretches.length >= 3, `timers ran between stretches (${stretches.length} times)`);
 });
+
+t.test('grant(): steps that waited are granted again in the turn they wake in, not all run there', async (t) => {
+  const budget = new TurnBudget(5);
+  let turn = 0;
+  let ticking = true;
+  const tick = () => {
+    turn++;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const perTurn = new Map();
+  // 20 steps of 2 ms asked for at once: within the budget some run now, the others wait.
+  await Promise.all(Array.from({ length: 20 }, async () => {
+    const wait = budget.grant();
+    if (wait) await wait;
+    perTurn.set(turn, (perTurn.get(turn) ?? 0) + 1);
+    spin(2);
+  }));
+  ticking = false;
+  t.ok(Math.max(...perTurn.values()) <= 4, `at most 4 steps of 2 ms in one turn (most: ${Math.max(...perTurn.values())})`);
+  t.ok(perTurn.size >= 5, `the 20 steps ran over ${perTurn.size} turns`);
+});

@@ -26,6 +26,20 @@ export class TurnBudget {
     }
     return now - this.#stretchStart < this.budgetMs ? null : new Promise((resolve) => setImmediate(resolve));
   }
+
+  /**
+   * spend() asked again after each wait until a turn grants the step: null when it may run now;
+   * else a promise that resolves in the turn that granted it, before anything else runs there. Steps
+   * that waited all wake in the same turn, and after spend() alone they would all run there.
+   */
+  grant(): Promise<void> | null {
+    const wait = this.spend();
+    return wait && this.#granted(wait);
+  }
+
+  async #granted(wait: Promise<void> | null): Promise<void> {
+    for (; wait; wait = this.spend()) await wait;
+  }
 }
 
 /**
