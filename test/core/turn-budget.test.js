@@ -2,11 +2,7 @@
 // goes on at once; past it, the step waits for the next turn, and a timer due meanwhile runs first.
 import t from 'tap';
 import { TurnBudget } from '@sawt/core';
-
-const spin = (ms) => {
-  const end = performance.now() + ms;
-  while (performance.now() < end);
-};
+import { spin, stepsPerTurn } from '../helpers/turns.js';
 
 t.test('steps go on within the budget and wait for the next turn past it', async (t) => {
   // A generous budget: the checks within it hold on a loaded machine too.
@@ -59,22 +55,15 @@ t.test('many waiting steps resume in their order and each stretch stays near the
 
 t.test('grant(): steps that waited are granted again in the turn they wake in, not all run there', async (t) => {
   const budget = new TurnBudget(5);
-  let turn = 0;
-  let ticking = true;
-  const tick = () => {
-    turn++;
-    if (ticking) setImmediate(tick);
-  };
-  setImmediate(tick);
-  const perTurn = new Map();
+  const steps = stepsPerTurn();
   // 20 steps of 2 ms asked for at once: within the budget some run now, the others wait.
   await Promise.all(Array.from({ length: 20 }, async () => {
     const wait = budget.grant();
     if (wait) await wait;
-    perTurn.set(turn, (perTurn.get(turn) ?? 0) + 1);
+    steps.note();
     spin(2);
   }));
-  ticking = false;
-  t.ok(Math.max(...perTurn.values()) <= 4, `at most 4 steps of 2 ms in one turn (most: ${Math.max(...perTurn.values())})`);
-  t.ok(perTurn.size >= 5, `the 20 steps ran over ${perTurn.size} turns`);
+  const perTurn = steps.stop();
+  t.ok(Math.max(...perTurn) <= 4, `at most 4 steps of 2 ms in one turn (most: ${Math.max(...perTurn)})`);
+  t.ok(perTurn.length >= 5, `the 20 steps ran over ${perTurn.length} turns`);
 });

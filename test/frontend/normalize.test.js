@@ -11,6 +11,7 @@ import {
   NOUNS,
 } from '../../plugins/engine/dist/frontend/normalize/index.js';
 import { normalizeText, TextFrontEnd } from '../../plugins/engine/dist/index.js';
+import { spin, stepsPerTurn } from '../helpers/turns.js';
 
 const FLOOR = 0.9;
 const cases = JSON.parse(readFileSync(new URL('./normalization-cases.json', import.meta.url), 'utf8'));
@@ -131,28 +132,20 @@ t.test('front end in parts: the first segment goes through the per-segment stage
 });
 
 t.test('texts that arrive together run their stages over several turns of the event loop, not all in one', async (t) => {
-  // A turn counter advanced by setImmediate; each stage call notes the turn it ran in and holds
-  // the thread 2 ms. 30 texts × 2 stages of 2 ms: 120 ms of work, which in one turn would hold
-  // the event loop that long. The turn budget (5 ms of such work per turn) spreads it.
-  let turn = 0;
-  let ticking = true;
-  const tick = () => {
-    turn++;
-    if (ticking) setImmediate(tick);
-  };
-  setImmediate(tick);
-  const perTurn = new Map();
+  // Each stage call notes the turn it ran in and holds the thread 2 ms. 30 texts × 2 stages of
+  // 2 ms: 120 ms of work, which in one turn would hold the event loop that long. The turn budget
+  // (5 ms of such work per turn) spreads it.
+  const steps = stepsPerTurn();
   const busy = (text) => {
-    perTurn.set(turn, (perTurn.get(turn) ?? 0) + 1);
-    const end = performance.now() + 2;
-    while (performance.now() < end);
+    steps.note();
+    spin(2);
     return text;
   };
   const fe = new TextFrontEnd().addStage('busy-text', busy).addStage('busy-segment', async (s) => busy(s), { perSegment: true });
   const inputs = Array.from({ length: 30 }, (_, i) => ({ text: `جملة رقم ${i}.`, dialect: null }));
   const out = await Promise.all(inputs.map((input) => fe.process(input)));
-  ticking = false;
+  const perTurn = steps.stop();
   t.equal(out.length, 30, 'every text went through');
-  t.ok(perTurn.size >= 10, `the 60 stage calls ran over ${perTurn.size} turns`);
-  t.ok(Math.max(...perTurn.values()) <= 4, `at most 4 stage calls of 2 ms in one turn (most: ${Math.max(...perTurn.values())})`);
+  t.ok(perTurn.length >= 10, `the 60 stage calls ran over ${perTurn.length} turns`);
+  t.ok(Math.max(...perTurn) <= 4, `at most 4 stage calls of 2 ms in one turn (most: ${Math.max(...perTurn)})`);
 });
