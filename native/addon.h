@@ -12,6 +12,7 @@ namespace sawt {
 
 class OnnxRunPromiseWorker;  // promise_worker.h
 class OnnxRunThreads;  // addon.cc
+class EventPump;  // event_pump.h
 
 class SawtAddon : public Napi::Addon<SawtAddon> {
  public:
@@ -22,6 +23,8 @@ class SawtAddon : public Napi::Addon<SawtAddon> {
 
   Napi::FunctionReference onnxSessionClass;
   Napi::FunctionReference piperSessionClass;
+  // The synthesis jobs' audio events to the JavaScript thread (EventPump::Of creates it).
+  std::shared_ptr<EventPump> eventPump;
 
   // ONNX runs execute on threads of the addon's own (kMaxConcurrentOnnxRuns of them, started at
   // the first run, niced: kOnnxThreadNice), not on libuv's pool, which fs, dns and crypto share

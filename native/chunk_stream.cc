@@ -7,19 +7,9 @@
 
 namespace sawt {
 
-void ChunkStream::OpenChannel(Napi::Env env, Napi::Function onEvent, const char* name,
-                              const std::shared_ptr<ChunkStream>& self) {
-  self->channel_ = EventChannel::New(env, onEvent, name, 0, 1, self.get(), &ChunkStream::OnChannelFinalized,
-                                     new std::shared_ptr<ChunkStream>(self));
-}
-
-void ChunkStream::OnChannelFinalized(Napi::Env, std::shared_ptr<ChunkStream>* holder, ChunkStream* stream) {
-  {
-    std::lock_guard<std::mutex> guard(stream->channelMutex_);
-    stream->channelGone_ = true;
-  }
-  stream->Cancel();
-  delete holder;
+void ChunkStream::OpenEvents(Napi::Env env, Napi::Function onEvent, const std::shared_ptr<ChunkStream>& self) {
+  self->pump_ = EventPump::Of(env);
+  self->pump_->Open(self, onEvent);
 }
 
 bool ChunkStream::Cancelled() {
@@ -38,7 +28,7 @@ std::unique_ptr<ChunkMessage> ChunkStream::TakeChunk(std::vector<int16_t>& ready
 }
 
 void ChunkStream::Send(std::unique_ptr<ChunkMessage> message) {
-  const idle_priority::HoldingSharedLocks holding;  // the stream's and the channel's locks
+  const idle_priority::HoldingSharedLocks holding;  // the stream's and the outbox's locks
   {
     std::lock_guard<std::mutex> guard(mutex_);
     if (cancelled_) return;
@@ -52,7 +42,7 @@ void ChunkStream::Send(std::unique_ptr<ChunkMessage> message) {
 }
 
 bool ChunkStream::SendBacklog() {
-  const idle_priority::HoldingSharedLocks holding;  // the stream's and the channel's locks
+  const idle_priority::HoldingSharedLocks holding;  // the stream's and the outbox's locks
   while (true) {
     {
       std::lock_guard<std::mutex> guard(mutex_);
@@ -74,20 +64,34 @@ bool ChunkStream::SendBacklog() {
 }
 
 void ChunkStream::Dispatch(std::unique_ptr<ChunkMessage> message) {
-  bool sent;
+  bool wake;
   {
-    std::lock_guard<std::mutex> guard(channelMutex_);
-    sent = !channelGone_ && channel_.NonBlockingCall(message.get()) == napi_ok;
+    std::lock_guard<std::mutex> guard(outboxMutex_);
+    outbox_.push_back(std::move(message));
+    wake = !wakePending_;
+    wakePending_ = true;
   }
-  if (sent) {
-    message.release();
-  } else {  // the environment is shutting down
-    Update([&] { --queued_; cancelled_ = true; });
+  if (wake && !pump_->Post(this)) Abandon();  // the environment is gone
+}
+
+std::deque<std::unique_ptr<ChunkMessage>> ChunkStream::TakeOutbox() {
+  std::deque<std::unique_ptr<ChunkMessage>> taken;
+  std::lock_guard<std::mutex> guard(outboxMutex_);
+  taken.swap(outbox_);
+  wakePending_ = false;
+  return taken;
+}
+
+void ChunkStream::Abandon() {
+  {
+    std::lock_guard<std::mutex> guard(outboxMutex_);
+    outbox_.clear();
   }
+  Cancel();
 }
 
 void ChunkStream::Finish(std::optional<ErrorCode> error, const std::string& message) {
-  const idle_priority::HoldingSharedLocks holding;  // the stream's and the channel's locks
+  const idle_priority::HoldingSharedLocks holding;  // the stream's and the outbox's locks
   auto final = std::make_unique<ChunkMessage>();
   final->final = true;
   final->segment = std::max(0, segment_);
@@ -100,20 +104,19 @@ void ChunkStream::Finish(std::optional<ErrorCode> error, const std::string& mess
     std::lock_guard<std::mutex> guard(mutex_);
     backlog_.clear();
   }
-  std::lock_guard<std::mutex> guard(channelMutex_);
-  if (channelGone_) return;
-  if (channel_.NonBlockingCall(final.get()) == napi_ok) final.release();
-  channel_.Release();
-  channelGone_ = true;
+  Dispatch(std::move(final));
 }
 
 // Main thread.
-void DeliverChunkEvent(Napi::Env env, Napi::Function onEvent, ChunkStream* stream, ChunkMessage* raw) {
-  std::unique_ptr<ChunkMessage> message(raw);
-  // Torn down with the environment: the finalizer may already have freed `stream`.
-  if (env == nullptr) return;
-  if (message->samples) stream->OnDelivered();
-  CallOnEvent(env, onEvent, *message);
+bool ChunkStream::Deliver(Napi::Env env, const Napi::Function& onEvent) {
+  for (auto& message : TakeOutbox()) {
+    if (message->samples) OnDelivered();
+    CallOnEvent(env, onEvent, *message);
+    // onEvent threw (a bug): the exception surfaces as uncaught, and delivery goes on.
+    if (env.IsExceptionPending()) napi_fatal_exception(env, env.GetAndClearPendingException().Value());
+    if (message->final) return true;
+  }
+  return false;
 }
 
 Napi::Object JobHandle(Napi::Env env, const std::shared_ptr<ChunkStream>& stream) {

@@ -1,6 +1,6 @@
 // The streaming plumbing shared by the synthesis jobs (espeak and HTS): the
-// thread-safe function that carries their ChunkMessages to onEvent, credit-based
-// backpressure (pause, resume, at most maxQueuedChunks chunks in the channel), a
+// outbox that carries their ChunkMessages to onEvent (through the EventPump), credit-based
+// backpressure (pause, resume, at most maxQueuedChunks chunks in the outbox), a
 // backlog of chunks made without credit, parking, cancellation and the final
 // event. A job derives from ChunkStream, makes the audio and says how its next
 // turn is queued (QueueTurn): the espeak scheduler thread or the HTS pool.
@@ -22,20 +22,15 @@
 
 #include "chunk_event.h"
 #include "errors.h"
+#include "event_pump.h"
 
 namespace sawt {
 
-class ChunkStream;
-// Main thread: hands one message of `stream` to onEvent.
-void DeliverChunkEvent(Napi::Env env, Napi::Function onEvent, ChunkStream* stream, ChunkMessage* message);
-
-class ChunkStream {
+class ChunkStream : public PumpedSource {
  public:
-  virtual ~ChunkStream() = default;
-
-  // Main thread: opens the job's event channel to onEvent and queues its first turn.
-  static void Start(Napi::Env env, Napi::Function onEvent, const char* name, const std::shared_ptr<ChunkStream>& self) {
-    OpenChannel(env, onEvent, name, self);
+  // Main thread: opens the job's events to onEvent and queues its first turn.
+  static void Start(Napi::Env env, Napi::Function onEvent, const std::shared_ptr<ChunkStream>& self) {
+    OpenEvents(env, onEvent, self);
     self->QueueTurn();
   }
 
@@ -59,10 +54,13 @@ class ChunkStream {
   // `failureCode`: the code of a failure that is not an EngineFailure (the engine's own).
   ChunkStream(int maxQueuedChunks, ErrorCode failureCode) : failureCode_(failureCode), maxQueuedChunks_(maxQueuedChunks) {}
 
-  // Main thread. The channel's finalize data holds a reference to the job until
-  // the channel is finalized.
-  static void OpenChannel(Napi::Env env, Napi::Function onEvent, const char* name,
-                          const std::shared_ptr<ChunkStream>& self);
+  // Main thread. The pump holds a reference to the job until its final event
+  // is delivered, or the environment is torn down.
+  static void OpenEvents(Napi::Env env, Napi::Function onEvent, const std::shared_ptr<ChunkStream>& self);
+
+  // PumpedSource, main thread: every message of the outbox to onEvent, in order.
+  bool Deliver(Napi::Env env, const Napi::Function& onEvent) override;
+  void Abandon() override;
 
   // Queues the job's next turn (which calls RunTurn): after a turn that made
   // audio (back of the line), and when a parked job gets credit back or is
@@ -100,14 +98,12 @@ class ChunkStream {
   // other jobs wait for). Dropped when the job is cancelled.
   void Send(std::unique_ptr<ChunkMessage> message);
 
-  // Sends the final event (an error when `error` is set) and lets the channel go.
+  // Sends the final event (an error when `error` is set).
   void Finish(std::optional<ErrorCode> error = std::nullopt, const std::string& message = "");
 
   int segment_ = 0;  // producing thread only: the segment being made (also the final event's)
 
  private:
-  using EventChannel = Napi::TypedThreadSafeFunction<ChunkStream, ChunkMessage, DeliverChunkEvent>;
-
   template <typename F>
   void Update(F change) {
     bool wake = false;
@@ -128,25 +124,29 @@ class ChunkStream {
   // false when credit runs out first.
   bool SendBacklog();
 
-  // Caller counted the message in queued_.
+  // Caller counted the message in queued_. The message joins the outbox; the pump is woken
+  // only when no wake is pending already.
   void Dispatch(std::unique_ptr<ChunkMessage> message);
 
-  // Main thread, after the job released the channel, or at environment
-  // teardown (then the job is cancelled and must not touch the channel again).
-  static void OnChannelFinalized(Napi::Env, std::shared_ptr<ChunkStream>* holder, ChunkStream* stream);
+  // Main thread: the messages of the outbox, oldest first (and no wake pending any more).
+  std::deque<std::unique_ptr<ChunkMessage>> TakeOutbox();
 
   const ErrorCode failureCode_;
   const int maxQueuedChunks_;
 
-  std::mutex channelMutex_;  // held around every use of channel_ off the main thread
-  EventChannel channel_;
-  bool channelGone_ = false;  // released by this job, or finalized
+  std::shared_ptr<EventPump> pump_;  // set on the main thread before the first turn
+
+  // Messages sent and not yet handed to JS, and whether a wake of the pump is pending for them
+  // (one wake carries all that waits). Never held while the pump is woken.
+  std::mutex outboxMutex_;
+  std::deque<std::unique_ptr<ChunkMessage>> outbox_;
+  bool wakePending_ = false;
 
   std::mutex mutex_;  // guards the fields below
   bool paused_ = false;
   bool cancelled_ = false;
   bool parked_ = false;  // waiting for credit, not queued for a turn
-  int queued_ = 0;  // chunks in the channel not yet handed to JS
+  int queued_ = 0;  // chunks in the outbox not yet handed to JS
   std::deque<std::unique_ptr<ChunkMessage>> backlog_;  // ready, waiting for credit
 };
 

@@ -252,7 +252,7 @@ Napi::Value CreateHtsSynthesis(const Napi::CallbackInfo& info) {
   ParseStreaming(env, opts, o);
   const Napi::Function onEvent = args::Function(env, info[1], "onEvent");
   std::shared_ptr<ChunkStream> job = MakeHtsJob(std::move(o));
-  ChunkStream::Start(env, onEvent, "sawt.hts", job);
+  ChunkStream::Start(env, onEvent, job);
   return JobHandle(env, job);
 }
 

@@ -71,7 +71,7 @@ struct HtsJobOptions {
   bool urgent = true;  // the turns up to the first window go ahead of other jobs' later turns
 };
 
-// A streaming job over `options` (its event channel is opened by ChunkStream::Start).
+// A streaming job over `options` (its events are opened by ChunkStream::Start).
 std::shared_ptr<ChunkStream> MakeHtsJob(HtsJobOptions options);
 
 // The parameter streams of every utterance of `options` (labels, controls, closures), generated on the

@@ -119,10 +119,10 @@ class SynthesisJob final : public espeak::SynthSink,
         options_(std::move(options)),
         chunkSamples_(static_cast<size_t>(options_.chunkMs) * options_.sampleRate / 1000) {}
 
-  // Main thread. The channel's finalize data holds a reference until the
-  // channel is finalized; the scheduler holds one while the job is queued.
+  // Main thread. The pump holds a reference until the final event is delivered;
+  // the scheduler holds one while the job is queued.
   static void Start(Napi::Env env, Napi::Function onEvent, const std::shared_ptr<SynthesisJob>& self) {
-    OpenChannel(env, onEvent, "sawt.synthesis", self);
+    OpenEvents(env, onEvent, self);
     SynthesisScheduler::Instance().Enqueue(self, self->FirstPending());
   }
 

@@ -1,6 +1,8 @@
 // Backpressure, cancellation and concurrency of native synthesis.
+import { once } from 'node:events';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Worker } from 'node:worker_threads';
 import t from 'tap';
 import { BASE, LONG_SENTENCE, SENTENCE, collect, rms } from './helpers.js';
 
@@ -93,4 +95,43 @@ t.test('a handle dropped by JS still completes and frees itself', async (t) => {
     });
   });
   t.equal(error, null);
+});
+
+// The audio events come to JavaScript through one wake-up handle per thread (native/event_pump):
+// it keeps that thread's event loop alive while a job has events to come, and goes with it.
+const inWorker = (body, workerData) => new Worker(`
+  const { parentPort, workerData } = require('node:worker_threads');
+  import('@sawt/native').then(({ nativeAddon }) => { ${body} });
+`, { eval: true, workerData });
+
+t.test('a thread with nothing else to do stays alive until its synthesis ends', async (t) => {
+  // Nothing but the job keeps the worker's event loop going: were it not held, the worker would
+  // exit before the first chunk.
+  const worker = inWorker(`
+    let chunks = 0;
+    nativeAddon().createSynthesis({ ...workerData, sampleRate: 16000, segments: Array(10).fill(workerData.text) }, (err, chunk, info) => {
+      if (chunk) chunks++;
+      if (info.final) parentPort.postMessage({ chunks, error: err && err.message });
+    });
+  `, { ...BASE, text: SENTENCE });
+  let result = null;
+  worker.on('message', (m) => (result = m));
+  const [code] = await once(worker, 'exit');
+  t.same(result, { chunks: 10, error: null }, 'every chunk and the final event came before the thread ended');
+  t.equal(code, 0, 'then the thread ended by itself');
+});
+
+t.test('a thread torn down while its jobs make audio takes nothing down with it', async (t) => {
+  for (let i = 0; i < 3; i++) {
+    const worker = inWorker(`
+      for (let j = 0; j < 4; j++) nativeAddon().createSynthesis({ ...workerData, sampleRate: 16000, segments: Array(40).fill(workerData.text) }, (err, chunk) => {
+        if (chunk) parentPort.postMessage('audio');
+      });
+    `, { ...BASE, text: LONG_SENTENCE });
+    await once(worker, 'message');
+    await worker.terminate();
+  }
+  const { samples, infos } = await collect(synthesizeStream({ ...BASE, segments: manySegments(3) }));
+  t.equal(infos.length, 3, 'synthesis on this thread still works');
+  t.ok(rms(samples) > 100, 'and is audio');
 });
