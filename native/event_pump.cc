@@ -1,5 +1,6 @@
 #include "event_pump.h"
 
+#include <chrono>
 #include <utility>
 
 #include "addon.h"
@@ -50,26 +51,43 @@ void EventPump::OnWake(uv_async_s* handle) {
 }
 
 void EventPump::DeliverReady() {
-  std::vector<PumpedSource*> ready;
+  std::deque<PumpedSource*> ready;
   {
     std::lock_guard<std::mutex> guard(readyMutex_);
     ready.swap(ready_);
   }
   Napi::Env env(env_);
-  Napi::HandleScope scope(env);
-  // Promise reactions and process.nextTick callbacks run when this scope closes, as after any
-  // callback from native code.
-  Napi::CallbackScope callback(env, *context_);
-  for (PumpedSource* key : ready) {
+  const auto until = std::chrono::steady_clock::now() + kTurnBudget;
+  while (!ready.empty()) {
+    PumpedSource* key = ready.front();
+    ready.pop_front();
     auto found = open_.find(key);
     if (found == open_.end()) continue;  // done already (posted twice), or a stale wake
     std::shared_ptr<PumpedSource> source = found->second.source;
-    Napi::HandleScope perSource(env);
-    // onEvent may start another job (Open): the entry is looked up again afterwards.
-    if (!source->Deliver(env, found->second.onEvent.Value())) continue;
-    open_.erase(key);
-    if (open_.empty()) uv_unref(Handle());
+    bool done;
+    {
+      Napi::HandleScope perSource(env);
+      // Promise reactions and process.nextTick callbacks run when this scope closes, as after
+      // any callback from native code: the source's events and what they set off are one piece
+      // of work, timed below.
+      Napi::CallbackScope callback(env, *context_);
+      done = source->Deliver(env, found->second.onEvent.Value());
+    }
+    // onEvent may have started another job (Open): the entry is looked up again.
+    if (done) {
+      open_.erase(key);
+      if (open_.empty()) uv_unref(Handle());
+    }
+    if (!ready.empty() && std::chrono::steady_clock::now() >= until) break;
   }
+  if (ready.empty()) return;
+  // Over the budget: the rest waits for the next turn of the event loop, ahead of anything
+  // posted since (they waited longest); timers and I/O run first.
+  {
+    std::lock_guard<std::mutex> guard(readyMutex_);
+    ready_.insert(ready_.begin(), ready.begin(), ready.end());
+  }
+  uv_async_send(wake_);
 }
 
 void EventPump::Close(napi_async_cleanup_hook_handle hook, void* arg) {

@@ -1,6 +1,6 @@
 // How the synthesis jobs' audio events reach the JavaScript thread: one libuv async handle per
-// environment, woken by any producing thread, that hands every waiting event of every job to its
-// onEvent in one callback.
+// environment, woken by any producing thread, that hands the waiting events job by job to each
+// job's onEvent, a few milliseconds' worth per turn of the event loop.
 //
 // It replaces a Node-API thread-safe function per job. That one's producer holds the function's
 // lock while it wakes the JavaScript thread, which then preempts it (it has the higher priority)
@@ -16,11 +16,12 @@
 #include <napi.h>
 
 #include <atomic>
+#include <chrono>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
 #include <unordered_map>
-#include <vector>
 
 #include "uv_async.h"
 
@@ -55,6 +56,8 @@ class EventPump : public std::enable_shared_from_this<EventPump> {
  private:
   explicit EventPump(Napi::Env env);
   static void OnWake(uv_async_s* handle);
+  // Delivers what waits, source by source, until kTurnBudget has passed; the rest goes on in the
+  // next turn of the event loop.
   void DeliverReady();
   uv_handle_s* Handle() { return reinterpret_cast<uv_handle_s*>(wake_); }
   static void Close(napi_async_cleanup_hook_handle hook, void* self);
@@ -64,13 +67,19 @@ class EventPump : public std::enable_shared_from_this<EventPump> {
     Napi::FunctionReference onEvent;
   };
 
+  // How long one turn of the event loop hands out events before timers and I/O get theirs. After
+  // a pause (a garbage collection: 5-10 ms while synthesis goes on) every job has chunks waiting;
+  // handed out all at once (with what they set off: messages encoded and written) they added
+  // 10 ms or more of work to that pause.
+  static constexpr std::chrono::microseconds kTurnBudget{3000};
+
   napi_env env_;
   uv_async_s* wake_;  // uv_handle_size bytes, freed by its close callback
   std::unique_ptr<Napi::AsyncContext> context_;  // JavaScript thread only
   std::unordered_map<PumpedSource*, Entry> open_;  // JavaScript thread only
 
   std::mutex readyMutex_;  // held only to add to or take ready_, never while waking
-  std::vector<PumpedSource*> ready_;
+  std::deque<PumpedSource*> ready_;
 
   std::shared_mutex closeMutex_;  // shared around uv_async_send; exclusive to close
   bool closed_ = false;

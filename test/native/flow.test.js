@@ -135,3 +135,33 @@ t.test('a thread torn down while its jobs make audio takes nothing down with it'
   t.equal(infos.length, 3, 'synthesis on this thread still works');
   t.ok(rms(samples) > 100, 'and is audio');
 });
+
+t.test('after the thread was held up, a backlog of audio events does not hold up timers and I/O', async (t) => {
+  // Every job has audio waiting once this thread was busy for a while (a long garbage collection,
+  // a long callback). The pump hands it out a few milliseconds per turn of the event loop: a
+  // setImmediate set at the first event runs after a few jobs' events, not after all of them.
+  const JOBS = 12;
+  const busy = (ms) => { const until = performance.now() + ms; while (performance.now() < until); };
+  const jobsBefore = new Set();
+  const jobsWithAudio = new Set();
+  let immediateRan = false;
+  let first = true;
+  const finals = Array.from({ length: JOBS }, (_, job) => new Promise((resolve) => {
+    nativeAddon().createSynthesis({ ...BASE, segments: manySegments(2), sampleRate: 16000 }, (err, chunk, info) => {
+      if (chunk) {
+        jobsWithAudio.add(job);
+        if (!immediateRan) jobsBefore.add(job);
+        if (first) {
+          first = false;
+          setImmediate(() => { immediateRan = true; });
+        }
+        busy(2); // what a consumer does with a chunk (encode, write)
+      }
+      if (info.final) resolve(err);
+    });
+  }));
+  busy(800); // meanwhile the jobs make their audio
+  t.same(await Promise.all(finals), Array(JOBS).fill(null), 'every job ends without an error');
+  t.equal(jobsWithAudio.size, JOBS, 'every job delivered audio');
+  t.ok(jobsBefore.size <= 3, `the immediate ran after the events of ${jobsBefore.size} of ${JOBS} jobs`);
+});
