@@ -11,7 +11,9 @@
 // requests, 20), BENCH_LATENCY_ROUNDS (ws10 rounds, 10), BENCH_LATENCY_SECONDS (ws30, 30),
 // BENCH_LATENCY_WS_CHARS (characters of the WebSocket text, 175),
 // BENCH_LATENCY_PER_STREAM (requests per concurrent stream, 3), BENCH_LATENCY_TAG (name suffix
-// of the result file, e.g. "before"). Each figure carries the machine's load average when taken.
+// of the result file, e.g. "before"), BENCH_STALL_MS (the server's JavaScript thread held that
+// long every 500 ms: how fast the event loop recovers after a pause). Each figure carries the
+// machine's load average when taken.
 import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { TEXT, VOICES, concurrentFigures, concurrentStreams, eventLoopFigures, machine, openWsSession, round, startBenchServer, streamTts, summary, writeResults } from './harness.js';
@@ -59,7 +61,7 @@ async function flush(s) {
   return { firstAudioMs: firstAt - t0, finalMs: finalAt - t0 };
 }
 
-const results = { date: new Date().toISOString(), tag: process.env.BENCH_LATENCY_TAG ?? null, machine: machine(), frontEnd: { diacritizer: setup.diacritizer }, runs: {} };
+const results = { date: new Date().toISOString(), tag: process.env.BENCH_LATENCY_TAG ?? null, stallMs: Number(process.env.BENCH_STALL_MS ?? 0), machine: machine(), frontEnd: { diacritizer: setup.diacritizer }, runs: {} };
 if (!setup.diacritizer) console.error('warning: the diacritizer did not load; figures are without it');
 
 // Warm-up: models load on first use.

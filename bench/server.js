@@ -18,6 +18,15 @@ if (process.env.SAWT_BENCH_PLUGIN_OPTIONS) {
 }
 const app = await createSawt({ runtime: { port: 0, host: '127.0.0.1', dataDir, modelsDir: process.env.SAWT_MODELS_DIR ?? path.join(dataDir, 'models') }, logger: quiet, ...(config && { config }) });
 await app.start();
+// BENCH_STALL_MS: the JavaScript thread is held this long every 500 ms (as a long garbage
+// collection would hold it), to measure how quickly the event loop recovers after a pause.
+const stallMs = Number(process.env.BENCH_STALL_MS ?? 0);
+if (stallMs > 0) {
+  setInterval(() => {
+    const until = performance.now() + stallMs;
+    while (performance.now() < until);
+  }, 500).unref();
+}
 const account = await app.get(tokens.accounts).create({ name: 'bench', plan: 'enterprise' });
 await app.get(tokens.wallet).topUp(account.id, toMicro('1000000'));
 const key = await app.get(tokens.apiKeys).create({ accountId: account.id });
