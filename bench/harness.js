@@ -2,7 +2,7 @@
 // process (bench/server.js over IPC), percentiles and result files.
 import { execFileSync, fork } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -80,6 +80,20 @@ export const pct = (arr, p) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 };
 export const round = (x, d = 2) => Number(x.toFixed(d));
+
+/**
+ * Time the machine's virtual CPUs were not run by the host (steal, from /proc/stat; ms, all CPUs
+ * together, 10 ms steps), null where not known. Any of it in a run is a stall no process on the
+ * machine could avoid.
+ */
+export function stealMs() {
+  try {
+    const cpu = readFileSync('/proc/stat', 'latin1').split('\n', 1)[0].trim().split(/\s+/);
+    return Number(cpu[8]) * (1000 / 100);
+  } catch {
+    return null;
+  }
+}
 
 export const machine = () => ({ cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version });
 

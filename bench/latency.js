@@ -16,7 +16,7 @@
 // machine's load average when taken.
 import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { TEXT, VOICES, concurrentFigures, concurrentStreams, eventLoopFigures, machine, openWsSession, round, startBenchServer, streamTts, summary, writeResults } from './harness.js';
+import { TEXT, VOICES, concurrentFigures, concurrentStreams, eventLoopFigures, machine, openWsSession, round, startBenchServer, stealMs, streamTts, summary, writeResults } from './harness.js';
 
 const env = (name, dflt) => Number(process.env[name] ?? dflt);
 const RUNS = new Set((process.env.BENCH_LATENCY_RUNS ?? 'http,ws10,ws30').split(','));
@@ -31,10 +31,11 @@ const load = () => os.loadavg().map((x) => round(x));
 const { port, key, setup, ask, stop } = await startBenchServer();
 const url = `ws://127.0.0.1:${port}/api/v1/websocket/text-to-speech?x-api-key=${encodeURIComponent(key)}`;
 
-/** Runs fn with the server's event-loop delay reset before and read after; the figure gets eventLoopDelayMs and loadAverage. */
+/** Runs fn with the server's event-loop delay reset before and read after; the figure gets eventLoopDelayMs, loadAverage and machineStealMs (stealMs in harness.js). */
 async function measured(fn) {
   await ask('eld-reset', 'eld-reset');
   const loadBefore = load();
+  const stealBefore = stealMs();
   const client = monitorEventLoopDelay({ resolution: 1 });
   client.enable();
   const figure = await fn();
@@ -45,6 +46,7 @@ async function measured(fn) {
     // This process's own delay: a message the server sent waits this long, at worst, to be timed here.
     clientEventLoopDelayMs: { max: round(client.max / 1e6), p99: round(client.percentile(99) / 1e6) },
     loadAverage: { before: loadBefore, after: load() },
+    ...(stealBefore !== null && { machineStealMs: stealMs() - stealBefore }),
   };
 }
 
