@@ -30,7 +30,7 @@ export function eventLoopFigures(eld) {
     worstGapMs: round(eld.stalls.gapMs), ranMs: round(eld.stalls.onCpuMs), waitedForCpuMs: round(eld.stalls.waitingMs),
     blockedMs: round(Math.max(0, eld.stalls.gapMs - eld.stalls.onCpuMs - eld.stalls.waitingMs)), maxOwnWorkMs: round(eld.stalls.maxOnCpuMs),
   };
-  const gc = eld.gc && Object.fromEntries(Object.entries(eld.gc).map(([kind, g]) => [kind, { count: g.count, maxMs: round(g.maxMs), totalMs: round(g.totalMs) }]));
+  const gc = eld.gc && Object.fromEntries(Object.entries(eld.gc).map(([kind, g]) => [kind, { count: g.count, maxMs: round(g.maxMs), totalMs: round(g.totalMs), ...(g.maxFlags?.length && { maxFlags: g.maxFlags }) }]));
   const control = eld.control && { max: round(eld.control.maxMs), p99: round(eld.control.p99Ms) };
   return { max: round(eld.maxMs), p99: round(eld.p99Ms), ...(stalls && { stalls }), ...(gc && { gc }), ...(control && { control }) };
 }

@@ -70,6 +70,9 @@ const stalls = (() => {
 // (scavenge = young generation, markCompact = full) and their count; a stall of the event loop
 // that matches one of these is V8's, not Sawt's code.
 const gcKinds = { [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge', [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: 'markCompact', [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakCallbacks' };
+const gcFlagNames = (flags) => Object.entries(perfConstants)
+  .filter(([name, bit]) => name.startsWith('NODE_PERFORMANCE_GC_FLAGS_') && bit !== 0 && (flags & bit) === bit)
+  .map(([name]) => name.slice('NODE_PERFORMANCE_GC_FLAGS_'.length).toLowerCase());
 let gc = {};
 new PerformanceObserver((list) => {
   for (const e of list.getEntries()) {
@@ -77,7 +80,12 @@ new PerformanceObserver((list) => {
     const k = (gc[kind] ??= { count: 0, maxMs: 0, totalMs: 0 });
     k.count++;
     k.totalMs += e.duration;
-    k.maxMs = Math.max(k.maxMs, e.duration);
+    if (e.duration > k.maxMs) {
+      k.maxMs = e.duration;
+      // Why the longest one ran, as Node reports it: e.g. forced, or for all external memory
+      // (V8 collects the whole heap at once when memory outside it, such as audio buffers, grew).
+      k.maxFlags = gcFlagNames(e.detail?.flags ?? 0);
+    }
   }
 }).observe({ entryTypes: ['gc'] });
 // Peak RSS since the last 'rss-reset', sampled every 50 ms.
