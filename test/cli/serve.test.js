@@ -45,7 +45,7 @@ t.test('run as a program (as npx does), sawt serve is the process started, with 
   const dataDir = tempDir(t);
   const flags = (await run('sh', [`${repoRoot}/packages/cli/bin/node-flags.sh`])).stdout.trim();
   const { availableParallelism } = await import('node:os');
-  t.equal(flags, availableParallelism() <= 4 ? '--single-threaded-gc' : '', 'one thread collects garbage on up to 4 cores');
+  t.equal(flags, availableParallelism() <= 4 ? '--no-memory-reducer --single-threaded-gc' : '--no-memory-reducer', 'no memory reducer; one thread collects garbage on up to 4 cores');
   const { child: server, healthy, output } = await spawnServe(t, { env: { ...process.env, SAWT_DATA_DIR: dataDir }, asProgram: true });
   t.ok(healthy, 'healthz answers', { output: output() });
   const { readFileSync } = await import('node:fs');
