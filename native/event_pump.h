@@ -70,7 +70,9 @@ class EventPump : public std::enable_shared_from_this<EventPump> {
   // How long one turn of the event loop hands out events before timers and I/O get theirs. After
   // a pause (a garbage collection: 5-10 ms while synthesis goes on) every job has chunks waiting;
   // handed out all at once (with what they set off: messages encoded and written) they added
-  // 10 ms or more of work to that pause.
+  // 10 ms or more of work to that pause. Core's turnBudget (5 ms a stretch) defers what
+  // JavaScript does with the chunks once it awaits it; it cannot split this callback, which runs
+  // before any of that JavaScript can wait: hence a bound of the pump's own, below it.
   static constexpr std::chrono::microseconds kTurnBudget{3000};
 
   napi_env env_;
