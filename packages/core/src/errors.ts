@@ -69,6 +69,9 @@ export const errors = {
   endpointNotAllowed: (scope: string) => new SawtError('endpointNotAllowed', `This API key is not allowed to call the '${scope}' endpoint`),
   modelNotFound: (modelId: string) => new SawtError('notFound', `Model '${clip(modelId)}' not found`),
   voiceNotFound: (voiceId: string) => new SawtError('notFound', `Voice '${clip(voiceId)}' not found`),
+  /** A voice that exists but does not speak on the model; the message names the model's voices. */
+  voiceNotOnModel: (voiceId: string, modelId: string, voiceIds: string[]) =>
+    new SawtError('notFound', `Voice '${clip(voiceId)}' does not speak on model '${clip(modelId)}'; its voices: ${voiceIds.join(', ') || 'none'} (GET /voices?model_id=${clip(modelId)})`),
   concurrency: (max: number, current: number) =>
     new SawtError('concurrency', `Concurrent request limit exceeded: your plan allows ${max} concurrent request${max === 1 ? '' : 's'} and ${current} ${current === 1 ? 'is' : 'are'} in progress`),
   rateLimit: (retryAfterSeconds: number) =>

@@ -19,6 +19,8 @@ export const modelSchema = {
     description: { type: ['string', 'null'] },
     engine: { type: 'string' },
     cost_per_char: { type: ['number', 'string'] },
+    // Seconds of audio per character at speed 1.0 (measured; see config/default.json): the output-cap estimate.
+    seconds_per_char: { type: 'number', exclusiveMinimum: 0 },
     access: { enum: ['public', 'granted'], default: 'public' },
     // Files (models layout: SAWT_MODELS_DIR, then the bundled models/) the model needs; the model is listed only when all exist.
     files: { type: 'array', items: { type: 'string' } },
@@ -26,6 +28,8 @@ export const modelSchema = {
     downloads: { type: 'array', items: downloadSchema },
     // The model wants diacritized input (default true): the diacritizer adds missing marks.
     diacritize: { type: 'boolean' },
+    // The voice a client gets first for this model (GET /models default_voice_id); default: the first voice that speaks on it.
+    default_voice_id: { type: 'string' },
   },
 } as const;
 
@@ -84,7 +88,8 @@ export const voiceSchema = {
     languages: { type: 'array', items: { type: 'string' } },
     dialect: { type: 'array', items: { type: 'string' } },
     type: { enum: [...VOICE_TYPES, null] },
-    // model_ids this voice works with; absent = every model.
+    // model_ids this voice works with; absent = every model whose engine has the voice's parameters
+    // (espeak: the espeak models, hts: the HTS models, piper: the Piper models).
     models: { type: 'array', items: { type: 'string' } },
     espeak: espeakSchema,
     piper: piperSchema,
@@ -126,6 +131,7 @@ export class ConfiguredModelCatalog implements ModelCatalog {
         engine: c.engine,
         cost_per_char: Number(c.cost_per_char),
         costPerCharMicro,
+        secondsPerChar: c.seconds_per_char ?? null,
         access: c.access ?? 'public',
         available,
         downloads: c.downloads ?? [],
@@ -162,6 +168,21 @@ export class ConfiguredModelCatalog implements ModelCatalog {
     return this.configs.find((c) => c.model_id === modelId)?.diacritize !== false;
   }
 
+  /**
+   * Sets each model's default voice: its configured default_voice_id, which must speak on it, else
+   * the first voice that does (null when none does).
+   */
+  resolveDefaultVoices(voices: BuiltinVoiceCatalog): void {
+    for (const m of this.models) {
+      const own = voices.voicesOf(m.model_id).map((v) => v.voice_id);
+      const wanted = this.configs.find((c) => c.model_id === m.model_id)?.default_voice_id;
+      if (wanted !== undefined && m.available && !own.includes(wanted)) {
+        throw new Error(`model '${m.model_id}' names default_voice_id '${wanted}', which does not speak on it (its voices: ${own.join(', ') || 'none'})`);
+      }
+      m.default_voice_id = wanted ?? own[0] ?? null;
+    }
+  }
+
   /** Appends a note to a model's description (e.g. that an optional file is missing). */
   addNote(modelId: string, note: string): void {
     const m = this.get(modelId);
@@ -172,7 +193,11 @@ export class ConfiguredModelCatalog implements ModelCatalog {
 export const samplePath = (voiceId: string) => `/api/v1/voices/${encodeURIComponent(voiceId)}/sample`;
 
 export class BuiltinVoiceCatalog implements VoiceCatalog {
-  constructor(private readonly voices: VoiceConfig[]) {}
+  /**
+   * @param speaksOn the model_ids (offered models only) a voice speaks on: its `models` when set,
+   * else every model whose engine has the voice's parameters (see index.ts).
+   */
+  constructor(private readonly voices: VoiceConfig[], private readonly speaksOn: (v: VoiceConfig) => string[] = (v) => v.models ?? []) {}
 
   config(voiceId: string): VoiceConfig | undefined {
     return this.voices.find((v) => v.voice_id === voiceId);
@@ -189,6 +214,7 @@ export class BuiltinVoiceCatalog implements VoiceCatalog {
       dialect: v.dialect ?? [],
       type: v.type ?? null,
       sample_url: samplePath(v.voice_id),
+      models: this.speaksOn(v),
     };
   }
 
@@ -202,6 +228,12 @@ export class BuiltinVoiceCatalog implements VoiceCatalog {
   }
 
   modelsFor(voiceId: string): string[] | undefined {
-    return this.config(voiceId)?.models;
+    const v = this.config(voiceId);
+    return v && this.speaksOn(v);
+  }
+
+  /** The built-in voices that speak on `modelId`, in configured order. */
+  voicesOf(modelId: string): VoiceConfig[] {
+    return this.voices.filter((v) => this.speaksOn(v).includes(modelId));
   }
 }

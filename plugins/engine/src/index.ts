@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { definePlugin, ModelFiles, tokens, type FromSchema, type ModelCatalog, type ModelDownload, type SpeechSynthesizer, type TextPipeline, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
-import { BuiltinVoiceCatalog, ConfiguredModelCatalog, downloadSchema, modelSchema, voiceSchema } from './catalog.js';
+import { BuiltinVoiceCatalog, ConfiguredModelCatalog, downloadSchema, modelSchema, voiceSchema, type VoiceConfig } from './catalog.js';
 import { EspeakBackend, HtsBackend } from './backends.js';
 import { PiperBackend } from './piper/backend.js';
 import { loadPiperModels, piperFiles } from './piper/setup.js';
@@ -142,8 +142,6 @@ export default definePlugin<EngineOptions>({
     // A Piper model needs its .onnx.json beside the .onnx: listed only when both are present.
     for (const m of options.models) if (m.engine === 'piper') m.files = piperFiles(m);
     const models = new ConfiguredModelCatalog(options.models, files, options.defaultModel);
-    // Voices whose models are all missing (e.g. the HTS voices without the voice file) are not offered.
-    const voices = new BuiltinVoiceCatalog(options.voices.filter((v) => !v.models || v.models.some((id) => models.get(id)?.available)));
     const htsModel = options.models.find((m) => m.engine === 'hts' && m.files?.length);
     const htsVoice = htsModel ? files.find(htsModel.files![0]!) : null;
     const dialects = loadDialects([BUILTIN_DIALECTS_DIR, ...options.dialectDirs.map((d) => path.resolve(runtime.configDir ?? '.', d))]);
@@ -151,6 +149,21 @@ export default definePlugin<EngineOptions>({
     const htsWarmup = hts.voicePathIfAny();
     const piper = new PiperBackend(options.piper, options.chunkMs, (o, m) => ctx.logger.warn(o, m));
     const backends = [new EspeakBackend(options.chunkMs), hts, piper];
+    // A voice is a persona, a model an engine: a voice speaks on every offered model whose engine has its
+    // parameters (its `models`, when set, narrow that). Voices that speak on no offered model (e.g. a Piper
+    // voice without its files) are not offered.
+    const engineOf = (id: string) => options.models.find((m) => m.model_id === id)?.engine;
+    for (const v of options.voices) {
+      for (const id of v.models ?? []) {
+        const engine = engineOf(id);
+        if (engine && !backends.find((b) => b.engine === engine)?.acceptsVoice(v)) throw new Error(`voice '${v.voice_id}' names model '${id}', but has no parameters for its engine '${engine}'`);
+      }
+    }
+    const speaksOn = (v: VoiceConfig) => models.list()
+      .filter((m) => m.available && (!v.models || v.models.includes(m.model_id)) && backends.some((b) => b.engine === m.engine && b.acceptsVoice(v)))
+      .map((m) => m.model_id);
+    const voices = new BuiltinVoiceCatalog(options.voices.filter((v) => speaksOn(v).length > 0), speaksOn);
+    models.resolveDefaultVoices(voices);
     for (const m of models.list()) {
       if (!backends.some((b) => b.engine === m.engine)) throw new Error(`model '${m.model_id}' names engine '${m.engine}', which this build does not have (known: ${backends.map((b) => b.engine).join(', ')})`);
       if (!m.available) {

@@ -1,6 +1,7 @@
 import { errors, observeSpeech, type Logger, type SpeechStream, type SpeechSynthesizer, type SynthesisRequest } from '@sawt/core';
 import type { BuiltinVoiceCatalog, ConfiguredModelCatalog, VoiceConfig } from './catalog.js';
-import type { SpeechBackend } from './backends.js';
+import { phonemeInventoryOf, refuseSilence, type SpeechBackend } from './backends.js';
+import { checkPhonemePassages } from './frontend/phoneme-passages.js';
 import type { TextFrontEnd } from './frontend/index.js';
 import { SpeechSequence } from './speech-sequence.js';
 
@@ -49,8 +50,10 @@ export class EngineSynthesizer implements SpeechSynthesizer {
     const backend = this.backends.get(model.engine);
     if (!backend) throw errors.internal(`Model '${model.model_id}' uses engine '${model.engine}', which this server does not run`);
     if ((voice.models && !voice.models.includes(model.model_id)) || !backend.acceptsVoice(voice)) {
-      throw errors.voiceNotFound(req.voiceId);
+      throw errors.voiceNotOnModel(req.voiceId, model.model_id, this.voices.voicesOf(model.model_id).map((v) => v.voice_id));
     }
+    // [[ ]] passages: symbols the model can say, within the caps espeak survives (400 / 40001 otherwise).
+    checkPhonemePassages(req.text, phonemeInventoryOf(backend, model.model_id));
     const sampleRate = req.sampleRate ?? 24000;
     const input = {
       text: req.text,
@@ -66,9 +69,10 @@ export class EngineSynthesizer implements SpeechSynthesizer {
     const head = await first;
 
     const started = performance.now();
-    const source = rest
+    // A whole request without a sample of audio is refused (400), never an empty WAV that is paid for.
+    const source = refuseSilence(rest
       ? new SpeechSequence(backend.synthesize({ ...head, ...settings, urgent: true }), async () => backend.synthesize({ ...(await rest), ...settings, urgent: false }))
-      : backend.synthesize({ ...head, ...settings, urgent: true });
+      : backend.synthesize({ ...head, ...settings, urgent: true }));
     this.jobs.set(model.engine, (this.jobs.get(model.engine) ?? 0) + 1);
     source.once('close', () => this.jobs.set(model.engine, this.jobs.get(model.engine)! - 1));
     // Counted as the chunks go by, generated (not when the consumer reads them).

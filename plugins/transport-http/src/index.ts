@@ -14,8 +14,11 @@ import type { FastifyRequest } from 'fastify';
 
 const modelSchema = {
   type: 'object',
-  required: ['id', 'model_id', 'model_name'],
-  properties: { id: { type: 'string', format: 'uuid' }, model_id: { type: 'string' }, model_name: { type: 'string' }, description: { type: 'string', nullable: true } },
+  required: ['id', 'model_id', 'model_name', 'default_voice_id'],
+  properties: {
+    id: { type: 'string', format: 'uuid' }, model_id: { type: 'string' }, model_name: { type: 'string' }, description: { type: 'string', nullable: true },
+    default_voice_id: { type: 'string', nullable: true, description: 'The voice a client gets first for this model (one of GET /voices?model_id=); null when no voice speaks on it' },
+  },
 };
 const voiceSchema = {
   type: 'object',
@@ -32,6 +35,13 @@ const clonedVoiceSchema = {
   ...voiceSchema,
   required: ['id', ...voiceSchema.required, 'stability'],
   properties: { id: { type: 'string', format: 'uuid' }, ...voiceSchema.properties, avatar_url: { type: 'string', nullable: true }, stability: { type: 'number' } },
+};
+
+/** A voice as GET /voices lists it: with the models it speaks on. */
+const listedVoiceSchema = {
+  ...voiceSchema,
+  required: [...voiceSchema.required, 'models'],
+  properties: { ...voiceSchema.properties, models: { type: 'array', items: { type: 'string' }, description: 'model_ids the voice speaks on (GET /models); a cloned voice speaks on every model' } },
 };
 
 export { DEFAULT_CLONE_LIMITS } from './options.js';
@@ -82,7 +92,7 @@ export default definePlugin<HttpOptions>({
     });
     app.get('/healthz', async () => ({ status: 'ok' }));
     if (ctx.options.playground) registerPlayground(app);
-    app.get('/api/v1/openapi.json', async (req) => buildOpenApi(routes, { Model: modelSchema, Voice: voiceSchema, ClonedVoice: clonedVoiceSchema }, publicOrigin(req)));
+    app.get('/api/v1/openapi.json', async (req) => buildOpenApi(routes, { Model: modelSchema, Voice: listedVoiceSchema, ClonedVoice: clonedVoiceSchema }, publicOrigin(req)));
     registerDocs(app);
     registerCatalogRoutes(app, describe, { ...deps, cloning: ctx.get(tokens.voiceCloning) });
     registerTtsRoutes(app, describe, deps);
@@ -109,18 +119,25 @@ export default definePlugin<HttpOptions>({
         const metricsAddress = await metricsEndpoint.listen(ctx.runtime.host);
         if (metricsAddress) ctx.logger.info({ address: metricsAddress }, 'metrics listening');
       },
+      // From the first moment of shutdown every new request (healthz included) gets 503 with
+      // Connection: close; work in flight (HTTP responses and WebSocket pieces, which transport-ws
+      // tracks here too) has shutdownGraceMs to finish, then is cancelled; the last connections are
+      // closed rather than waited for.
       async stop() {
         closing = true;
-        stopLogging();
+        const graceEnds = Date.now() + ctx.options.shutdownGraceMs;
         await metricsEndpoint.close();
-        const pending = [...inFlight.keys()];
-        if (pending.length) {
-          ctx.logger.info({ inFlight: pending.length }, 'waiting for in-flight requests');
-          await Promise.race([Promise.allSettled(pending), sleep(ctx.options.shutdownGraceMs)]);
-          for (const cancel of inFlight.values()) cancel();
-          await Promise.allSettled([...inFlight.keys()]);
-        }
-        await app.close();
+        if (inFlight.size) ctx.logger.info({ inFlight: inFlight.size }, 'waiting for in-flight requests');
+        // Work that starts during the wait (a WebSocket's next queued piece) is waited for too, within the same grace.
+        while (inFlight.size && Date.now() < graceEnds) await Promise.race([Promise.allSettled([...inFlight.keys()]), sleep(graceEnds - Date.now(), undefined, { ref: false })]);
+        for (const cancel of inFlight.values()) cancel();
+        await Promise.allSettled([...inFlight.keys()]);
+        stopLogging();
+        const closed = app.close();
+        // Responses cut by the cancel end at once; a connection still open after a moment is closed.
+        const late = setTimeout(() => app.server.closeAllConnections(), 1000);
+        await closed;
+        clearTimeout(late);
       },
     };
   },

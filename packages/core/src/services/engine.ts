@@ -11,12 +11,19 @@ export interface ModelInfo {
   /** Decimal cost per character, as configured. */
   cost_per_char: number;
   costPerCharMicro: number;
+  /**
+   * Seconds of audio per billable character at speed 1.0, as measured for the model (catalog
+   * `seconds_per_char`); null: not measured. A text whose estimate passes the output cap is refused up front.
+   */
+  secondsPerChar?: number | null;
   /** 'public': every account; 'granted': only accounts granted it. */
   access: 'public' | 'granted';
   /** False when the model's files are missing; unavailable models are not listed by GET /models. */
   available: boolean;
   /** Files `sawt models pull` can fetch into SAWT_MODELS_DIR for this model. */
   downloads: ModelDownload[];
+  /** The voice a client gets first for this model (GET /models); null when no built-in voice speaks on it. */
+  default_voice_id?: string | null;
 }
 
 export interface ModelDownload {
@@ -53,6 +60,8 @@ export interface VoiceInfo {
   dialect: string[];
   type: string | null;
   sample_url: string;
+  /** model_ids the voice speaks on (offered models); absent: every offered model (a cloned voice). */
+  models?: string[];
 }
 
 export interface ModelCatalog {

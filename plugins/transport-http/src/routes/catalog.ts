@@ -17,17 +17,25 @@ export function registerCatalogRoutes(
       ...errorResponses('authentication', 'endpointNotAllowed', 'rateLimit'),
     },
   }, async () =>
-    deps.models.list().filter((m) => m.available).map((m) => ({ id: m.id, model_id: m.model_id, model_name: m.model_name, description: m.description })),
+    deps.models.list().filter((m) => m.available).map((m) => ({ id: m.id, model_id: m.model_id, model_name: m.model_name, description: m.description, default_voice_id: m.default_voice_id ?? null })),
   );
 
   apiRoute(app, describe, deps, {
-    method: 'GET', path: '/voices', summary: 'List the voices this account can use', scope: 'voices',
+    method: 'GET', path: '/voices', summary: 'List the voices this account can use, each with the models it speaks on; ?model_id= keeps the voices of one model', scope: 'voices',
+    parameters: [{ name: 'model_id', in: 'query', required: false, description: 'Only the voices that speak on this model (an unknown model is 404 / 40401)', schema: { type: 'string' } }],
     responses: {
       200: { description: 'Voices', content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Voice' } } } } },
-      ...errorResponses('authentication', 'endpointNotAllowed', 'rateLimit'),
+      ...errorResponses('authentication', 'endpointNotAllowed', 'notFound', 'rateLimit'),
     },
   }, async (req) => {
-    const voices = await deps.voices.list(req.auth!.account.id);
+    const offered = deps.models.list().filter((m) => m.available).map((m) => m.model_id);
+    const query = (req.query ?? {}) as { model_id?: unknown };
+    const modelId = query.model_id === undefined ? undefined : String(query.model_id);
+    if (modelId !== undefined && !offered.includes(modelId)) throw errors.modelNotFound(modelId);
+    const voices = (await deps.voices.list(req.auth!.account.id))
+      // A voice without a list of its own (a cloned voice) speaks on every offered model.
+      .map((v) => ({ ...v, models: v.models ? v.models.filter((id) => offered.includes(id)) : offered }))
+      .filter((v) => modelId === undefined || v.models.includes(modelId));
     return voices.map((v) => ({ ...v, sample_url: v.sample_url.startsWith('/') ? absoluteUrl(req, v.sample_url) : v.sample_url }));
   });
 
