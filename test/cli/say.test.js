@@ -1,6 +1,6 @@
 // `sawt say TEXT`: speech in-process (no server) or through a server's API, written
 // to --out or to a redirected stdout as WAV.
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
@@ -83,4 +83,22 @@ t.test('--server URL --key K speaks through the API (and is charged there)', asy
   const noKey = await cli(env, dir, 'say', SENTENCE, '--server', srv.base);
   t.equal(noKey.code, 2);
   t.match(noKey.stderr, /--server needs --key/);
+});
+
+// On a terminal, `sawt say` plays the speech. A machine with no sound card and no sound server
+// (a server, a container, this CI) used to get ALSA's dozen lines, nothing played and status 0.
+const hasSoundCard = existsSync('/dev/snd') || Boolean(process.env.PULSE_SERVER);
+const hasScript = !spawnSync('script', ['--version'], { stdio: 'ignore' }).error;
+t.test('on a terminal without an audio device: one line and a failure status', { skip: hasSoundCard ? 'this machine has a sound device' : !hasScript && 'script(1), for a terminal, is not installed' }, async (t) => {
+  const quote = (s) => `'${s.replaceAll("'", `'\\''`)}'`;
+  const cmd = [process.execPath, sawtBin, 'say', SENTENCE].map(quote).join(' ');
+  // script(1) runs the command on a pseudo-terminal (stdout is a TTY) and passes on its status (-e).
+  const r = await new Promise((resolve) => {
+    execFile('script', ['-qec', cmd, '/dev/null'], { env: { ...process.env, ...env, XDG_RUNTIME_DIR: '' }, cwd: dir }, (e, stdout) =>
+      resolve({ code: e ? e.code : 0, out: stdout.toString() }));
+  });
+  t.not(r.code, 0, 'a failure status');
+  t.match(r.out, /sawt: no audio device: use --out FILE/);
+  t.notMatch(r.out, /ALSA lib/, 'no ALSA noise');
+  t.ok(r.out.trim().split('\n').length <= 2, `one line: ${JSON.stringify(r.out)}`);
 });

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, existsSync, readdirSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -137,11 +137,17 @@ async function openSink(out: string | undefined, stdout: NodeJS.WriteStream): Pr
   if (!stdout.isTTY) return streamingWav(stdout, async () => {});
   const player = findPlayer();
   if (!player) throw new UsageError('no audio player found (ffplay or aplay): give --out FILE.wav, or redirect stdout to a file');
+  if (!hasAudioDevice()) throw new Error(NO_AUDIO);
   let child: ChildProcess | null = null;
   let exited: Promise<number | null> | null = null;
+  let errors = '';
   return {
     async write(pcm) {
-      child = spawn(player.cmd, player.args, { stdio: ['pipe', 'ignore', 'inherit'] });
+      // The player's messages are kept: ALSA's dozen lines about a missing card become one.
+      child = spawn(player.cmd, player.args, { stdio: ['pipe', 'ignore', 'pipe'] });
+      child.stderr!.setEncoding('utf8').on('data', (s: string) => {
+        if (errors.length < 65536) errors += s;
+      });
       exited = new Promise((resolve, reject) => {
         child!.once('error', reject);
         child!.once('close', resolve);
@@ -151,6 +157,9 @@ async function openSink(out: string | undefined, stdout: NodeJS.WriteStream): Pr
     },
     async done() {
       const code = await exited;
+      // ffplay exits 0 when it could open no audio output, having played nothing.
+      if (AUDIO_OPEN_FAILED.test(errors)) throw new Error(NO_AUDIO);
+      if (errors) process.stderr.write(errors);
       if (code !== 0 && code !== null) throw new Error(`${player.cmd} exited with status ${code}`);
     },
     async abort() {
@@ -175,6 +184,27 @@ function streamingWav(dest: Writable | NodeJS.WriteStream, onEnd: () => Promise<
     async done() {},
     async abort() {},
   };
+}
+
+const NO_AUDIO = 'no audio device: use --out FILE';
+/** What ffplay (SDL) and aplay print when no sound card or sound server answers. */
+const AUDIO_OPEN_FAILED = /audio open (failed|error)|Unknown PCM|cannot find card|Failed to open audio/i;
+
+/**
+ * Whether this machine can play sound: an ALSA playback device (/dev/snd/pcmC*p), or a sound
+ * server (PulseAudio, PipeWire) for this user. Checked before the speech is made, so that a
+ * machine without one (a server, a container) is told at once; the player's own failure is
+ * recognised too (AUDIO_OPEN_FAILED) for the setups this misses.
+ */
+function hasAudioDevice(): boolean {
+  if (process.env.PULSE_SERVER) return true;
+  const runtime = process.env.XDG_RUNTIME_DIR;
+  if (runtime && ['pulse/native', 'pipewire-0'].some((f) => existsSync(`${runtime}/${f}`))) return true;
+  try {
+    return readdirSync('/dev/snd').some((f) => /^pcmC\d+D\d+p$/.test(f));
+  } catch {
+    return false;
+  }
 }
 
 /** ffplay (ffmpeg) or aplay (alsa-utils), whichever is installed first. */
