@@ -1,6 +1,8 @@
-import type { SpeechStream } from '@sawt/core';
+import { Readable } from 'node:stream';
+import type { SpeechChunk, SpeechStream } from '@sawt/core';
 import type { VoiceConfig } from './catalog.js';
-import { errors } from '@sawt/core';
+import { errors, SPEECH_RELAY_OPTIONS } from '@sawt/core';
+import { espeakInventory, htsInventory, type PhonemeInventory } from './frontend/phoneme-passages.js';
 import { DEFAULT_LABEL_OPTIONS, textToUtterances, type HtsUtterance, type LabelOptions, type PhoneRewrite } from './hts/labels.js';
 import type { Dialect } from './frontend/dialects.js';
 import { addOffsets, outputEqOffset, type OutputEq } from './hts/output-eq.js';
@@ -25,12 +27,63 @@ export interface SpeechBackend {
   readonly engine: string;
   /** Phones the back end reads: espeak mnemonics inside [[ ]] (dialect rules rewrite them), HTS phone spans; null: none. */
   readonly phonemes: 'espeak' | 'hts' | null;
+  /** What the model can say in [[ ]] passages (default: by `phonemes`, see phonemeInventoryOf). */
+  phonemeInventory?(modelId: string): PhonemeInventory;
   /** Voices of this back end must carry its parameters; checked at boot. */
   acceptsVoice(voice: VoiceConfig): boolean;
   synthesize(req: BackendRequest): SpeechStream;
 }
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
+
+/**
+ * The phoneme inventory of `modelId` on `backend`: its own, else by the phones it reads (espeak
+ * mnemonics: espeak-ng's Arabic table, which Piper voices also read passages through; HTS: the
+ * symbols mapped onto its phone set); a back end that reads no phones says none.
+ */
+export function phonemeInventoryOf(backend: SpeechBackend, modelId: string): PhonemeInventory {
+  if (backend.phonemeInventory) return backend.phonemeInventory(modelId);
+  if (backend.phonemes === 'espeak') return espeakInventory(modelId);
+  if (backend.phonemes === 'hts') return htsInventory(modelId);
+  return { model: modelId, says: () => false };
+}
+
+/**
+ * `source` passed on, except that a synthesis that ends without a single sample is an error
+ * (400 / 40001, nothing speakable) instead of an empty success: the client gets no empty WAV and
+ * the paid path, which settles only delivered audio, releases the reservation.
+ */
+export function refuseSilence(source: SpeechStream): SpeechStream {
+  let samples = 0;
+  let ended = false;
+  const out = new Readable({
+    ...SPEECH_RELAY_OPTIONS,
+    read() {
+      source.resume();
+    },
+    destroy(error, callback) {
+      source.destroy();
+      callback(error);
+    },
+  });
+  const rate = (source as { sampleRate?: number }).sampleRate;
+  if (rate !== undefined) Object.defineProperty(out, 'sampleRate', { value: rate, enumerable: true });
+  source.on('data', (chunk: SpeechChunk) => {
+    if (out.destroyed) return;
+    samples += chunk.info.samples;
+    if (!out.push(chunk)) source.pause();
+  });
+  source.once('end', () => {
+    ended = true;
+    if (samples === 0) out.destroy(errors.validation('text contains nothing that can be spoken (its audio is empty)'));
+    else out.push(null);
+  });
+  source.once('error', (error) => out.destroy(error));
+  source.once('close', () => {
+    if (!ended && !out.destroyed) out.destroy(new Error('speech stream closed before its end'));
+  });
+  return out;
+}
 
 /**
  * Output settings of every HTS voice, chosen by DNSMOS on the front end's own output

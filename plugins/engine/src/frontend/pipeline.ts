@@ -5,6 +5,9 @@ import { TextFrontEnd, type FrontEndInput } from './index.js';
 import { LatinReader, type LatinOptions } from './latin/index.js';
 import { Lexicon } from './lexicon.js';
 import { dialectPhonemes } from './phonemes.js';
+import { guardPhonemeWords, htsPhonesOf, parsePhonemePassages } from './phoneme-passages.js';
+import { htsPhoneSpan } from './latin/phone-span.js';
+import { RAW_SPAN } from './raw.js';
 import { spellForEspeak } from './espeak-spelling.js';
 import type { SegmentOptions } from './segment.js';
 
@@ -56,11 +59,15 @@ export class EngineTextPipeline implements TextPipeline {
       .addStage(
         'phonemize',
         async (text, ctx) => {
+          // The HTS voice reads phone spans: [[x-sawt]] passages become its phones (checked beforehand by htsInventory).
+          if (ctx.phonemes === 'hts') return passagesAsHtsSpans(text);
           if (ctx.phonemes !== 'espeak') return text;
           const spelled = await spellForEspeak(text);
           const dialect = ctx.dialect ? dialects.get(ctx.dialect) : undefined;
-          if (!ctx.showPhonemes && !dialect?.hasRules) return spelled;
-          return dialectPhonemes(spelled, dialect, { always: ctx.showPhonemes === true, urgent: ctx.urgent === true });
+          // Whatever stage wrote a passage (the client, a dialect rule, the Latin reader), no word of it
+          // reaches espeak longer than its word buffer takes (phoneme-passages.ts).
+          if (!ctx.showPhonemes && !dialect?.hasRules) return guardPhonemeWords(spelled);
+          return guardPhonemeWords(await dialectPhonemes(spelled, dialect, { always: ctx.showPhonemes === true, urgent: ctx.urgent === true }));
         },
         { perSegment: true },
       );
@@ -130,4 +137,14 @@ export class EngineTextPipeline implements TextPipeline {
     }
     return { text, dialect, diacritize: true, phonemes, showPhonemes: true };
   }
+}
+
+/** Every [[ … ]] passage of `text` as HTS phone spans, one per word, set apart from the words around it. */
+export function passagesAsHtsSpans(text: string): string {
+  if (!text.includes('[[')) return text;
+  return text.replace(RAW_SPAN, (span) => {
+    const words = parsePhonemePassages(span)[0]?.words ?? [];
+    const spans = words.map(htsPhonesOf).filter((p) => p.length > 0).map(htsPhoneSpan);
+    return spans.length ? ` ${spans.join(' ')} ` : ' ';
+  });
 }
