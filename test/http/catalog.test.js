@@ -76,3 +76,65 @@ t.test('openapi.json is OpenAPI 3, version 1.0.0, and documents the routes and t
   const responses = doc.paths['/text-to-speech/{model_id}'].post.responses;
   for (const s of ['200', '400', '401', '402', '403', '404', '429']) t.ok(responses[s], `documents status ${s}`);
 });
+
+t.test('each voice lists the models it speaks on; ?model_id= filters; each model names its default voice', async (t) => {
+  const models = await (await fetch(`${srv.api}/models`, { headers })).json();
+  const ids = models.map((m) => m.model_id);
+  const voices = await (await fetch(`${srv.api}/voices`, { headers })).json();
+  for (const v of voices) {
+    t.ok(Array.isArray(v.models) && v.models.length > 0, `${v.voice_id} speaks on ${v.models}`);
+    t.ok(v.models.every((id) => ids.includes(id)), `${v.voice_id}: only listed models`);
+    t.ok(v.models.includes('sawt-mini') && v.models.includes('sawt-hts'), `${v.voice_id}: both built-in models`);
+  }
+  t.equal(voices.length, 19, 'every built-in persona (sawt-neural is not installed here)');
+  for (const m of models) {
+    const res = await fetch(`${srv.api}/voices?model_id=${m.model_id}`, { headers });
+    t.equal(res.status, 200);
+    const own = await res.json();
+    t.same(own.map((v) => v.voice_id), voices.filter((v) => v.models.includes(m.model_id)).map((v) => v.voice_id), `?model_id=${m.model_id}: the voices that list it`);
+    t.ok(own.some((v) => v.voice_id === m.default_voice_id), `${m.model_id}: default_voice_id ${m.default_voice_id} is one of its voices`);
+  }
+  t.equal(models.find((m) => m.model_id === 'sawt-mini').default_voice_id, 'fusha-omar');
+  t.equal(models.find((m) => m.model_id === 'sawt-hts').default_voice_id, 'fusha-ziad', 'the HTS voice as recorded');
+});
+
+t.test('?model_id= of an unknown model is 404 / 40401', async (t) => {
+  for (const id of ['sawt-nothing', 'sawt-neural']) {
+    const res = await fetch(`${srv.api}/voices?model_id=${id}`, { headers });
+    t.equal(res.status, 404, `${id} (not offered here)`);
+    const body = await res.json();
+    t.equal(body.errorCode, 40401);
+    t.match(body.errorMessage, `Model '${id}' not found`);
+  }
+});
+
+t.test('the Omar of the issue: fusha-omar on sawt-hts is audio', async (t) => {
+  const res = await fetch(`${srv.api}/text-to-speech/sawt-hts`, { method: 'POST', headers, body: JSON.stringify({ voice_id: 'fusha-omar', text: 'مرحبا بكم في خدمة صوت.', stability: 0.5, streaming: false }) });
+  t.equal(res.status, 200);
+  t.ok(pcmStats(parseWav(Buffer.from(await res.arrayBuffer())).data).rms > 300);
+});
+
+t.test('a voice a model truly lacks: 404 / 40401 naming the model\'s voices (Piper voice on sawt-hts, built-in persona on sawt-neural)', async (t) => {
+  const { standinModelsDir } = await import('../piper/models-dir.js');
+  const neural = await startServer(t, { runtime: { modelsDir: standinModelsDir(t) } });
+  const c = await neural.client();
+  const voices = await (await fetch(`${neural.api}/voices`, { headers: c.headers })).json();
+  t.same(voices.find((v) => v.voice_id === 'neural-kareem').models, ['sawt-neural'], 'the Piper voice speaks on its model only');
+  t.same((await (await fetch(`${neural.api}/voices?model_id=sawt-neural`, { headers: c.headers })).json()).map((v) => v.voice_id), ['neural-kareem']);
+  const models = await (await fetch(`${neural.api}/models`, { headers: c.headers })).json();
+  t.equal(models.find((m) => m.model_id === 'sawt-neural').default_voice_id, 'neural-kareem');
+  const say = (model, voice_id) => fetch(`${neural.api}/text-to-speech/${model}`, { method: 'POST', headers: c.headers, body: JSON.stringify({ voice_id, text: 'مرحبا بكم في خدمة صوت.', stability: 0.5, streaming: false }) });
+  const before = await neural.balance(c.account.id);
+  let res = await say('sawt-hts', 'neural-kareem');
+  t.equal(res.status, 404);
+  let body = await res.json();
+  t.equal(body.errorCode, 40401);
+  t.match(body.errorMessage, /Voice 'neural-kareem' does not speak on model 'sawt-hts'; its voices: fusha-omar, fusha-layla, .*fusha-ziad/);
+  res = await say('sawt-neural', 'fusha-omar');
+  t.equal(res.status, 404);
+  body = await res.json();
+  t.equal(body.errorCode, 40401);
+  t.match(body.errorMessage, "Voice 'fusha-omar' does not speak on model 'sawt-neural'; its voices: neural-kareem");
+  const after = await neural.balance(c.account.id);
+  t.equal(after.balance, before.balance, 'nothing charged');
+});
