@@ -1,9 +1,11 @@
 /**
- * Deciding what an uploaded file is from its bytes (ffprobe, no file name or
- * declared type) and decoding it (ffmpeg): shared by every upload endpoint
- * (denoise, voice preview, voice cloning).
+ * Probing (ffprobe) and decoding (ffmpeg) an upload whose format audio-sniff.ts
+ * decided from its bytes: shared by every upload endpoint (denoise, voice preview,
+ * voice cloning). Every call reads an AudioSource, so ffmpeg never picks a demuxer
+ * or a protocol itself.
  */
 import { execFile, spawn } from 'node:child_process';
+import type { AudioSource } from './audio-sniff.js';
 import { errors } from './errors.js';
 
 export interface AudioInfo {
@@ -15,11 +17,15 @@ export interface AudioInfo {
   format: string;
 }
 
-/** Probes a file from its bytes: its first audio stream, or a 40001 with `notAudioMessage`. */
-export function probeAudioFile(ffprobe: string, file: string, opts: { signal?: AbortSignal; notAudioMessage: string }): Promise<AudioInfo> {
+/**
+ * Probes an upload (read as its sniffed container only, see audio-sniff.ts): its
+ * first audio stream, or a 40001 with `notAudioMessage`. The duration is what the
+ * container or the stream declares (a header can lie: bill and cap by decoding).
+ */
+export function probeAudioFile(ffprobe: string, source: AudioSource, opts: { signal?: AbortSignal; notAudioMessage: string }): Promise<AudioInfo> {
   const { signal, notAudioMessage } = opts;
   return new Promise((resolve, reject) => {
-    execFile(ffprobe, ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=codec_name,sample_rate,channels,duration:format=duration,format_name', '-of', 'json', file],
+    execFile(ffprobe, ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=codec_name,sample_rate,channels,duration:format=duration,format_name', '-of', 'json', ...source.inputArgs],
       { maxBuffer: 1 << 20, signal }, (err, stdout) => {
         if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
         if (err) return reject(errors.validation(notAudioMessage));
@@ -38,58 +44,61 @@ export function probeAudioFile(ffprobe: string, file: string, opts: { signal?: A
   });
 }
 
+/** Thrown by decodeAudioFile when the audio passes its `maxSeconds`. */
+export class AudioTooLong extends RangeError {
+  constructor(readonly maxSeconds: number) {
+    super(`audio longer than ${maxSeconds} s`);
+  }
+}
+
 /**
- * Decodes the first audio stream of `file` to PCM16LE mono at `sampleRate`.
- * `raw` reads the file as headerless PCM16LE mono at `raw.sampleRate`.
- * Rejects when ffmpeg fails or the audio passes `maxSeconds`.
+ * Decodes the first audio stream of `source` to PCM16LE mono at `sampleRate`, into
+ * one buffer sized for the cap (ffmpeg stops after `maxSeconds` and a little: `-t`).
+ * Rejects with AudioTooLong when the audio passes `maxSeconds`, or an Error when
+ * ffmpeg fails.
  */
-export function decodeAudioFile(ffmpeg: string, file: string, opts: { sampleRate: number; maxSeconds?: number; raw?: { sampleRate: number }; signal?: AbortSignal }): Promise<Buffer> {
+export function decodeAudioFile(ffmpeg: string, source: AudioSource, opts: { sampleRate: number; maxSeconds: number; signal?: AbortSignal }): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const input = opts.raw ? ['-f', 's16le', '-ar', String(opts.raw.sampleRate), '-ac', '1', '-i', file] : ['-i', file];
-    const p = spawn(ffmpeg, ['-nostdin', '-v', 'error', ...input, '-map', '0:a:0', '-vn', '-ac', '1', '-ar', String(opts.sampleRate), '-f', 's16le', 'pipe:1'], { stdio: ['ignore', 'pipe', 'ignore'], signal: opts.signal });
-    const chunks: Buffer[] = [];
+    const max = Math.ceil(opts.maxSeconds * opts.sampleRate) * 2;
+    const p = spawn(ffmpeg, ['-nostdin', '-v', 'error', ...source.inputArgs, '-map', '0:a:0', '-vn', '-t', String(opts.maxSeconds + 0.5), '-ac', '1', '-ar', String(opts.sampleRate), '-f', 's16le', 'pipe:1'],
+      { stdio: ['ignore', 'pipe', 'ignore'], signal: opts.signal });
+    // Grown by doubling up to the cap (a short file does not take the cap's memory).
+    let out = Buffer.alloc(Math.min(max, 1 << 20));
     let bytes = 0;
-    const max = opts.maxSeconds ? opts.maxSeconds * opts.sampleRate * 2 : Infinity;
     let tooLong = false;
     p.stdout.on('data', (c: Buffer) => {
-      bytes += c.length;
-      if (bytes > max) {
+      if (tooLong) return;
+      if (bytes + c.length > max) {
         tooLong = true;
         p.kill('SIGKILL');
         return;
       }
-      chunks.push(c);
+      if (bytes + c.length > out.length) {
+        const grown = Buffer.alloc(Math.min(max, Math.max(out.length * 2, bytes + c.length)));
+        out.copy(grown, 0, 0, bytes);
+        out = grown;
+      }
+      c.copy(out, bytes);
+      bytes += c.length;
     });
     p.on('error', reject);
     p.on('close', (code) => {
-      if (tooLong) return reject(new RangeError(`audio longer than ${opts.maxSeconds} s`));
+      if (tooLong) return reject(new AudioTooLong(opts.maxSeconds));
       if (code !== 0) return reject(new Error(`ffmpeg exited with ${code}`));
-      resolve(Buffer.concat(chunks));
+      // A copy of the used part, so the spare capacity is freed with `out`.
+      resolve(bytes === out.length ? out : Buffer.from(out.subarray(0, bytes - (bytes % 2))));
     });
   });
 }
 
-/** Whether headerless bytes can be PCM16 audio rather than text or another document (a sniff, used after ffprobe found no container). */
-export function plausibleRawPcm16(head: Buffer, totalBytes: number): boolean {
-  if (totalBytes < 4800 || totalBytes % 2 !== 0 || head.length < 2) return false;
-  let printable = 0;
-  for (const b of head) if ((b >= 0x20 && b < 0x7f) || b === 0x0a || b === 0x0d || b === 0x09) printable++;
-  if (printable / head.length > 0.9) return false;
-  // Document signatures ffprobe does not read as audio.
-  const sig = head.subarray(0, 4).toString('latin1');
-  if (['%PDF', 'PK\u0003\u0004', '\u0089PNG', 'GIF8', '\u007fELF'].includes(sig) || (head[0] === 0xff && head[1] === 0xd8)) return false;
-  return true;
-}
-
 /**
- * Transcodes the first audio stream of `input` to a PCM16 mono WAV at `sampleRate`
- * in `output`, keeping at most the first `maxSeconds` (ffmpeg streams it: nothing
- * is held in memory). Rejects when ffmpeg fails.
+ * Transcodes the first audio stream of `source` to a PCM16 mono WAV at `sampleRate`
+ * in `output` (a plain 44-byte header: no metadata), keeping at most the first
+ * `maxSeconds` (ffmpeg streams it: nothing is held in memory). Rejects when ffmpeg fails.
  */
-export function transcodeToWav(ffmpeg: string, input: string, output: string, opts: { sampleRate: number; maxSeconds: number; raw?: { sampleRate: number } }): Promise<void> {
+export function transcodeToWav(ffmpeg: string, source: AudioSource, output: string, opts: { sampleRate: number; maxSeconds: number }): Promise<void> {
   return new Promise((resolve, reject) => {
-    const src = opts.raw ? ['-f', 's16le', '-ar', String(opts.raw.sampleRate), '-ac', '1', '-i', input] : ['-i', input];
-    const p = spawn(ffmpeg, ['-nostdin', '-v', 'error', '-y', ...src, '-map', '0:a:0', '-vn', '-t', String(opts.maxSeconds), '-ac', '1', '-ar', String(opts.sampleRate), '-c:a', 'pcm_s16le', '-f', 'wav', output], { stdio: ['ignore', 'ignore', 'ignore'] });
+    const p = spawn(ffmpeg, ['-nostdin', '-v', 'error', '-y', ...source.inputArgs, '-map', '0:a:0', '-vn', '-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact', '-t', String(opts.maxSeconds), '-ac', '1', '-ar', String(opts.sampleRate), '-c:a', 'pcm_s16le', '-f', 'wav', output], { stdio: ['ignore', 'ignore', 'ignore'] });
     p.on('error', reject);
     p.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg exited with ${code}`))));
   });

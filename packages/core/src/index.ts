@@ -16,6 +16,7 @@ export * from './wav.js';
 export * from './paid-synthesis.js';
 export * from './speech-stream.js';
 export * from './audio-probe.js';
+export * from './audio-sniff.js';
 export * from './delivery.js';
 export * from './api-key.js';
 export * from './process-identity.js';

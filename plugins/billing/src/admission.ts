@@ -31,9 +31,15 @@ export class SawtAdmissionControl implements AdmissionControl {
       this.open.add(admission);
       return admission;
     } catch (e) {
-      slot?.release();
+      await slot?.release();
       throw e;
     }
+  }
+
+  /** The plan's concurrency slot alone (uploads take it before decoding, then the money with admit({ concurrency: false })). */
+  holdSlot(auth: AuthContext): Promise<ConcurrencySlot> {
+    const plan = auth.account.plan;
+    return this.concurrency.acquire(auth.account.id, Object.hasOwn(PLAN_CONCURRENCY, plan) ? PLAN_CONCURRENCY[plan] : PLAN_CONCURRENCY.free);
   }
 
   async releaseAll(reason: string): Promise<void> {

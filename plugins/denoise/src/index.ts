@@ -6,20 +6,20 @@ import { pipeline } from 'node:stream/promises';
 import { rm } from 'node:fs/promises';
 import {
   SawtError, UploadCutOff, definePlugin, errors, isDelivered, isSawtError, ModelFiles, toMicro, tokens,
-  type Admission, type HttpServerService, type Logger, type RouteReply, type RouteRequest,
+  type Admission, type AdmissionControl, type AuthContext, type ConcurrencySlot, type HttpServerService, type Logger, type RouteReply, type RouteRequest,
 } from '@sawt/core';
 import { RnnoiseDenoiser, type Denoiser } from './denoisers.js';
 import { DFN3_FILES, Dfn3Denoiser, type Dfn3Files } from './dfn3.js';
 import { GtcrnDenoiser } from './gtcrn.js';
-import { denoiseFile, NoAudioDecoded } from './pipeline.js';
+import { DecodedTooLong, denoiseFile, NoAudioDecoded } from './pipeline.js';
 import { denoiseConfigSchema, durationLimitText, sizeLimitText, type DenoiseOptions } from './options.js';
-import { measureDuration, NOT_AUDIO, probeAudio } from './probe.js';
+import { decodedDuration, denoiseSource, NOT_AUDIO, probeAudio } from './probe.js';
 
 export { RnnoiseDenoiser, type Denoiser, type DenoiseSession } from './denoisers.js';
 export { GtcrnDenoiser } from './gtcrn.js';
 export { Dfn3Denoiser, DFN3_FILES, type Dfn3Files, type Dfn3Options } from './dfn3.js';
 export { denoiseFile } from './pipeline.js';
-export { probeAudio } from './probe.js';
+export { decodedDuration, denoiseSource, probeAudio } from './probe.js';
 export type { DenoiseOptions } from './options.js';
 
 /** Minutes billed for `seconds` of audio: every started minute. */
@@ -67,6 +67,52 @@ async function makeDenoiser(opts: DenoiseOptions, files: ModelFiles, logger: Log
     return d;
   }
   throw new Error(`denoise: back end '${opts.backend as string}' is not available`);
+}
+
+/**
+ * The money of one denoise: reservations (no concurrency slot: the handler holds it) that
+ * grow by whole minutes as the known duration grows (the header's, then the decoded one),
+ * each taken before the work it pays for; 402 when the wallet cannot cover the next.
+ */
+class MinuteBill {
+  private readonly parts: Array<{ adm: Admission; minutes: number }> = [];
+  private minutes = 0;
+
+  constructor(
+    private readonly admission: AdmissionControl,
+    private readonly auth: AuthContext,
+    private readonly requestId: string,
+    private readonly priceMicro: number,
+    private readonly backend: string,
+  ) {}
+
+  /** Reserves the minutes `seconds` of audio cost beyond what is reserved already. */
+  async cover(seconds: number): Promise<void> {
+    const need = billedMinutes(seconds);
+    if (need <= this.minutes) return;
+    const more = need - this.minutes;
+    const adm = await this.admission.admit({
+      auth: this.auth, requestId: this.requestId, chars: 0, costMicro: more * this.priceMicro, concurrency: false,
+      description: `denoise: ${need} min (${seconds.toFixed(2)} s) with ${this.backend}${this.minutes ? `, ${more} more after decoding` : ''}`,
+    });
+    this.parts.push({ adm, minutes: more });
+    this.minutes = need;
+  }
+
+  /** Charges `minutes` (at most what is reserved), the reservations in order, and frees the rest. */
+  async settle(minutes: number): Promise<void> {
+    let left = minutes;
+    for (const { adm, minutes: m } of this.parts) {
+      const take = Math.min(m, left);
+      left -= take;
+      if (take > 0) await adm.settle(take * this.priceMicro);
+      else await adm.release('denoise: the decoded audio was shorter than its header said');
+    }
+  }
+
+  async release(reason: string): Promise<void> {
+    for (const { adm } of this.parts) await adm.release(reason);
+  }
 }
 
 class ShuttingDown extends Error {
@@ -129,34 +175,45 @@ export default definePlugin<DenoiseOptions>({
         if (!res.writableFinished) ac.abort(new ClientGone());
       };
       res.on('close', onClose);
-      let adm: Admission | null = null;
+      let slot: ConcurrencySlot | null = null;
+      const bill = new MinuteBill(admission, auth, req.id, priceMicro, denoiser.name);
+      const tooLong = () => errors.validation(`Audio duration exceeds ${durationLimitText(opts.maxDurationSeconds)} limit`);
       const work = (async () => {
         try {
           const upload = (await req.upload()).files.audio;
           if (!upload) throw errors.validation('audio is required and must be an audio file');
           if (upload.bytes === 0) throw errors.validation('audio is required and must not be empty');
           const uploaded = performance.now();
-          const info = await probeAudio(opts.ffprobePath, upload.path, ac.signal);
-          const seconds = info.duration ?? (await measureDuration(opts.ffmpegPath, upload.path, ac.signal));
-          if (seconds > opts.maxDurationSeconds) throw errors.validation(`Audio duration exceeds ${durationLimitText(opts.maxDurationSeconds)} limit`);
-          const minutes = billedMinutes(seconds);
-          adm = await admission.admit({
-            auth, requestId: req.id, chars: 0, costMicro: minutes * priceMicro,
-            description: `denoise: ${minutes} min (${seconds.toFixed(2)} s) with ${denoiser.name}`, concurrency: opts.countConcurrency,
-          });
+          // In this order, each step before a costlier one: what the bytes are (the container
+          // decides the demuxer: nothing else reads an upload), the plan's slot, the header's
+          // duration, the money for it, the decoded duration (the header can lie), the money
+          // for that, then the denoiser (capped again at the limit, billed what it decoded).
+          const source = await denoiseSource(upload);
+          if (opts.countConcurrency) slot = await admission.holdSlot(auth);
+          const info = await probeAudio(opts.ffprobePath, source, ac.signal);
+          if (info.duration !== null && info.duration > opts.maxDurationSeconds) throw tooLong();
+          await bill.cover(info.duration ?? 0);
+          const seconds = await decodedDuration(opts.ffmpegPath, source, opts.maxDurationSeconds, ac.signal);
+          if (seconds > opts.maxDurationSeconds) throw tooLong();
+          await bill.cover(seconds);
           const output = workDir.file('denoise', '.wav');
           files.add(output);
           const t0 = performance.now();
+          let decodedSeconds: number;
           try {
-            await denoiseFile({ ffmpeg: opts.ffmpegPath, input: upload.path, output, info, denoiser, signal: ac.signal });
+            ({ decodedSeconds } = await denoiseFile({ ffmpeg: opts.ffmpegPath, source, output, info, denoiser, signal: ac.signal, maxSeconds: opts.maxDurationSeconds }));
           } catch (e) {
             if (e instanceof NoAudioDecoded) throw errors.validation(NOT_AUDIO);
+            if (e instanceof DecodedTooLong) throw tooLong();
             throw e;
           }
+          // The bill is what the denoiser decoded (at most what is reserved).
+          await bill.cover(decodedSeconds);
+          const minutes = billedMinutes(decodedSeconds);
           await removeQuietly(upload.path);
           const size = (await stat(output)).size;
           const ids = { requestId: req.id, accountId: auth.account.id, keyId: auth.key.id };
-          logger.info({ ...ids, seconds, minutes, ms: Math.round(performance.now() - t0), backend: denoiser.name }, 'denoised');
+          logger.info({ ...ids, seconds: decodedSeconds, headerSeconds: info.duration, minutes, ms: Math.round(performance.now() - t0), backend: denoiser.name }, 'denoised');
           reply.takeOver();
           res.writeHead(200, { 'content-type': 'audio/wav', 'cache-control': 'no-cache', 'content-length': size, 'x-request-id': req.id });
           const sent = { bytes: 0, contentLength: size };
@@ -168,11 +225,11 @@ export default definePlugin<DenoiseOptions>({
           }
           const delivered = isDelivered(res, sent);
           if (delivered) {
-            await adm.settle();
-            metrics.observeDenoise(seconds, (performance.now() - uploaded) / 1000);
-          } else await adm.release('client disconnected during denoise response');
+            await bill.settle(minutes);
+            metrics.observeDenoise(decodedSeconds, (performance.now() - uploaded) / 1000);
+          } else await bill.release('client disconnected during denoise response');
         } catch (e) {
-          if (adm) await (adm as Admission).release(`denoise failed: ${(e as Error).message}`);
+          await bill.release(`denoise failed: ${(e as Error).message}`);
           if (ac.signal.reason instanceof ShuttingDown && !res.headersSent && !res.destroyed) throw new SawtError('unavailable', 'Server is shutting down; retry shortly');
           if (e instanceof UploadCutOff || ac.signal.aborted) {
             logger.info({ requestId: req.id, accountId: auth.account.id, keyId: auth.key.id }, 'denoise: client went away');
@@ -190,6 +247,7 @@ export default definePlugin<DenoiseOptions>({
           logger.error({ err: e, requestId: req.id, accountId: auth.account.id, keyId: auth.key.id }, 'denoise failed');
           throw errors.internal('Failed to denoise audio', e);
         } finally {
+          await (slot as ConcurrencySlot | null)?.release();
           res.off('close', onClose);
           await Promise.all([...files].map(removeQuietly));
         }

@@ -13,7 +13,7 @@ export const denoiseConfigSchema = {
     maxDurationSeconds: { type: 'number', exclusiveMinimum: 0, default: 900, description: 'Audio duration limit (15 minutes)' },
     ffmpegPath: { type: 'string', default: 'ffmpeg' },
     ffprobePath: { type: 'string', default: 'ffprobe' },
-    countConcurrency: { type: 'boolean', default: false, description: "Count a denoise request against the plan's concurrency limit" },
+    countConcurrency: { type: 'boolean', default: true, description: "Count a denoise request against the plan's concurrency limit (429 / 42901), from before the upload is decoded until the answer is sent" },
   },
 } as const;
 

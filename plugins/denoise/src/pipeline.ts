@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { open } from 'node:fs/promises';
-import { wavHeader } from '@sawt/core';
+import { wavHeader, type AudioSource } from '@sawt/core';
 import type { Denoiser } from './denoisers.js';
 import type { AudioInfo } from './probe.js';
 
@@ -9,6 +9,16 @@ export class NoAudioDecoded extends Error {
     super('no audio samples could be decoded');
   }
 }
+
+/** The decoded audio passed the duration cap (whatever the header said). */
+export class DecodedTooLong extends Error {
+  constructor(readonly maxSeconds: number) {
+    super(`the decoded audio passes ${maxSeconds} s`);
+  }
+}
+
+/** How far past the cap the decoder runs (`-t`), so that reaching the cap is told apart from ending on it. */
+export const CAP_MARGIN_SECONDS = 1;
 
 function collectStderr(p: ChildProcess): () => string {
   let text = '';
@@ -36,15 +46,17 @@ function handled<T>(p: Promise<T>): Promise<T> {
 }
 
 /**
- * Decodes `input` with ffmpeg to raw float PCM at the denoiser's rate (a pipe,
+ * Decodes `source` (its sniffed container only) with ffmpeg, at most `maxSeconds`
+ * and a margin (`-t`), to raw float PCM at the denoiser's rate (a pipe,
  * read as the denoiser consumes it), denoises it chunk by chunk, converts back
  * to PCM16 at the input's rate and channel count and writes a WAV file to
- * `output`. Memory stays bounded whatever the duration. Returns the samples
- * per channel written.
+ * `output`. Memory stays bounded whatever the duration. Rejects with
+ * DecodedTooLong as soon as the decoded audio passes `maxSeconds`. Returns the
+ * samples per channel written and the seconds decoded (what is billed).
  */
 export async function denoiseFile(opts: {
-  ffmpeg: string; input: string; output: string; info: AudioInfo; denoiser: Denoiser; signal: AbortSignal;
-}): Promise<{ frames: number }> {
+  ffmpeg: string; source: AudioSource; output: string; info: AudioInfo; denoiser: Denoiser; signal: AbortSignal; maxSeconds: number;
+}): Promise<{ frames: number; decodedSeconds: number }> {
   const { info, denoiser, signal } = opts;
   const C = info.channels;
   const rate = denoiser.sampleRate;
@@ -57,7 +69,7 @@ export async function denoiseFile(opts: {
   try {
     fh = await open(opts.output, 'w');
     const out = fh;
-    const dec = spawn(opts.ffmpeg, ['-nostdin', '-v', 'error', '-i', opts.input, '-map', '0:a:0', '-vn', '-ac', String(C), '-ar', String(rate), '-f', 'f32le', '-acodec', 'pcm_f32le', 'pipe:1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const dec = spawn(opts.ffmpeg, ['-nostdin', '-v', 'error', ...opts.source.inputArgs, '-map', '0:a:0', '-vn', '-t', String(opts.maxSeconds + CAP_MARGIN_SECONDS), '-ac', String(C), '-ar', String(rate), '-f', 'f32le', '-acodec', 'pcm_f32le', 'pipe:1'], { stdio: ['ignore', 'pipe', 'pipe'] });
     procs.push(dec);
     const decDone = exited(dec, 'decoder', collectStderr(dec));
     let pos = 44;
@@ -74,7 +86,7 @@ export async function denoiseFile(opts: {
     let encDone: Promise<void> = Promise.resolve();
     let encWritten: Promise<void> = Promise.resolve();
     if (resampleBack) {
-      enc = spawn(opts.ffmpeg, ['-nostdin', '-v', 'error', '-f', 'f32le', '-ar', String(rate), '-ac', String(C), '-i', 'pipe:0', '-ar', String(info.sampleRate), '-ac', String(C), '-f', 's16le', '-acodec', 'pcm_s16le', 'pipe:1'], { stdio: ['pipe', 'pipe', 'pipe'] });
+      enc = spawn(opts.ffmpeg, ['-nostdin', '-v', 'error', '-protocol_whitelist', 'pipe', '-format_whitelist', 'f32le', '-f', 'f32le', '-ar', String(rate), '-ac', String(C), '-i', 'pipe:0', '-ar', String(info.sampleRate), '-ac', String(C), '-f', 's16le', '-acodec', 'pcm_s16le', 'pipe:1'], { stdio: ['pipe', 'pipe', 'pipe'] });
       procs.push(enc);
       encDone = exited(enc, 'encoder', collectStderr(enc));
       enc.stdin!.on('error', () => {});
@@ -119,6 +131,7 @@ export async function denoiseFile(opts: {
       const x = new Float32Array(usable / 4);
       Buffer.from(x.buffer).set(b.subarray(0, usable));
       decodedSamples += x.length / C;
+      if (decodedSamples > opts.maxSeconds * rate) throw new DecodedTooLong(opts.maxSeconds);
       await emit(await session.process(x));
     }
     await decDone;
@@ -129,7 +142,7 @@ export async function denoiseFile(opts: {
       await Promise.all([encDone, encWritten]);
     }
     await out.write(wavHeader(pcmBytes, info.sampleRate, C), 0, 44, 0);
-    return { frames: pcmBytes / (2 * C) };
+    return { frames: pcmBytes / (2 * C), decodedSeconds: decodedSamples / rate };
   } catch (e) {
     kill();
     throw signal.aborted ? signal.reason : e;

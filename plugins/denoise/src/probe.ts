@@ -1,22 +1,32 @@
 import { spawn } from 'node:child_process';
-import { errors, probeAudioFile, type AudioInfo } from '@sawt/core';
+import { audioSource, errors, probeAudioFile, type AudioInfo, type AudioSource } from '@sawt/core';
 
 export type { AudioInfo } from '@sawt/core';
 
-export const NOT_AUDIO = 'audio must be an audio file (WAV, MP3, M4A, FLAC or OGG)';
+export const NOT_AUDIO = 'audio must be an audio file (WAV, MP3, M4A, FLAC, OGG, WebM, AAC or AMR)';
 
-/** Probes a file from its bytes (no extension is given to ffprobe): its first audio stream, or 40001. */
-export function probeAudio(ffprobe: string, file: string, signal?: AbortSignal): Promise<AudioInfo> {
-  return probeAudioFile(ffprobe, file, { signal, notAudioMessage: NOT_AUDIO });
+/** The upload as ffmpeg may read it: its container decided from its bytes (audio-sniff), or 40001. */
+export function denoiseSource(file: { path: string; bytes: number; head?: Buffer }): Promise<AudioSource> {
+  return audioSource(file, { notAudioMessage: NOT_AUDIO });
 }
 
-/** Duration by decoding (for containers that do not state it): seconds of the first audio stream. */
-export function measureDuration(ffmpeg: string, file: string, signal?: AbortSignal): Promise<number> {
+/** Probes an upload (its sniffed container only): its first audio stream, or 40001. */
+export function probeAudio(ffprobe: string, source: AudioSource, signal?: AbortSignal): Promise<AudioInfo> {
+  return probeAudioFile(ffprobe, source, { signal, notAudioMessage: NOT_AUDIO });
+}
+
+/**
+ * The duration of `source` by decoding it (the header's can lie), at most
+ * `maxSeconds` and a margin (`-t`): a cheap pass (8 kHz mono, counted, not kept)
+ * before the denoiser's. A result above `maxSeconds` means the audio passes it.
+ */
+export function decodedDuration(ffmpeg: string, source: AudioSource, maxSeconds: number, signal?: AbortSignal): Promise<number> {
   return new Promise((resolve, reject) => {
-    const p = spawn(ffmpeg, ['-nostdin', '-v', 'error', '-i', file, '-map', '0:a:0', '-vn', '-ac', '1', '-ar', '8000', '-f', 's16le', 'pipe:1'], { stdio: ['ignore', 'pipe', 'ignore'], signal });
+    const p = spawn(ffmpeg, ['-nostdin', '-v', 'error', ...source.inputArgs, '-map', '0:a:0', '-vn', '-t', String(maxSeconds + 1), '-ac', '1', '-ar', '8000', '-f', 'u8', '-acodec', 'pcm_u8', 'pipe:1'],
+      { stdio: ['ignore', 'pipe', 'ignore'], signal });
     let bytes = 0;
     p.stdout.on('data', (c: Buffer) => { bytes += c.length; });
-    p.on('error', reject);
-    p.on('close', (code) => (code === 0 ? resolve(bytes / 2 / 8000) : reject(errors.validation(NOT_AUDIO))));
+    p.on('error', (e) => reject(signal?.aborted ? signal.reason : e));
+    p.on('close', (code) => (code === 0 && bytes > 0 ? resolve(bytes / 8000) : reject(signal?.aborted ? signal.reason : errors.validation(NOT_AUDIO))));
   });
 }

@@ -7,6 +7,11 @@ import { UploadCutOff, errors, type UploadedFile } from '@sawt/core';
 
 export type { UploadedFile };
 
+/** Text fields a form may hold; one more is refused with 400 / 40001 "too many fields". */
+export const MAX_FIELDS = 100;
+/** File parts a form may hold (named or not). */
+export const MAX_FILES = 8;
+
 export interface MultipartForm {
   fields: Record<string, string>;
   files: Record<string, UploadedFile>;
@@ -19,8 +24,8 @@ export interface MultipartForm {
 /**
  * Reads a multipart/form-data request: text fields into memory (64 KiB each),
  * the named file fields streamed to new files at `file()` paths (never held in
- * memory), with their size and sha256. Rejects with 40001 on a malformed body, a
- * file over `maxFileBytes` (worded by `tooLarge` when given) or a body cut off by the
+ * memory), with their size and sha256. Rejects with 40001 on a malformed body,
+ * more than MAX_FIELDS fields or MAX_FILES files, a file over `maxFileBytes` (worded by `tooLarge` when given) or a body cut off by the
  * client (UploadCutOff); every file written is removed before it rejects. The one
  * upload receiver of the server: the built-in routes and plugin routes use it.
  */
@@ -36,7 +41,7 @@ export function receiveForm(
   return new Promise<MultipartForm>((resolve, reject) => {
     let bb: busboy.Busboy;
     try {
-      bb = busboy({ headers: req.headers, limits: { fileSize: opts.maxFileBytes, files: 8, fields: 64, fieldSize: 64 * 1024, parts: 80 } });
+      bb = busboy({ headers: req.headers, limits: { fileSize: opts.maxFileBytes, files: MAX_FILES, fields: MAX_FIELDS, fieldSize: 64 * 1024, parts: MAX_FIELDS + MAX_FILES } });
     } catch {
       reject(errors.validation(opts.notMultipart ?? 'Expected a multipart/form-data body'));
       return;
@@ -93,6 +98,10 @@ export function receiveForm(
       writes.push(write);
       stream.pipe(ws);
     });
+    // A form over the limits is refused, not read in part (a missing field would be named instead).
+    bb.on('fieldsLimit', () => fail(errors.validation(`Malformed multipart body: too many fields (at most ${MAX_FIELDS})`)));
+    bb.on('filesLimit', () => fail(errors.validation(`Malformed multipart body: too many files (at most ${MAX_FILES})`)));
+    bb.on('partsLimit', () => fail(errors.validation(`Malformed multipart body: too many fields (at most ${MAX_FIELDS} fields and ${MAX_FILES} files)`)));
     bb.on('error', (e) => fail(errors.validation(`Malformed multipart body: ${(e as Error).message}`)));
     bb.on('close', () => {
       if (failed) return;

@@ -132,6 +132,12 @@ export interface AdmissionControl {
    * undoing what it took if a later step fails.
    */
   admit(input: { auth: AuthContext; requestId: string; chars: number; costMicro: number; description: string; concurrency?: boolean }): Promise<Admission>;
+  /**
+   * Takes only the plan's concurrency slot (42901), for work that must hold it before it
+   * knows its price (uploads: the slot comes before any decoding; the money follows with
+   * admit({ concurrency: false })). The caller releases the slot when the work ends.
+   */
+  holdSlot(auth: AuthContext): Promise<ConcurrencySlot>;
   /** Releases every open admission (graceful shutdown). */
   releaseAll(reason: string): Promise<void>;
 }

@@ -21,11 +21,17 @@ export interface VoiceCloning {
   preview(input: { profile: VoiceProfile; modelId: string; accountId: string; text: string; speed: number; similarity: number; requestId?: string }): Promise<SpeechStream>;
   /** Remembers the settings of a preview of a reference (by its sha256) so that cloning it keeps them. */
   rememberPreview(input: { accountId: string; referenceSha256: string; similarity: number; speed: number }): Promise<void>;
-  /** Stores the voice (profile, reference bytes, sample audio) and returns its record with a relative sample_url. */
+  /**
+   * Stores the voice (profile, reference bytes, sample audio: `samplePcm`, PCM16 mono 24 kHz, or
+   * `sampleFile`, a WAV of it streamed from disk) and returns its record with a relative sample_url.
+   * With `limit`, the account's count and the insert are one atomic step (the account's row is
+   * locked): an account already holding `limit.max` clones gets `limit.refuse(held)` thrown.
+   */
   create(input: {
     accountId: string; modelId: string; name: string; description: string | null; gender: string | null; age: string | null;
     languages: string[]; dialect: string[]; avatarUrl: string | null; stability: number; text: string;
-    profile: VoiceProfile; referenceFile: string; referenceSha256: string; samplePcm: Buffer;
+    profile: VoiceProfile; referenceFile: string; referenceSha256: string; samplePcm?: Buffer; sampleFile?: string;
+    limit?: { max: number; refuse: (held: number) => Error };
   }): Promise<ClonedVoiceRecord>;
   /**
    * The stored sample of a cloned voice as WAV, or null when `voiceId` is no cloned voice

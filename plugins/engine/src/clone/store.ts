@@ -6,7 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import {
-  encodeWav, errors, type BlobStore, type ClonedVoiceRecord, type Database, type Logger, type Migration, type VoiceCatalog, type VoiceCloning, type VoiceInfo,
+  encodeWav, errors, lockRows, type BlobStore, type ClonedVoiceRecord, type Database, type Logger, type Migration, type VoiceCatalog, type VoiceCloning, type VoiceInfo,
 } from '@sawt/core';
 import { samplePath, type BuiltinVoiceCatalog } from '../catalog.js';
 import { CLONE_RATE, PROFILE_VERSION, type StoredProfile } from './profile-math.js';
@@ -74,7 +74,11 @@ export class CloneStore {
     });
   }
 
-  /** Stores the clone's files, then its row (with the settings of its reference's last preview). */
+  /**
+   * Stores the clone's files, then its row (with the settings of its reference's last preview); with
+   * `limit`, counting the account's clones and inserting the row are one transaction that holds the
+   * account's row, and the files are removed again when it refuses.
+   */
   async create(input: NewClone): Promise<ClonedVoiceRecord> {
     const voiceId = `cv_${randomBytes(12).toString('hex')}`;
     const prefix = `voices/${voiceId}`;
@@ -85,7 +89,7 @@ export class CloneStore {
       await this.blobs.put(keys.profile, Buffer.from(JSON.stringify(profile)));
       // Streamed from the file (the caller's transcoded, length-capped copy), never read whole.
       await this.blobs.put(keys.reference, createReadStream(input.referenceFile));
-      await this.blobs.put(keys.sample, encodeWav([input.samplePcm], CLONE_RATE));
+      await this.blobs.put(keys.sample, input.sampleFile ? createReadStream(input.sampleFile) : encodeWav([input.samplePcm ?? Buffer.alloc(0)], CLONE_RATE));
     } catch (e) {
       this.logger.error({ err: e, voiceId }, 'clone: storing the voice files failed');
       await Promise.all(Object.values(keys).map((k) => this.blobs.delete(k).catch(() => {})));
@@ -97,7 +101,22 @@ export class CloneStore {
       stability: input.stability, similarity: last?.similarity ?? 0.75, speed: last?.speed ?? 1, model_id: input.modelId, base_voice_id: profile.base.voiceId,
       text: input.text, profile_key: keys.profile, reference_key: keys.reference, sample_key: keys.sample, created_at: new Date().toISOString(),
     };
-    await this.db.knex('cloned_voices').insert(row);
+    try {
+      await this.db.knex.transaction(async (trx) => {
+        const { limit } = input;
+        if (limit) {
+          // The account's row is locked until the insert commits: parallel clones of one account
+          // count and insert one after the other, so the plan's limit holds.
+          await lockRows(trx, { table: 'accounts', id: 'id', ids: [input.accountId], columns: ['id'], touch: 'plan' });
+          const held = await this.count(input.accountId, trx);
+          if (held >= limit.max) throw limit.refuse(held);
+        }
+        await trx('cloned_voices').insert(row);
+      });
+    } catch (e) {
+      await Promise.all(Object.values(keys).map((k) => this.blobs.delete(k).catch(() => {})));
+      throw e;
+    }
     this.profiles.set(voiceId, Promise.resolve(profile));
     return toRecord(row);
   }
@@ -108,8 +127,8 @@ export class CloneStore {
     return rows.map((r) => ({ ...toRecord(r), account_id: r.account_id, created_at: r.created_at }));
   }
 
-  async count(accountId: string): Promise<number> {
-    const r = await this.db.knex('cloned_voices').where({ account_id: accountId }).count<{ n: number | string }[]>({ n: '*' });
+  async count(accountId: string, trx: Database['knex'] = this.db.knex): Promise<number> {
+    const r = await trx('cloned_voices').where({ account_id: accountId }).count<{ n: number | string }[]>({ n: '*' });
     return Number(r[0]?.n ?? 0);
   }
 

@@ -1,7 +1,8 @@
+import { stat } from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
-  VOICE_AGES, VOICE_GENDERS, decodeAudioFile, transcodeToWav, errors, isSawtError, plausibleRawPcm16, probeAudioFile, resolveModelFor, startPaidSynthesis, validateFields, defineFields,
-  type HttpRouteSpec, type Logger, type PaidSynthesisServices, type Plan, type VoiceCloning, type WorkDir,
+  VOICE_AGES, VOICE_GENDERS, AudioTooLong, asRawPcm16, audioSource, decodeAudioFile, transcodeToWav, errors, isSawtError, plausibleRawPcm16, resolveModelFor, startPaidSynthesis, validateFields, defineFields,
+  type AudioSource, type ConcurrencySlot, type HttpRouteSpec, type Logger, type PaidSynthesisServices, type Plan, type VoiceCloning, type WorkDir,
 } from '@sawt/core';
 import { sendSynthesis, type OutputLimits } from '../audio-response.js';
 import { receiveForm, type MultipartForm, type UploadedFile } from '../multipart.js';
@@ -11,6 +12,8 @@ import { absoluteUrl, apiRoute, type RouteDeps } from '../server.js';
 export const FILE_NOT_AUDIO = 'file is required and must be of audio type';
 export const VOICE_FILE_MESSAGE = 'voice_file is required and must be a file';
 export const REFERENCE_MESSAGE = 'reference_audio_file is required and must be a file';
+const REFERENCE_NOT_AUDIO = 'reference_audio_file must be an audio file (WAV, MP3, M4A, FLAC, OGG, WebM, AAC or AMR)';
+const VOICE_FILE_NOT_AUDIO = 'voice_file must be an audio file (raw PCM16 24 kHz mono as the preview streams it, WAV, MP3, M4A, FLAC, OGG, WebM, AAC or AMR)';
 /** Longest reference or voice file decoded (seconds). */
 const MAX_SECONDS = 600;
 /** What is kept of a clone's reference recording: its first 5 minutes, as PCM16 mono 24 kHz WAV. */
@@ -77,21 +80,52 @@ export function registerVoiceRoutes(app: FastifyInstance, describe: (r: HttpRout
     return receiveForm(req.raw, { file: () => deps.workDir.file('upload', '.bin'), fileFields, maxFileBytes: deps.maxUploadBytes });
   }
 
-  /** Decodes an upload to PCM16 24 kHz mono; `rawPcm` also accepts headerless PCM16 24 kHz mono. */
-  async function decode(file: UploadedFile, notAudio: string, rawPcm: boolean): Promise<Buffer> {
-    let raw = false;
+  /**
+   * What an upload is, from its bytes (audio-sniff: the container pins ffmpeg's demuxer);
+   * `rawPcm` also accepts headerless PCM16 24 kHz mono. 40001 with `notAudio` otherwise.
+   */
+  function sourceOf(file: UploadedFile, notAudio: string, rawPcm: boolean): Promise<AudioSource> {
+    return audioSource(file, { notAudioMessage: notAudio, ...(rawPcm ? { rawPcm16: { sampleRate: 24000 } } : {}) });
+  }
+
+  /**
+   * Decodes an upload to PCM16 24 kHz mono, streaming and capped at MAX_SECONDS (`-t`);
+   * with `rawPcm`, bytes that looked like a container but do not decode as one are read as
+   * headerless PCM16 24 kHz mono.
+   */
+  async function decode(file: UploadedFile, source: AudioSource, notAudio: string, rawPcm: boolean): Promise<Buffer> {
+    const tooLong = () => errors.validation(`The audio is too long: at most ${MAX_SECONDS} seconds are accepted`);
     try {
-      await probeAudioFile(deps.ffprobePath, file.path, { notAudioMessage: notAudio });
+      return await decodeAudioFile(deps.ffmpegPath, source, { sampleRate: 24000, maxSeconds: MAX_SECONDS });
     } catch (e) {
-      if (!rawPcm || !plausibleRawPcm16(file.head, file.bytes)) throw e;
-      raw = true;
+      if (e instanceof AudioTooLong) throw tooLong();
+      if (!rawPcm || source.container === 'pcm16' || !plausibleRawPcm16(file.head, file.bytes)) throw errors.validation(notAudio);
     }
     try {
-      return await decodeAudioFile(deps.ffmpegPath, file.path, { sampleRate: 24000, maxSeconds: MAX_SECONDS, ...(raw ? { raw: { sampleRate: 24000 } } : {}) });
+      return await decodeAudioFile(deps.ffmpegPath, asRawPcm16(source, 24000), { sampleRate: 24000, maxSeconds: MAX_SECONDS });
     } catch (e) {
-      if (e instanceof RangeError) throw errors.validation(`The audio is too long: at most ${MAX_SECONDS} seconds are accepted`);
+      if (e instanceof AudioTooLong) throw tooLong();
       throw errors.validation(notAudio);
     }
+  }
+
+  /**
+   * The clone's sample as PCM16 24 kHz mono WAV in `output` (ffmpeg streams it to disk: never
+   * held in memory), at most MAX_SECONDS; with the raw PCM16 fallback of decode().
+   */
+  async function sampleWav(file: UploadedFile, source: AudioSource, output: string): Promise<void> {
+    const cap = { sampleRate: 24000, maxSeconds: MAX_SECONDS + 0.5 };
+    try {
+      await transcodeToWav(deps.ffmpegPath, source, output, cap);
+    } catch {
+      if (source.container === 'pcm16' || !plausibleRawPcm16(file.head, file.bytes)) throw errors.validation(VOICE_FILE_NOT_AUDIO);
+      await transcodeToWav(deps.ffmpegPath, asRawPcm16(source, 24000), output, cap).catch(() => {
+        throw errors.validation(VOICE_FILE_NOT_AUDIO);
+      });
+    }
+    const seconds = ((await stat(output)).size - 44) / 2 / 24000;
+    if (seconds <= 0) throw errors.validation(VOICE_FILE_NOT_AUDIO);
+    if (seconds > MAX_SECONDS) throw errors.validation(`The audio is too long: at most ${MAX_SECONDS} seconds are accepted`);
   }
 
   app.register(async (child) => {
@@ -113,19 +147,23 @@ export function registerVoiceRoutes(app: FastifyInstance, describe: (r: HttpRout
         const file = f.files.file;
         if (!file || file.bytes === 0) throw errors.validation(FILE_NOT_AUDIO);
         const model = await resolveModelFor(deps, req.auth!, body.model_id);
-        const pcm = await decode(file, FILE_NOT_AUDIO, false);
-        let profile;
-        try {
-          profile = await deps.cloning.analyze(pcm);
-          await deps.cloning.rememberPreview({ accountId: req.auth!.account.id, referenceSha256: file.sha256, similarity: body.similarity, speed: body.speed });
-        } catch (e) {
-          if (isSawtError(e)) throw e;
-          throw errors.internal('Failed to generate voice preview', e);
-        }
+        const source = await sourceOf(file, FILE_NOT_AUDIO, false);
+        // The upload is decoded and analysed only once the plan's slot and the money for the
+        // text are taken (startPaidSynthesis admits, then calls start).
         const run = await startPaidSynthesis(deps, {
           auth: req.auth!, requestId: req.id, modelId: model.model_id, voiceId: '', text: body.text, speed: body.speed, stability: 0.5, purpose: 'voice preview',
           transport: 'preview', startedAt: performance.now() - reply.elapsedTime,
           start: async (m) => {
+            let pcm: Buffer | null = await decode(file, source, FILE_NOT_AUDIO, false);
+            let profile;
+            try {
+              profile = await deps.cloning.analyze(pcm);
+              pcm = null;
+              await deps.cloning.rememberPreview({ accountId: req.auth!.account.id, referenceSha256: file.sha256, similarity: body.similarity, speed: body.speed });
+            } catch (e) {
+              if (isSawtError(e)) throw e;
+              throw errors.internal('Failed to generate voice preview', e);
+            }
             try {
               return await deps.cloning.preview({ profile, modelId: m.model_id, accountId: req.auth!.account.id, text: body.text, speed: body.speed, similarity: body.similarity, requestId: req.id });
             } catch (e) {
@@ -148,10 +186,11 @@ export function registerVoiceRoutes(app: FastifyInstance, describe: (r: HttpRout
       }),
       responses: {
         200: { description: 'The cloned voice record', content: { 'application/json': { schema: { $ref: '#/components/schemas/ClonedVoice' } } } },
-        ...errorResponses('validation', 'authentication', 'modelAccess', 'endpointNotAllowed', 'notFound', 'rateLimit', 'internal'),
+        ...errorResponses('validation', 'authentication', 'modelAccess', 'endpointNotAllowed', 'notFound', 'concurrency', 'rateLimit', 'internal'),
       },
     }, async (req) => {
       const f = await form(req, ['voice_file', 'reference_audio_file']);
+      let slot: ConcurrencySlot | null = null;
       try {
         const voiceFile = f.files.voice_file;
         if (!voiceFile || voiceFile.bytes === 0) throw errors.validation(VOICE_FILE_MESSAGE);
@@ -160,41 +199,49 @@ export function registerVoiceRoutes(app: FastifyInstance, describe: (r: HttpRout
         const body = validateFields(f.fields, cloneFields, { coerce: true });
         const model = await resolveModelFor(deps, req.auth!, body.model);
         const { account } = req.auth!;
-        const limit = deps.maxClonedVoices[account.plan] ?? null;
-        const held = limit === null ? 0 : await deps.cloning.count(account.id);
-        if (limit !== null && held >= limit) {
-          throw errors.validation(`This account holds ${held} cloned voice${held === 1 ? '' : 's'}, the limit of its plan (${account.plan}: ${limit}); delete one (DELETE /api/v1/voices/{voice_id}) before cloning another`);
+        const max = deps.maxClonedVoices[account.plan] ?? null;
+        const limit = max === null ? undefined : {
+          max,
+          refuse: (held: number) => errors.validation(`This account holds ${held} cloned voice${held === 1 ? '' : 's'}, the limit of its plan (${account.plan}: ${max}); delete one (DELETE /api/v1/voices/{voice_id}) before cloning another`),
+        };
+        // Refused at once when the account is full (create checks again, atomically with the insert).
+        if (limit) {
+          const held = await deps.cloning.count(account.id);
+          if (held >= limit.max) throw limit.refuse(held);
         }
-        const refPcm = await decode(reference, 'reference_audio_file must be an audio file (WAV, MP3, M4A, FLAC or OGG)', false);
-        let samplePcm: Buffer;
-        try {
-          samplePcm = await decode(voiceFile, 'voice_file must be an audio file (raw PCM16 24 kHz mono as the preview streams it, WAV, MP3, M4A, FLAC or OGG)', true);
-        } catch (e) {
-          if (isSawtError(e)) throw e;
-          throw errors.internal('Failed to process voice file', e);
-        }
+        const refSource = await sourceOf(reference, REFERENCE_NOT_AUDIO, false);
+        const sampleSource = await sourceOf(voiceFile, VOICE_FILE_NOT_AUDIO, true);
+        // Nothing is decoded before the plan's slot is held (clone is free: no money).
+        slot = await deps.admission.holdSlot(req.auth!);
+        let refPcm: Buffer | null = await decode(reference, refSource, REFERENCE_NOT_AUDIO, false);
         let profile;
         try {
           profile = await deps.cloning.analyze(refPcm);
         } catch (e) {
           if (isSawtError(e)) throw e;
           throw errors.internal('Failed to process voice file', e);
+        } finally {
+          refPcm = null;
         }
-        // The reference is kept transcoded and capped, not as uploaded.
+        // The reference and the sample are kept transcoded (on disk, streamed by ffmpeg) and capped, not as uploaded.
         const storedReference = deps.workDir.file('reference', '.wav');
         f.track(storedReference);
         try {
-          await transcodeToWav(deps.ffmpegPath, reference.path, storedReference, { sampleRate: STORED_REFERENCE.sampleRate, maxSeconds: STORED_REFERENCE.seconds });
+          await transcodeToWav(deps.ffmpegPath, refSource, storedReference, { sampleRate: STORED_REFERENCE.sampleRate, maxSeconds: STORED_REFERENCE.seconds });
         } catch (e) {
           throw errors.internal('Failed to process voice file', e);
         }
+        const sampleFile = deps.workDir.file('sample', '.wav');
+        f.track(sampleFile);
+        await sampleWav(voiceFile, sampleSource, sampleFile);
         const record = await deps.cloning.create({
           accountId: req.auth!.account.id, modelId: model.model_id, name: body.name.trim(), description: orNull(body.description),
           gender: orNull(body.gender), age: orNull(body.age), languages: list(body.languages), dialect: list(body.dialects), avatarUrl: orNull(body.avatar_url),
-          stability: body.stability, text: body.text, profile, referenceFile: storedReference, referenceSha256: reference.sha256, samplePcm,
+          stability: body.stability, text: body.text, profile, referenceFile: storedReference, referenceSha256: reference.sha256, sampleFile, ...(limit ? { limit } : {}),
         });
         return { ...record, sample_url: absoluteUrl(req, record.sample_url) };
       } finally {
+        await (slot as ConcurrencySlot | null)?.release();
         await f.cleanup();
       }
     });
