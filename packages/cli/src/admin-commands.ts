@@ -7,6 +7,23 @@ import { modelsVerify } from './commands/models-verify.js';
 import { walletLedger } from './commands/wallet-ledger.js';
 import { human } from './printable.js';
 
+/**
+ * `sawt voices list --model M`: the voices that speak on M, as GET /voices?model_id=M lists them: the
+ * built-in personas, then the cloned voices (a clone speaks on every model; --account: one account's).
+ */
+async function voicesOfModel(app: SawtApp, modelId: string, accountId: string | undefined) {
+  const offered = app.get(tokens.models).list().filter((m) => m.available).map((m) => m.model_id);
+  if (!offered.includes(modelId)) throw new UsageError(`--model: no model '${modelId}' is offered (models: ${offered.join(', ')})`);
+  const builtin = (await app.get(tokens.voices).list('')).filter((v) => (v.models ?? offered).includes(modelId));
+  const clones = await app.get(tokens.voiceCloning).list(accountId);
+  const json = [
+    ...builtin.map((v) => ({ voice_id: v.voice_id, name: v.name, gender: v.gender, dialect: v.dialect, models: v.models ?? offered })),
+    ...clones.map((v) => ({ voice_id: v.voice_id, name: v.name, gender: v.gender, dialect: v.dialect, models: offered, account_id: v.account_id, created_at: v.created_at })),
+  ];
+  const text = json.map((v) => human`${v.voice_id}  ${v.name}  ${v.gender ?? '-'}  ${v.dialect.join(',')}  models ${v.models.join(',')}${'account_id' in v ? `  account ${v.account_id}` : ''}`).join('\n');
+  return { json, text: text || `(no voice speaks on ${modelId})` };
+}
+
 function keyJson(k: ApiKeyRecord & { key?: string }) {
   return {
     id: k.id,
@@ -117,8 +134,10 @@ export const commands: Record<string, Handler> = {
   },
   async 'voices list'({ values }) {
     const accountId = typeof values.account === 'string' ? values.account : undefined;
+    const modelId = typeof values.model === 'string' ? values.model : undefined;
     return withAdminApp(async (app) => {
       if (accountId !== undefined) await accountOrFail(app, accountId);
+      if (modelId !== undefined) return voicesOfModel(app, modelId, accountId);
       const list = await app.get(tokens.voiceCloning).list(accountId);
       const json = list.map((v) => ({ voice_id: v.voice_id, account_id: v.account_id, name: v.name, created_at: v.created_at }));
       return { json, text: json.map((v) => human`${v.voice_id}  account ${v.account_id}  ${v.name}`).join('\n') || '(no cloned voices)' };

@@ -85,9 +85,12 @@ const SPECS: CommandSpec[] = [
   { path: 'keys revoke', summary: 'Revoke a key (it stays listed as revoked)', options: [{ flags: '--id <key-id>', description: 'the key\'s id', required: true }], examples: ['sawt keys revoke --id KEY_ID'], run: { handler: commands['keys revoke']! } },
   { path: 'keys delete', summary: 'Delete a key', options: [{ flags: '--id <key-id>', description: 'the key\'s id', required: true }], examples: ['sawt keys delete --id KEY_ID'], run: { handler: commands['keys delete']! } },
   {
-    path: 'voices list', summary: 'List cloned voices (every account\'s without --account)',
-    options: [{ flags: '--account <id>', description: 'only this account\'s cloned voices (an unknown id is an error)' }],
-    examples: ['sawt voices list --account ACCOUNT_ID'], run: { handler: commands['voices list']! },
+    path: 'voices list', summary: 'List cloned voices (every account\'s without --account); with --model, every voice that speaks on that model (built-in personas, then cloned voices)',
+    options: [
+      { flags: '--account <id>', description: 'only this account\'s cloned voices (an unknown id is an error)' },
+      { flags: '--model <model-id>', description: 'the voices of this model, built-in ones included, each with the models it speaks on (as GET /voices?model_id=)' },
+    ],
+    examples: ['sawt voices list --account ACCOUNT_ID', 'sawt voices list --model sawt-hts'], run: { handler: commands['voices list']! },
   },
   { path: 'voices delete', summary: 'Delete a cloned voice: its record and stored files', options: [{ flags: '--id <voice-id>', description: 'the voice_id (cv_…)', required: true }], examples: ['sawt voices delete --id cv_0123abcd'], run: { handler: commands['voices delete']! } },
   {

@@ -58,9 +58,10 @@ export class SawtClient {
     return (await request(this.transport, 'GET', '/models', opts)).json();
   }
 
-  /** GET /voices: built-in voices and the account's cloned ones. */
-  async voices(opts: RequestOptions = {}): Promise<Voice[]> {
-    return (await request(this.transport, 'GET', '/voices', opts)).json();
+  /** GET /voices: built-in voices and the account's cloned ones, each with the models it speaks on; `modelId`: only that model's voices. */
+  async voices(opts: RequestOptions & { modelId?: string } = {}): Promise<Voice[]> {
+    const { modelId, ...rest } = opts;
+    return (await request(this.transport, 'GET', modelId === undefined ? '/voices' : `/voices?model_id=${encodeURIComponent(modelId)}`, rest)).json();
   }
 
   /** POST /text-to-speech/{modelId} with streaming=false: resolves to the complete WAV file. */

@@ -86,7 +86,8 @@ async function remoteSpeech(opts: SayOptions): Promise<Readable> {
   };
   const modelId = opts.model ?? ((await get('/models')) as Array<{ model_id: string }>)[0]?.model_id;
   if (!modelId) throw new Error(`${base} offers no model`);
-  const voiceId = opts.voice ?? pickVoice((await get('/voices')) as VoiceInfo[], { ...opts, voice: undefined }, modelId);
+  // The model's own voices (GET /voices?model_id=): a voice another model lacks is never picked.
+  const voiceId = opts.voice ?? pickVoice((await get(`/voices?model_id=${encodeURIComponent(modelId)}`)) as VoiceInfo[], { ...opts, voice: undefined }, modelId);
   const r = await fetch(`${base}/text-to-speech/${encodeURIComponent(modelId)}`, {
     method: 'POST', headers, body: JSON.stringify({ voice_id: voiceId, text: opts.text, stability: 0.5, speed: opts.speed ?? 1, streaming: true }),
   }).catch((e: Error) => {

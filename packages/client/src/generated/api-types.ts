@@ -6,6 +6,8 @@ export interface Model {
   model_id: string;
   model_name: string;
   description?: string | null;
+  /** The voice a client gets first for this model (one of GET /voices?model_id=); null when no voice speaks on it. */
+  default_voice_id: string | null;
 }
 
 export interface Voice {
@@ -18,6 +20,8 @@ export interface Voice {
   dialect: Array<string>;
   type?: "neural" | null;
   sample_url: string;
+  /** model_ids the voice speaks on (GET /models); a cloned voice speaks on every model. */
+  models: Array<string>;
 }
 
 export interface ClonedVoice {
