@@ -16,6 +16,11 @@ const say = (msg: string, extra: Record<string, unknown> = {}) =>
  * Resolves with the exit code.
  */
 export function runPrimary(count: number, env: Record<string, string>): Promise<number> {
+  // Workers accept connections themselves: with Node's default round-robin the primary accepts
+  // and hands each connection to a worker, and one handed to a worker that dies before taking it
+  // stays open and unread in the primary (its descriptor leaked). Now a dying worker takes every
+  // connection it holds with it (the kernel closes them) and the others go on accepting.
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
   return new Promise((resolve) => {
     const listening = new Set<number>();
     const restarts: number[] = [];

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { createSawt } from '@sawt/core';
+import { CLUSTER_METRICS_ENV, createSawt, serveClusterMetrics } from '@sawt/core';
 import { serveWorkerLimits, WORKER_LIMITS_ENV } from '@sawt/plugin-billing';
 import { UsageError, type Flags } from './args.js';
 import { runPrimary } from './serve-primary.js';
@@ -19,11 +19,16 @@ export async function serve(values: Flags = {}): Promise<number> {
   }
   const workers = workerCount(typeof values.workers === 'string' ? values.workers : process.env.SAWT_WORKERS, typeof values.workers === 'string' ? '--workers' : 'SAWT_WORKERS');
   if (workers === 1) return serveOne();
+  // Migrations run once, here, before any worker boots (the workers then find nothing pending).
+  if (!(await migrateBeforeForking())) return 1;
   const stopLimits = serveWorkerLimits();
+  // GET /metrics, whichever worker answers it, counts what every worker did.
+  const stopMetrics = serveClusterMetrics();
   try {
     // Workers share the primary's limiter and rate counter (unless a Redis plugin is configured).
-    return await runPrimary(workers, { [WORKER_LIMITS_ENV]: 'ipc' });
+    return await runPrimary(workers, { [WORKER_LIMITS_ENV]: 'ipc', [CLUSTER_METRICS_ENV]: '1' });
   } finally {
+    stopMetrics();
     stopLimits();
   }
 }
@@ -33,6 +38,18 @@ function workerCount(raw: string | undefined, name: string): number {
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > 256) throw new UsageError(`${name} must be an integer from 1 to 256 but received ${JSON.stringify(raw)}`);
   return n;
+}
+
+/** The primary applies pending migrations (the data layer only: no transport, no engine start). */
+async function migrateBeforeForking(): Promise<boolean> {
+  const app = await createSawt({ skipTags: ['transport'] });
+  try {
+    await app.migrate();
+    return true;
+  } catch (e) {
+    app.logger.error({ err: e }, 'database migration failed; not starting the workers');
+    return false;
+  }
 }
 
 /** One server process: boots every configured plugin and stops on SIGTERM/SIGINT. */

@@ -61,16 +61,45 @@ export class SawtApp {
     }
   }
 
-  /** Stops started plugins in reverse order; errors are logged and do not stop the others. */
+  /**
+   * Starts only the plugins that provide the database, which applies the migrations every plugin
+   * registered, and stops them again: what the primary of `sawt serve --workers N` does once before
+   * it forks the workers, so that they never migrate at the same time.
+   */
+  async migrate(): Promise<void> {
+    try {
+      for (const lp of this.plugins) {
+        if (!lp.plugin.provides.some((r) => r.id === tokens.database.id)) continue;
+        try {
+          await this.lifecycles.get(lp)?.start?.();
+          this.started.push(lp);
+        } catch (e) {
+          throw new PluginError('SAWT_ERR_PLUGIN_START', `Plugin '${lp.plugin.id}' failed to start: ${(e as Error).message}`, lp.plugin.id, { cause: e });
+        }
+      }
+    } finally {
+      await this.stop();
+    }
+  }
+
+  /**
+   * Stops started plugins: first every transport at once (each refuses new work from that moment and
+   * their in-flight work, HTTP and WebSocket alike, drains within one grace period, not one after
+   * the other), then the rest in reverse order. Errors are logged and do not stop the others.
+   */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
-      for (const lp of [...this.started].reverse()) {
+      const stopOne = async (lp: LoadedPlugin) => {
         try {
           await this.lifecycles.get(lp)?.stop?.();
         } catch (e) {
           this.logger.error({ err: e, plugin: lp.plugin.id }, 'plugin failed to stop cleanly');
         }
-      }
+      };
+      const order = [...this.started].reverse();
+      const isTransport = (lp: LoadedPlugin) => lp.plugin.tags?.includes('transport') ?? false;
+      await Promise.all(order.filter(isTransport).map(stopOne));
+      for (const lp of order.filter((p) => !isTransport(p))) await stopOne(lp);
       this.started = [];
       await this.workDir.remove();
     })();

@@ -1,7 +1,8 @@
 import { mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
-import type { Database, Logger, Migration } from '@sawt/core';
+import { currentProcess, isLocalProcessGone, type Database, type Logger, type Migration, type ProcessOwner } from '@sawt/core';
 
 export type Dialect = Database['dialect'];
 
@@ -11,6 +12,8 @@ export interface DatabaseSettings {
   filename: string;
   /** PostgreSQL connection string (pg). */
   connection?: string;
+  /** Who this process is (the SQLite migration lock records it); default: this process on SAWT_NODE_ID or the host name. */
+  owner?: ProcessOwner;
 }
 
 /** How long a SQLite connection waits for another process's write lock before failing (the admin CLI shares the file). */
@@ -18,6 +21,12 @@ const SQLITE_BUSY_TIMEOUT_MS = 5000;
 const MIGRATIONS_TABLE = 'sawt_migrations';
 /** Processes booting at once (server + CLI, several nodes) contend for the migration lock; the losers retry for this long. */
 const MIGRATION_LOCK_WAIT_MS = 60_000;
+/** SQLite: the process that migrates holds this one-row table's row (its identity), so that a holder that died is seen as gone. */
+const MIGRATION_HOLDER_TABLE = 'sawt_migrations_holder';
+/** A SQLite migration lock whose holder cannot be checked (another machine, another boot) is broken after this long. */
+const MIGRATION_HOLDER_STALE_MS = 10 * 60_000;
+/** PostgreSQL: the session advisory lock every node takes to migrate (pg_advisory_lock; it dies with the session). */
+const PG_MIGRATION_LOCK_KEY = 7_357_612_001;
 
 interface NamedMigration {
   name: string;
@@ -101,7 +110,10 @@ export class KnexDatabase implements Database {
         // knex takes the migration lock even when nothing is pending; skip it then so a CLI call never waits on a server.
         const [, pending] = (await this.knex.migrate.list(config)) as [unknown[], unknown[]];
         if (pending.length === 0) break;
-        const [, applied] = (await this.knex.migrate.latest(config)) as [number, string[]];
+        const applied = await this.underMigrationLock(deadline, async () => {
+          await this.breakStaleKnexLock(config);
+          return ((await this.knex.migrate.latest(config)) as [number, string[]])[1];
+        });
         if (applied.length) this.logger.info({ migrations: applied }, 'database migrations applied');
         break;
       } catch (e) {
@@ -110,6 +122,75 @@ export class KnexDatabase implements Database {
       }
     }
     this.migrationsApplied = true;
+  }
+
+  /**
+   * Runs `fn` holding this database's migration lock, which dies with its holder: on PostgreSQL a
+   * session advisory lock (pg_advisory_lock) on a connection of its own; on SQLite the row of
+   * sawt_migrations_holder, naming this process, which another process breaks (with a log line) once
+   * that process is gone, or after MIGRATION_HOLDER_STALE_MS when it cannot tell.
+   */
+  private async underMigrationLock<T>(deadline: number, fn: () => Promise<T>): Promise<T> {
+    const knex = this.knex;
+    if (this.settings.client === 'pg') {
+      const client = knex.client as { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<void> };
+      const conn = await client.acquireConnection();
+      try {
+        await knex.raw('select pg_advisory_lock(?)', [PG_MIGRATION_LOCK_KEY]).connection(conn);
+        try {
+          return await fn();
+        } finally {
+          await knex.raw('select pg_advisory_unlock(?)', [PG_MIGRATION_LOCK_KEY]).connection(conn).catch(() => {});
+        }
+      } finally {
+        await client.releaseConnection(conn);
+      }
+    }
+    const self = this.settings.owner ?? currentProcess(process.env.SAWT_NODE_ID?.trim() || hostname());
+    await knex.raw(`create table if not exists ${MIGRATION_HOLDER_TABLE} (id integer primary key, owner text not null, since bigint not null)`);
+    for (let attempt = 1; ; attempt++) {
+      const since = Date.now();
+      const inserted = await knex.raw(`insert or ignore into ${MIGRATION_HOLDER_TABLE} (id, owner, since) values (1, ?, ?)`, [JSON.stringify(self), since]).then(() => knex(MIGRATION_HOLDER_TABLE).where({ id: 1, owner: JSON.stringify(self), since }).first());
+      if (inserted) break;
+      const row = (await knex(MIGRATION_HOLDER_TABLE).where({ id: 1 }).first()) as { owner: string; since: number } | undefined;
+      if (row) {
+        let owner: ProcessOwner | null = null;
+        try {
+          owner = JSON.parse(row.owner) as ProcessOwner;
+        } catch {
+          owner = null;
+        }
+        const gone = owner !== null && isLocalProcessGone(owner, self);
+        const old = Date.now() - Number(row.since) > MIGRATION_HOLDER_STALE_MS;
+        if (owner === null || gone || old) {
+          this.logger.warn({ holder: owner ?? row.owner, since: new Date(Number(row.since)).toISOString(), reason: gone ? 'holder process is gone' : old ? `held for more than ${MIGRATION_HOLDER_STALE_MS / 1000} s` : 'unreadable holder' }, 'breaking a stale database migration lock');
+          await knex(MIGRATION_HOLDER_TABLE).where({ id: 1, owner: row.owner, since: row.since }).del();
+          continue;
+        }
+      }
+      if (Date.now() > deadline) throw new Error(`Migration table is already locked by process ${row?.owner ?? '?'} (waited ${MIGRATION_LOCK_WAIT_MS / 1000} s)`);
+      await new Promise((r) => setTimeout(r, Math.min(50 * attempt, 500)));
+    }
+    try {
+      return await fn();
+    } finally {
+      await knex(MIGRATION_HOLDER_TABLE).where({ id: 1, owner: JSON.stringify(self) }).del().catch(() => {});
+    }
+  }
+
+  /**
+   * Under the migration lock no other process can be inside knex's migrator, so a knex lock found
+   * taken (is_locked = 1, left by a process that died while migrating) or not exactly one row (two
+   * processes that created the table at once each inserted one: knex then says "already locked"
+   * forever) is stale: it is reset, with a log line.
+   */
+  private async breakStaleKnexLock(config: Knex.MigratorConfig): Promise<void> {
+    const lockTable = `${MIGRATIONS_TABLE}_lock`;
+    if (!(await this.knex.schema.hasTable(lockTable))) return;
+    const rows = (await this.knex(lockTable).select('is_locked')) as { is_locked: number | boolean }[];
+    if (rows.length === 1 && !Number(rows[0]!.is_locked)) return;
+    this.logger.warn({ table: lockTable, rows: rows.length, locked: rows.filter((r) => Number(r.is_locked)).length }, 'breaking a stale database migration lock (its holder is gone)');
+    await this.knex.migrate.forceFreeMigrationsLock(config);
   }
 }
 

@@ -65,7 +65,11 @@ export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () =
   const requestLog = instrumentRequests(app, logger, metrics);
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
-    if (isClosing()) throw new SawtError('unavailable', 'Server is shutting down; retry shortly');
+    if (isClosing()) {
+      // A load balancer takes the node out (healthz answers this too) and the client reconnects elsewhere.
+      reply.header('connection', 'close');
+      throw new SawtError('unavailable', 'Server is shutting down; retry shortly');
+    }
   });
 
   app.setErrorHandler((err, req, reply) => {

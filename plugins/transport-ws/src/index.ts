@@ -139,14 +139,21 @@ export default definePlugin<WsOptions>({
     const keyCheck = watchKeys(sessions, deps.authenticator, ctx.options.keyCheckMs, ctx.logger);
 
     return {
+      // Runs beside transport-http's stop (core stops the transports together): new connections get
+      // 503 at once; open ones finish what they queued within shutdownGraceMs and close 1001, those
+      // still busy then are cut and closed 1001 too; a client that does not answer the close is dropped.
       async stop() {
         closing = true;
+        const graceEnds = Date.now() + ctx.options.shutdownGraceMs;
         clearInterval(keyCheck);
-        http.server.off('upgrade', onUpgrade);
         for (const s of sessions) s.shutdown();
-        if (sessions.size) await Promise.race([Promise.allSettled([...sessions].map((s) => s.done)), sleep(ctx.options.shutdownGraceMs)]);
+        const allDone = () => Promise.allSettled([...sessions].map((s) => s.done));
+        if (sessions.size) await Promise.race([allDone(), sleep(Math.max(0, graceEnds - Date.now()), undefined, { ref: false })]);
+        for (const s of sessions) s.closeNow();
+        if (sessions.size) await Promise.race([allDone(), sleep(1000, undefined, { ref: false })]);
         for (const s of sessions) s.terminate();
-        await Promise.allSettled([...sessions].map((s) => s.done));
+        await allDone();
+        http.server.off('upgrade', onUpgrade);
         wss.close();
       },
     };

@@ -45,6 +45,8 @@ export class WsSession {
   private readonly idleTimer: NodeJS.Timeout;
   private readonly initTimer: NodeJS.Timeout;
   private releaseKey: (() => void) | null = null;
+  /** The server is shutting down: the connection closes 1001 once its queue is done. */
+  private shuttingDown = false;
   private sentBytes = 0;
   private audioMessages = 0;
   private corked = false;
@@ -292,8 +294,17 @@ export class WsSession {
 
   /** Graceful shutdown of the server: finish what is queued, then close 1001. */
   shutdown(): void {
+    this.shuttingDown = true;
     if (this.state !== 'closed') this.state = 'closing';
     if (!this.running) this.closeWith(CLOSE.shutdown, 'server shutting down');
+  }
+
+  /** The shutdown's grace is over: what is queued or running is dropped and the connection closes 1001. */
+  closeNow(): void {
+    this.shuttingDown = true;
+    this.queue = [];
+    this.running?.cancel();
+    this.closeWith(CLOSE.shutdown, 'server shutting down');
   }
 
   terminate(): void {
@@ -322,7 +333,7 @@ export class WsSession {
       await this.deps.track(this.runPiece(run), () => run.cancel()).catch(() => {});
       this.running = null;
     }
-    if (this.state === 'closing') this.closeWith(CLOSE.normal, 'closeConnection');
+    if (this.state === 'closing') this.closeWith(this.shuttingDown ? CLOSE.shutdown : CLOSE.normal, this.shuttingDown ? 'server shutting down' : 'closeConnection');
   }
 
   private async runPiece(run: PieceRun): Promise<void> {
