@@ -9,6 +9,7 @@ import { chromium } from 'playwright-core';
 import { repoRoot, startServer } from '../helpers/server.js';
 import { wsConfig } from '../helpers/ws.js';
 import { referenceWav } from '../clone/helpers.js';
+import { standinModelsDir } from '../piper/models-dir.js';
 
 const CHROMIUM = process.env.SAWT_CHROMIUM ?? '/usr/bin/chromium';
 if (!existsSync(CHROMIUM)) {
@@ -18,7 +19,8 @@ if (!existsSync(CHROMIUM)) {
 const artifacts = path.join(repoRoot, 'test-artifacts/playground');
 mkdirSync(artifacts, { recursive: true });
 
-const srv = await startServer(t, { config: wsConfig() });
+// sawt-neural (a stand-in Piper voice) is offered too: a model whose voices are not the personas'.
+const srv = await startServer(t, { config: wsConfig(), runtime: { modelsDir: standinModelsDir(t) } });
 const { key, headers } = await srv.client();
 const browser = await chromium.launch({
   executablePath: CHROMIUM,
@@ -54,6 +56,22 @@ t.test('the page is served, Arabic right-to-left first, with an English toggle',
   t.ok(await page.evaluate(() => document.getElementById('sample-audio').duration > 1), 'the voice sample loads and plays');
   await page.selectOption('#dialect', '');
   await page.selectOption('#voice', 'fusha-omar');
+  t.same(pageErrors, []);
+});
+
+t.test('the voice list follows the model: only its voices, never a stale selection', async (t) => {
+  const byModel = async (m) => (await (await fetch(`${srv.api}/voices?model_id=${m}`, { headers })).json()).map((v) => v.voice_id);
+  const options = () => page.$$eval('#voice option', (o) => o.map((x) => x.value));
+  t.equal(await page.inputValue('#model'), 'sawt-mini');
+  await page.selectOption('#model', 'sawt-neural');
+  t.same(await options(), await byModel('sawt-neural'), 'sawt-neural: its own voices');
+  t.equal(await page.inputValue('#voice'), 'neural-kareem', 'Omar (not a voice of sawt-neural) gave way to the model\'s default voice');
+  await page.selectOption('#model', 'sawt-hts');
+  t.same(await options(), await byModel('sawt-hts'), 'sawt-hts: every built-in persona');
+  t.equal(await page.inputValue('#voice'), 'fusha-ziad', 'the default voice of sawt-hts');
+  await page.selectOption('#voice', 'fusha-omar');
+  await page.selectOption('#model', 'sawt-mini');
+  t.equal(await page.inputValue('#voice'), 'fusha-omar', 'a voice of both models stays selected');
   t.same(pageErrors, []);
 });
 

@@ -12,6 +12,7 @@ window.playground = { stats };
 let lang = sessionStorage.getItem('sawt.lang') ?? 'ar';
 let client = null;
 let voices = [];
+let models = [];
 const t = (k) => STRINGS[lang][k] ?? k;
 
 function applyLang() {
@@ -37,7 +38,7 @@ async function useKey(key) {
   sessionStorage.setItem('sawt.key', key);
   client = new SawtClient({ baseUrl: `${location.origin}/api/v1`, apiKey: key, retry: { maxRetries: 2 } });
   try {
-    const models = await client.models();
+    models = await client.models();
     $('model').replaceChildren(...models.map((m) => new Option(m.model_name, m.model_id)));
     voices = await client.voices();
     fillDialects();
@@ -46,18 +47,25 @@ async function useKey(key) {
   } catch (e) { fail(e); }
 }
 
+/** The voices that speak on the chosen model (GET /voices lists each voice's models). */
+const modelVoices = () => voices.filter((v) => !v.models || v.models.includes($('model').value));
+
 function fillDialects() {
   const current = $('dialect').value;
-  const dialects = [...new Set(voices.flatMap((v) => v.dialect))].sort();
+  const dialects = [...new Set(modelVoices().flatMap((v) => v.dialect))].sort();
   $('dialect').replaceChildren(new Option(t('allDialects'), ''), ...dialects.map((d) => new Option(d, d)));
   if (dialects.includes(current)) $('dialect').value = current;
   fillVoices();
 }
+/** Fills the voice list for the model and dialect: `select`, else the voice chosen before, else the model's default voice, when listed. */
 function fillVoices(select) {
   const d = $('dialect').value;
-  const list = voices.filter((v) => !d || v.dialect.includes(d));
+  const before = select ?? $('voice').value;
+  const list = modelVoices().filter((v) => !d || v.dialect.includes(d));
   $('voice').replaceChildren(...list.map((v) => new Option(`${v.name}${v.gender ? ` (${v.gender})` : ''}`, v.voice_id)));
-  if (select) $('voice').value = select;
+  const fallback = models.find((m) => m.model_id === $('model').value)?.default_voice_id;
+  const pick = [before, fallback].find((id) => id && list.some((v) => v.voice_id === id));
+  if (pick) $('voice').value = pick;
 }
 
 // ---- speak: WebSocket → AudioWorklet, words highlighted from alignment ----
@@ -242,6 +250,7 @@ async function denoise(file) {
 $('lang').onclick = () => { lang = lang === 'ar' ? 'en' : 'ar'; sessionStorage.setItem('sawt.lang', lang); applyLang(); };
 $('save-key').onclick = () => useKey($('key').value.trim());
 $('dialect').onchange = () => fillVoices();
+$('model').onchange = () => fillDialects();
 $('sample').onclick = () => {
   const v = voices.find((x) => x.voice_id === $('voice').value);
   if (v) { $('sample-audio').src = v.sample_url; $('sample-audio').play().catch(fail); }
