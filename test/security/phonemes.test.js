@@ -8,7 +8,7 @@ import { startServer, parseWav, pollUntil, SENTENCE } from '../helpers/server.js
 import { ready, wsConfig } from '../helpers/ws.js';
 
 /** The input of the finding: `a:` × 200 in one passage. */
-export const CRASHER = `مرحبا [[${'a:'.repeat(200)}]] بكم في خدمة`;
+const CRASHER = `مرحبا [[${'a:'.repeat(200)}]] بكم في خدمة`;
 
 const tts = (srv, headers, model, text, extra = {}) =>
   fetch(`${srv.api}/text-to-speech/${model}`, { method: 'POST', headers, body: JSON.stringify({ voice_id: 'fusha-omar', text, stability: 0.5, streaming: false, ...extra }) });
