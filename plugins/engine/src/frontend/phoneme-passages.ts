@@ -66,9 +66,13 @@ export interface PhonemePassage {
 /** espeak's phoneme words are separated by ASCII white space (isspace on bytes below 0x80). */
 const WORD_SPACE = /[ \t\n\v\f\r]+/u;
 
-/** One phoneme word cut into symbols as espeak cuts it; `unknown`: the first text no symbol matches. */
-export function tokenizeWord(word: string): { symbols: string[]; unknown?: string } {
+/**
+ * One phoneme word cut into symbols as espeak cuts it; `unknown`: the first text no symbol matches
+ * (the cut stops there, unless `skipUnknown`: then it goes on after it, as espeak does).
+ */
+export function tokenizeWord(word: string, skipUnknown = false): { symbols: string[]; unknown?: string } {
   const symbols: string[] = [];
+  let unknown: string | undefined;
   let i = 0;
   while (i < word.length) {
     if (word[i] === '|' && word[i + 1] !== '|') {
@@ -76,11 +80,17 @@ export function tokenizeWord(word: string): { symbols: string[]; unknown?: strin
       continue;
     }
     const symbol = ESPEAK_AR_TABLE.find((s) => word.startsWith(s, i));
-    if (!symbol) return { symbols, unknown: String.fromCodePoint(word.codePointAt(i)!) };
+    if (!symbol) {
+      const ch = String.fromCodePoint(word.codePointAt(i)!);
+      unknown ??= ch;
+      if (!skipUnknown) break;
+      i += ch.length;
+      continue;
+    }
     symbols.push(symbol);
     i += symbol.length;
   }
-  return { symbols };
+  return unknown === undefined ? { symbols } : { symbols, unknown };
 }
 
 /** The passages of `text` ([[ … ]]) with their words cut into symbols (no check). */
@@ -144,9 +154,10 @@ export function guardPhonemeWords(text: string, limits: Pick<PhonemeLimits, 'sym
     const inner = span.slice(2, -2);
     let changed = false;
     const words = inner.split(WORD_SPACE).filter(Boolean).map((w) => {
-      const { symbols, unknown } = tokenizeWord(w);
+      const { symbols } = tokenizeWord(w, true);
       const kept = symbols.filter((s) => !ESPEAK_CONTROLS.has(s));
-      if (unknown === undefined && kept.length === symbols.length && symbols.length <= limits.symbolsPerWord) return w;
+      // Text that is no symbol is skipped by espeak (a dialect rule's own notation): left as written.
+      if (kept.length === symbols.length && symbols.length <= limits.symbolsPerWord) return w;
       changed = true;
       const pieces: string[] = [];
       for (let i = 0; i < kept.length; i += limits.symbolsPerWord) pieces.push(kept.slice(i, i + limits.symbolsPerWord).join('|'));
