@@ -22,7 +22,7 @@ export * from './api-key.js';
 export * from './process-identity.js';
 export * from './raw-http-error.js';
 export * from './model-files.js';
-export { PromMetrics } from './metrics.js';
+export { CLUSTER_METRICS_ENV, PromMetrics, serveClusterMetrics } from './metrics.js';
 export * from './log-sampler.js';
 export * from './work-dir.js';
 export * from './typed-arrays.js';

@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import cluster from 'node:cluster';
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Metrics, MetricsGaugeReading } from './services/index.js';
 
 /** First-audio latency buckets (seconds): a streamed sentence is expected in 50–500 ms. */
@@ -37,6 +38,12 @@ export class PromMetrics implements Metrics {
     this.denoiseAudio = new Counter({ name: 'sawt_denoise_audio_seconds_total', help: 'Seconds of audio denoised and delivered.', registers });
     this.refusals = new Counter({ name: 'sawt_refusals_total', help: 'Error answers sent to clients, by errorCode and transport (http, ws).', labelNames: ['code', 'transport'], registers });
     if (opts.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'sawt_' });
+    // In a worker of `sawt serve --workers N`, this registry is what the primary collects: prom-client
+    // answers its requests from the registries named here, once an AggregatorRegistry was made.
+    if (cluster.isWorker) {
+      AggregatorRegistry.setRegistries([this.registry]);
+      workerListening ??= new AggregatorRegistry();
+    }
   }
 
   observeRequest(r: { method: string; route: string; status: number; seconds: number }): void {
@@ -82,7 +89,69 @@ export class PromMetrics implements Metrics {
     });
   }
 
+  /**
+   * The Prometheus text of this process or, in a worker of a primary that serves cluster metrics
+   * (serveClusterMetrics), of every worker: counters and histograms summed, so that /metrics
+   * counts every request whichever worker answers the scrape.
+   */
   async render(): Promise<{ contentType: string; body: string }> {
+    if (cluster.isWorker && process.env[CLUSTER_METRICS_ENV] === '1' && process.send) {
+      try {
+        return { contentType: this.registry.contentType, body: await askPrimary() };
+      } catch (e) {
+        const body = await this.registry.metrics();
+        return { contentType: this.registry.contentType, body: `# sawt: the workers' metrics could not be gathered (${(e as Error).message}); this worker's (pid ${process.pid}) alone\n${body}` };
+      }
+    }
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
+}
+
+/** Set in the workers' environment by a primary that answers their metrics requests. */
+export const CLUSTER_METRICS_ENV = 'SAWT_CLUSTER_METRICS';
+const REQUEST = 'sawt:metrics-request';
+const ANSWER = 'sawt:metrics-answer';
+/** The primary waits this long for each worker (prom-client's own limit); the worker a little longer. */
+const ASK_TIMEOUT_MS = 7000;
+let asked = 0;
+/** Made in a worker for its side effect: prom-client's listener for the primary's requests. */
+let workerListening: object | undefined;
+
+interface MetricsMessage { type?: string; id?: number; body?: string; error?: string }
+
+function askPrimary(): Promise<string> {
+  const id = ++asked;
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      process.off('message', onMessage);
+    };
+    const onMessage = (m: MetricsMessage) => {
+      if (m?.type !== ANSWER || m.id !== id) return;
+      done();
+      if (m.error !== undefined) reject(new Error(m.error));
+      else resolve(m.body ?? '');
+    };
+    const timer = setTimeout(() => (done(), reject(new Error('the primary did not answer'))), ASK_TIMEOUT_MS);
+    process.on('message', onMessage);
+    process.send!({ type: REQUEST, id } satisfies MetricsMessage);
+  });
+}
+
+/**
+ * In the primary of `sawt serve --workers N`: answers a worker's request for the metrics of all
+ * workers (prom-client's AggregatorRegistry collects each worker's registry over the IPC channel
+ * and sums them). The workers must be forked with CLUSTER_METRICS_ENV=1. Returns the stop function.
+ */
+export function serveClusterMetrics(): () => void {
+  const aggregator = new AggregatorRegistry();
+  const onMessage = (worker: import('node:cluster').Worker, m: MetricsMessage) => {
+    if (m?.type !== REQUEST) return;
+    const send = (answer: MetricsMessage) => {
+      if (worker.isConnected()) worker.send({ type: ANSWER, id: m.id, ...answer });
+    };
+    aggregator.clusterMetrics().then((body) => send({ body }), (e: Error) => send({ error: e.message }));
+  };
+  cluster.on('message', onMessage);
+  return () => cluster.off('message', onMessage);
 }
