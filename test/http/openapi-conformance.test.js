@@ -9,7 +9,7 @@ const srv = await startServer(t);
 const doc = await (await fetch(`${srv.api}/openapi.json`)).json();
 const check = createOpenApiChecker(doc);
 const json = (o) => Buffer.from(JSON.stringify(o));
-const voice = { voice_id: 'v', name: 'V', description: null, gender: 'male', age: 'middle', languages: ['ar'], dialect: ['fusha'], type: null, sample_url: 'http://h/api/v1/voices/v/sample' };
+const voice = { voice_id: 'v', name: 'V', description: null, gender: 'male', age: 'middle', languages: ['ar'], dialect: ['fusha'], type: null, sample_url: 'http://h/api/v1/voices/v/sample', models: ['sawt-mini'] };
 
 t.test('conforming responses pass', async (t) => {
   t.same(check({ method: 'GET', url: '/api/v1/voices', status: 200, contentType: 'application/json; charset=utf-8', body: json([voice]) }), []);

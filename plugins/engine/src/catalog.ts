@@ -21,6 +21,8 @@ export const modelSchema = {
     cost_per_char: { type: ['number', 'string'] },
     // Seconds of audio per character at speed 1.0 (measured; see config/default.json): the output-cap estimate.
     seconds_per_char: { type: 'number', exclusiveMinimum: 0 },
+    // How seconds_per_char was measured (a comment: JSON has none).
+    seconds_per_char_note: { type: 'string' },
     access: { enum: ['public', 'granted'], default: 'public' },
     // Files (models layout: SAWT_MODELS_DIR, then the bundled models/) the model needs; the model is listed only when all exist.
     files: { type: 'array', items: { type: 'string' } },
@@ -169,17 +171,15 @@ export class ConfiguredModelCatalog implements ModelCatalog {
   }
 
   /**
-   * Sets each model's default voice: its configured default_voice_id, which must speak on it, else
-   * the first voice that does (null when none does).
+   * Sets each model's default voice: its configured default_voice_id when that voice speaks on it,
+   * else the first voice that does (null when none does); `warn` hears of a configured one that does not.
    */
-  resolveDefaultVoices(voices: BuiltinVoiceCatalog): void {
+  resolveDefaultVoices(voices: BuiltinVoiceCatalog, warn: (modelId: string, voiceId: string, own: string[]) => void = () => {}): void {
     for (const m of this.models) {
       const own = voices.voicesOf(m.model_id).map((v) => v.voice_id);
       const wanted = this.configs.find((c) => c.model_id === m.model_id)?.default_voice_id;
-      if (wanted !== undefined && m.available && !own.includes(wanted)) {
-        throw new Error(`model '${m.model_id}' names default_voice_id '${wanted}', which does not speak on it (its voices: ${own.join(', ') || 'none'})`);
-      }
-      m.default_voice_id = wanted ?? own[0] ?? null;
+      if (wanted !== undefined && m.available && !own.includes(wanted)) warn(m.model_id, wanted, own);
+      m.default_voice_id = wanted !== undefined && (own.includes(wanted) || !m.available) ? wanted : own[0] ?? null;
     }
   }
 

@@ -156,14 +156,14 @@ export default definePlugin<EngineOptions>({
     for (const v of options.voices) {
       for (const id of v.models ?? []) {
         const engine = engineOf(id);
-        if (engine && !backends.find((b) => b.engine === engine)?.acceptsVoice(v)) throw new Error(`voice '${v.voice_id}' names model '${id}', but has no parameters for its engine '${engine}'`);
+        if (engine && !backends.find((b) => b.engine === engine)?.acceptsVoice(v)) ctx.logger.warn({ voice: v.voice_id, model: id, engine }, 'voice names a model whose engine it has no parameters for; it does not speak on it');
       }
     }
     const speaksOn = (v: VoiceConfig) => models.list()
       .filter((m) => m.available && (!v.models || v.models.includes(m.model_id)) && backends.some((b) => b.engine === m.engine && b.acceptsVoice(v)))
       .map((m) => m.model_id);
     const voices = new BuiltinVoiceCatalog(options.voices.filter((v) => speaksOn(v).length > 0), speaksOn);
-    models.resolveDefaultVoices(voices);
+    models.resolveDefaultVoices(voices, (model, voice, own) => ctx.logger.warn({ model, voice, voices: own }, 'default_voice_id does not speak on its model; the first voice that does is the default'));
     for (const m of models.list()) {
       if (!backends.some((b) => b.engine === m.engine)) throw new Error(`model '${m.model_id}' names engine '${m.engine}', which this build does not have (known: ${backends.map((b) => b.engine).join(', ')})`);
       if (!m.available) {
