@@ -1,6 +1,7 @@
 // Speaks a text file into a WAV file with @sawt/client.
 //   SAWT_URL=http://127.0.0.1:8080 SAWT_API_KEY=sawt_… node examples/speak-file.mjs input.txt out.wav [voice_id] [model_id]
-// Long files are split into paragraphs; each is streamed and appended as it arrives.
+// Long files are split into paragraphs; each is streamed and appended as it arrives. A paragraph
+// shorter than the API's minimum (3 words, 10 characters; a heading) is spoken with the next one.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { SawtClient, SawtError, pcmToWav } from '@sawt/client';
 
@@ -11,7 +12,25 @@ if (!input || !process.env.SAWT_API_KEY) {
 }
 const sawt = new SawtClient({ baseUrl: process.env.SAWT_URL ?? 'http://127.0.0.1:8080', apiKey: process.env.SAWT_API_KEY, retry: { maxRetries: 3 } });
 
-const paragraphs = readFileSync(input, 'utf8').split(/\n\s*\n/).map((p) => p.replace(/\s+/g, ' ').trim()).filter(Boolean);
+// The API speaks texts of at least 3 words and 10 characters: a shorter paragraph (a heading, a
+// one-line greeting) is joined to the next one, the last to the one before it, as its own sentence.
+const MIN_WORDS = 3;
+const MIN_CHARS = 10;
+const tooShort = (t) => t.split(' ').length < MIN_WORDS || [...t].length < MIN_CHARS;
+const sentence = (t) => (/[.!?؟…:،,;؛]$/u.test(t) ? t : `${t}.`);
+const paragraphs = [];
+let pending = '';
+for (const p of readFileSync(input, 'utf8').split(/\n\s*\n/).map((q) => q.replace(/\s+/g, ' ').trim()).filter(Boolean)) {
+  const text = pending ? `${sentence(pending)} ${p}` : p;
+  if (tooShort(text)) {
+    pending = text;
+  } else {
+    paragraphs.push(text);
+    pending = '';
+  }
+}
+if (pending && paragraphs.length) paragraphs.push(`${sentence(paragraphs.pop())} ${pending}`);
+else if (pending) paragraphs.push(pending);
 const chunks = [];
 try {
   for (const [i, text] of paragraphs.entries()) {
