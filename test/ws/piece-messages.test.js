@@ -22,7 +22,11 @@ async function runPiece(chunks, { text = 'a b', flushEnd = true } = {}) {
   for (const c of chunks) stream.push(c);
   stream.push(null);
   const messages = [];
-  const admission = { settled: 0, released: 0, settle: async () => void admission.settled++, release: async () => void admission.released++ };
+  const admission = {
+    settled: 0, released: 0, slotFreed: 0,
+    settle: async () => void admission.settled++, release: async () => void admission.released++, freeSlot: async () => void admission.slotFreed++,
+    settleCut: async () => void admission.released++,
+  };
   const out = {
     send: async (m) => (messages.push(JSON.parse(m)), true),
     sendAudio: async (m) => (messages.push(JSON.parse(m)), true),

@@ -5,6 +5,7 @@
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
+import { tokens } from '@sawt/core';
 import { liveSessions } from '@sawt/plugin-transport-ws';
 import { startServer, SENTENCE, LONG_TEXT, pollUntil } from '../helpers/server.js';
 import { wsConfig, ready, sleep } from '../helpers/ws.js';
@@ -80,10 +81,13 @@ t.test('a client that stops reading: generation pauses, queued bytes stay bounde
   t.ok(c.audio().length > received, 'the client got some of the audio once it read again');
   t.notOk(c.audio().slice(received).some((m) => m.isFinal), 'but not the end of the flush');
 
-  // The interrupted piece was released, never charged.
+  // The interrupted piece is charged for the audio that reached the socket (issue 28 item 4), not for the whole text.
   const after = await noReserve(srv, account.id);
   t.equal(after.reserved, 0, 'nothing reserved');
-  t.equal(after.balance, afterFirst.balance, 'the undelivered text was not charged');
+  const charged = afterFirst.balance - after.balance;
+  t.ok(charged > 0 && charged < [...LONG_TEXT.repeat(30).trim()].length * 100, `only the delivered words were charged (${charged / 100} characters)`);
+  const ledger = await srv.app.get(tokens.wallet).ledger(account.id);
+  t.ok(ledger.some((e) => e.kind === 'settle' && /^client not reading after/.test(e.description ?? '')), 'the ledger says the client stopped reading');
   await waitFor(() => !liveSessions.has(session), 'the session to end', 40000);
 });
 

@@ -2,6 +2,8 @@ import { errors } from './errors.js';
 import { billableChars } from './text-rules.js';
 import { tokens, type ServiceRef } from './tokens.js';
 import { observeSpeech } from './speech-stream.js';
+import { DeliveryMeter } from './delivery.js';
+import type { SawtError } from './errors.js';
 import type { AccountStore, Admission, AdmissionControl, AuthContext, Logger, Metrics, ModelCatalog, ModelInfo, SpeechStream, SpeechSynthesizer, VoiceCatalog } from './services/index.js';
 
 export interface PaidSynthesisServices {
@@ -40,6 +42,29 @@ export interface PaidSynthesisRequest {
   startedAt?: number;
   /** Starts the audio instead of the synthesizer (e.g. a voice preview); the voice is then not looked up. */
   start?: (model: ModelInfo) => Promise<SpeechStream>;
+  /**
+   * The longest audio this request may produce (seconds): a text whose estimate (characters × the
+   * model's measured seconds per character ÷ speed) passes it is refused up front with 400 / 40001.
+   */
+  maxOutputSeconds?: number;
+}
+
+/** 400 / 40001 for a text whose audio would pass the output cap (up front, or a WAV whose audio did). */
+export function outputTooLong(maxSeconds: number): SawtError {
+  return errors.validation(`The audio for this text would be longer than ${maxSeconds} seconds, the limit per request: send a shorter text (or several requests)`);
+}
+
+/** Who cut a synthesis short (the ledger's reason for a partial charge). */
+export type CutBy = 'client clear' | 'client disconnected' | 'client not reading' | 'output cap' | 'server shutdown';
+
+/** The admission of a started paid synthesis. */
+export interface PaidAdmission extends Admission {
+  /**
+   * Closes a synthesis cut short after `deliveredSamples` samples of its audio were handed to the
+   * socket: charges the characters whose audio went out, rounded up to the whole word
+   * (DeliveryMeter), with a ledger note naming who cut it; releases when no audio went out.
+   */
+  settleCut(deliveredSamples: number, cutBy: CutBy): Promise<void>;
 }
 
 /** Checks a model exists, is offered and is enabled for the account: 40401 / 40301. */
@@ -59,13 +84,16 @@ export async function resolveModelFor(services: Pick<PaidSynthesisServices, 'mod
  * client and releases it on any failure; if starting synthesis fails here, the
  * admission is released before the error propagates.
  */
-export async function startPaidSynthesis(services: PaidSynthesisServices, req: PaidSynthesisRequest): Promise<{ stream: SpeechStream; admission: Admission; model: ModelInfo; chars: number }> {
+export async function startPaidSynthesis(services: PaidSynthesisServices, req: PaidSynthesisRequest): Promise<{ stream: SpeechStream; admission: PaidAdmission; model: ModelInfo; chars: number }> {
   const model = await resolveModelFor(services, req.auth, req.modelId);
   if (!req.start) {
     const voice = await services.voices.get(req.voiceId, req.auth.account.id);
     if (!voice) throw errors.voiceNotFound(req.voiceId);
   }
   const chars = billableChars(req.text);
+  if (req.maxOutputSeconds !== undefined && model.secondsPerChar && (chars * model.secondsPerChar) / (req.speed > 0 ? req.speed : 1) > req.maxOutputSeconds) {
+    throw outputTooLong(req.maxOutputSeconds);
+  }
   const admitting = services.admission.admit({
     auth: req.auth,
     requestId: req.requestId,
@@ -77,7 +105,7 @@ export async function startPaidSynthesis(services: PaidSynthesisServices, req: P
   // unless the admission was refused in memory (concurrency) within a turn of the event loop: a flood
   // of refused requests never reaches the engine. Nothing is sent before the admission is granted;
   // a refused one destroys the stream, and its error wins over the synthesis's.
-  const watch = new SynthesisWatch();
+  const watch = new SynthesisWatch(new DeliveryMeter(req.text, req.sampleRate ?? 24000, model.secondsPerChar ?? null));
   const synthesis = req.start ? null : startUnlessRefused(admitting, async () => watch.attach(await services.synthesizer.synthesize({
     modelId: model.model_id,
     voiceId: req.voiceId,
@@ -116,9 +144,12 @@ class SynthesisWatch {
   endAt = -1;
   onFirstChunk: (() => void) | null = null;
 
+  constructor(readonly meter: DeliveryMeter) {}
+
   /** `stream` as the caller gets it, watched as its chunks go by (it may hold chunks already). */
   attach(stream: SpeechStream): SpeechStream {
     const watched = observeSpeech(stream, ({ info }) => {
+      this.meter.add(info);
       if (info.samples > 0 && this.firstChunkAt < 0) {
         this.firstChunkAt = performance.now();
         this.onFirstChunk?.();
@@ -135,9 +166,8 @@ class SynthesisWatch {
  * nothing is sent before) gives the first-audio latency; settling it (the audio reached the
  * client) records the real-time factor and writes the "synthesis delivered" log line.
  */
-function observed(services: PaidSynthesisServices, req: PaidSynthesisRequest, watch: SynthesisWatch, run: { admission: Admission; model: ModelInfo; chars: number }): Admission {
+function observed(services: PaidSynthesisServices, req: PaidSynthesisRequest, watch: SynthesisWatch, run: { admission: Admission; model: ModelInfo; chars: number }): PaidAdmission {
   const { metrics, logger } = services;
-  if (!metrics && !logger) return run.admission;
   const transport = req.transport ?? 'http';
   const model = run.model.model_id;
   const rate = req.sampleRate ?? 24000;
@@ -151,16 +181,16 @@ function observed(services: PaidSynthesisServices, req: PaidSynthesisRequest, wa
   else watch.onFirstChunk = first;
   const admission = run.admission;
   let recorded = false;
-  return {
+  const paid: PaidAdmission = {
     get requestId() {
       return admission.requestId;
     },
     get costMicro() {
       return admission.costMicro;
     },
-    async settle(costMicro?: number) {
-      await admission.settle(costMicro);
-      if (recorded) return;
+    async settle(costMicro?: number, note?: string) {
+      await admission.settle(costMicro, note);
+      if (recorded || (!metrics && !logger)) return;
       recorded = true;
       const now = performance.now();
       const audioSeconds = watch.samples / rate;
@@ -171,7 +201,16 @@ function observed(services: PaidSynthesisServices, req: PaidSynthesisRequest, wa
       }, 'synthesis delivered');
     },
     release: (reason: string) => admission.release(reason),
+    freeSlot: () => admission.freeSlot(),
+    async settleCut(deliveredSamples: number, cutBy: CutBy) {
+      const chars = Math.min(watch.meter.charsFor(deliveredSamples), run.chars);
+      const seconds = Math.round((deliveredSamples / rate) * 10) / 10;
+      if (chars === 0) return admission.release(`${cutBy} before any audio was delivered`);
+      const note = `${cutBy} after ${seconds} s of audio: ${chars} of ${run.chars} characters delivered`;
+      return paid.settle(chars >= run.chars ? undefined : chars * run.model.costPerCharMicro, note);
+    },
   };
+  return paid;
 }
 
 /**

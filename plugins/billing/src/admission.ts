@@ -49,6 +49,7 @@ export class SawtAdmissionControl implements AdmissionControl {
 
 class OpenAdmission implements Admission {
   private closing: Promise<void> | null = null;
+  private slotFreed: Promise<void> | null = null;
 
   constructor(
     readonly requestId: string,
@@ -59,8 +60,8 @@ class OpenAdmission implements Admission {
   ) {}
 
   /** The characters stay consumed: the work was done. */
-  settle(costMicro?: number): Promise<void> {
-    this.closing ??= this.finish(() => this.reservation.settle(costMicro));
+  settle(costMicro?: number, note?: string): Promise<void> {
+    this.closing ??= this.finish(() => this.reservation.settle(costMicro, note));
     return this.closing;
   }
 
@@ -70,12 +71,19 @@ class OpenAdmission implements Admission {
     return this.closing;
   }
 
+  /** The slot goes back once the limiter acknowledged it (the primary's or Redis's answer); the money is settled later. */
+  freeSlot(): Promise<void> {
+    this.slotFreed ??= this.slot ? this.slot.release() : Promise.resolve();
+    return this.slotFreed;
+  }
+
   private async finish(work: () => Promise<void>): Promise<void> {
+    // The slot is freed first, whatever the database does: the work is over, and a stuck slot would block the account.
+    const freed = this.freeSlot();
     try {
       await work();
     } finally {
-      // The slot is freed even when the database fails; a stuck slot would block the account.
-      this.slot?.release();
+      await freed;
       this.onClosed(this);
     }
   }

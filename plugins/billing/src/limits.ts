@@ -14,7 +14,7 @@ export class InMemoryConcurrencyLimiter implements ConcurrencyLimiter {
     this.counts.set(accountId, current + 1);
     let released = false;
     return {
-      release: () => {
+      release: async () => {
         if (released) return;
         released = true;
         const left = (this.counts.get(accountId) ?? 1) - 1;

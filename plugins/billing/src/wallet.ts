@@ -246,8 +246,9 @@ export class SqlWallet implements Wallet {
         writes.push(trx('reservations').where({ id: r.id }).update(charge === null ? { status: 'released', release_reason: reason, closed_at: closedAt } : { status: 'settled', charged: charge, closed_at: closedAt }));
         const unused = charge === null ? r.amount : r.amount - charge;
         const base = { accountId: r.accountId, balanceAfter, requestId: r.requestId, reservationId: r.id };
-        if (charge !== null) ledger.push(ledgerRow({ ...base, kind: 'settle', amount: charge, description: null }));
-        if (unused > 0 || charge === null) ledger.push(ledgerRow({ ...base, kind: 'release', amount: unused, description: charge === null ? reason : 'unused part of the reservation' }));
+        // A settle's reason is the note of a partial charge (what was delivered, who cut the stream).
+        if (charge !== null) ledger.push(ledgerRow({ ...base, kind: 'settle', amount: charge, description: reason }));
+        if (unused > 0 || charge === null) ledger.push(ledgerRow({ ...base, kind: 'release', amount: unused, description: charge === null ? reason : reason ? `unused part of the reservation: ${reason}` : 'unused part of the reservation' }));
         return true;
       });
       for (const [accountId, w] of wallets) {
@@ -338,11 +339,11 @@ export class SqlReservation implements WalletReservation {
     ({ id: this.id, accountId: this.accountId, amount: this.amount, requestId: this.requestId } = held);
   }
 
-  async settle(amount?: number): Promise<void> {
+  async settle(amount?: number, note?: string): Promise<void> {
     const charge = amount ?? this.amount;
     requireMicro('the settled amount', charge, { positive: false });
     if (charge > this.amount) throw new RangeError(`Cannot settle ${charge} micro-units on a reservation of ${this.amount}`);
-    return this.closeOnce(charge, null);
+    return this.closeOnce(charge, note ?? null);
   }
 
   release(reason: string): Promise<void> {

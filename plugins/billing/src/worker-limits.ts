@@ -46,9 +46,11 @@ export function serveWorkerLimits(): () => void {
         return slotId;
       }
       case 'release': {
+        // Answered once the slot is off the count: the worker waits for this before the last bytes of its response.
         const mine = slotsOf.get(worker.id);
-        mine?.get(req.slotId)?.release();
+        const slot = mine?.get(req.slotId);
         mine?.delete(req.slotId);
+        await slot?.release();
         return null;
       }
       case 'inFlight':
@@ -71,7 +73,7 @@ export function serveWorkerLimits(): () => void {
     );
   };
   const onExit = (worker: Worker) => {
-    for (const slot of slotsOf.get(worker.id)?.values() ?? []) slot.release();
+    for (const slot of slotsOf.get(worker.id)?.values() ?? []) void slot.release();
     slotsOf.delete(worker.id);
   };
   cluster.on('message', onMessage);
@@ -130,19 +132,25 @@ class PrimaryChannel {
   }
 }
 
+/** How long a worker waits for the primary to acknowledge a freed slot. */
+const RELEASE_WAIT_MS = 2000;
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 let channel: PrimaryChannel | null = null;
 const primary = () => (channel ??= new PrimaryChannel());
 
 export class PrimaryConcurrencyLimiter implements ConcurrencyLimiter {
   async acquire(accountId: string, limit: number | null): Promise<ConcurrencySlot> {
     const slotId = (await primary().ask({ op: 'acquire', accountId, limit })) as string;
-    let released = false;
+    let released: Promise<void> | null = null;
     return {
-      release: () => {
-        if (released) return;
-        released = true;
-        primary().tell({ op: 'release', slotId });
-      },
+      // Waits for the primary's answer (at most RELEASE_WAIT_MS: a primary that does not answer frees a dead worker's slots anyway).
+      release: () => (released ??= withTimeout(primary().ask({ op: 'release', slotId }), RELEASE_WAIT_MS).then(() => undefined, () => undefined)),
     };
   }
 

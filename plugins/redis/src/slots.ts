@@ -9,6 +9,9 @@ export interface SlotLeaseSettings {
   heartbeatMs: number;
 }
 
+/** How long a release waits for Redis to acknowledge it. */
+const RELEASE_WAIT_MS = 2000;
+
 /**
  * Take a slot: drop expired leases, then add ours unless the account already holds
  * `limit` (-1 = unlimited). Redis server time, so clocks of the nodes do not matter.
@@ -80,16 +83,23 @@ export class RedisConcurrencyLimiter implements ConcurrencyLimiter {
     const n = Number(await this.redis.eval(ACQUIRE, 1, key, limit ?? -1, this.settings.ttlMs, id));
     if (n < 0) throw errors.concurrency(limit!, -n);
     this.held.set(id, key);
-    let released = false;
+    let released: Promise<void> | null = null;
     return {
-      release: () => {
-        if (released) return;
-        released = true;
-        this.held.delete(id);
-        // Fire and forget: if Redis is unreachable the lease expires on its own.
-        void this.redis.zrem(key, id).catch((err) => this.logger.warn({ err, accountId }, 'could not free a concurrency slot; its lease will expire'));
-      },
+      // Resolves once Redis removed the slot (a client's next request, even on another node, then finds
+      // it free), or after RELEASE_WAIT_MS: if Redis is unreachable the lease expires on its own.
+      release: () => (released ??= this.free(key, id, accountId)),
     };
+  }
+
+  private async free(key: string, id: string, accountId: string): Promise<void> {
+    this.held.delete(id);
+    let timer: NodeJS.Timeout | undefined;
+    const removed = this.redis.zrem(key, id).then(
+      () => undefined,
+      (err: unknown) => this.logger.warn({ err, accountId }, 'could not free a concurrency slot; its lease will expire'),
+    );
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, RELEASE_WAIT_MS)));
+    await Promise.race([removed, late]).finally(() => clearTimeout(timer));
   }
 
   async inFlight(accountId: string): Promise<number> {

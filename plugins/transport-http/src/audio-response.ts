@@ -2,9 +2,9 @@ import type { ServerResponse } from 'node:http';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { once } from 'node:events';
-import { Transform } from 'node:stream';
+import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { PCM_CONTENT_TYPE, errors, isSawtError, isDelivered, turnBudget, wavHeader, whenDelivered, type Admission, type Logger, type SawtError, type SpeechChunk, type SpeechStream, type WorkDir } from '@sawt/core';
+import { PCM_CONTENT_TYPE, errors, isSawtError, isDelivered, outputTooLong as outputTooLongError, turnBudget, wavHeader, whenDelivered, type CutBy, type Logger, type PaidAdmission, type SawtError, type SpeechChunk, type SpeechStream, type WorkDir } from '@sawt/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from './errors.js';
 import { noteRefusal } from './request-log.js';
@@ -71,8 +71,68 @@ export interface OutputLimits {
 }
 
 export function outputTooLong(maxSeconds: number): SawtError {
-  return errors.validation(`The audio for this text would be longer than ${maxSeconds} seconds, the limit per request: send a shorter text (or several requests)`);
+  return outputTooLongError(maxSeconds);
 }
+
+/**
+ * The response's body as a writable: each chunk goes on once the socket took the one before (its
+ * write callback), so `handed` counts the bytes handed to the socket (what a cut response is
+ * charged for). `beforeEnd` runs before res.end(): a chunked response's last bytes are its end.
+ */
+class ResponseSink extends Writable {
+  handed = 0;
+
+  constructor(private readonly res: ServerResponse, private readonly beforeEnd: () => Promise<void>) {
+    super();
+  }
+
+  override _write(chunk: Buffer, _e: BufferEncoding, cb: (err?: Error | null) => void): void {
+    const res = this.res;
+    if (res.destroyed) {
+      cb(new ClientGone());
+      return;
+    }
+    let done = false;
+    const finish = (err: Error | null) => {
+      if (done) return;
+      done = true;
+      res.off('close', onClose);
+      cb(err);
+    };
+    const onClose = () => finish(new ClientGone());
+    res.once('close', onClose);
+    res.write(chunk, (err) => {
+      if (!err) this.handed += chunk.length;
+      finish(err ? new ClientGone() : null);
+    });
+  }
+
+  override _final(cb: (err?: Error | null) => void): void {
+    this.beforeEnd().then(() => {
+      if (this.res.destroyed) return cb(new ClientGone());
+      this.res.end();
+      cb();
+    }, cb);
+  }
+}
+
+/** Passes chunks on but the last, which goes once `before` resolved (a body with a Content-Length ends with its last bytes). */
+function lastAfter(before: () => Promise<void>): Transform {
+  let held: Buffer | null = null;
+  return new Transform({
+    transform(chunk: Buffer, _e, cb) {
+      const prev = held;
+      held = chunk;
+      cb(null, prev ?? undefined);
+    },
+    flush(cb) {
+      before().then(() => cb(null, held ?? undefined), cb);
+    },
+  });
+}
+
+/** The errors of audio cut at the output cap. */
+const capErrors = new WeakSet<Error>();
 
 /**
  * Passes the chunks' PCM on, counting it; past `maxBytes` it fails with the output limit error.
@@ -85,7 +145,9 @@ function capped(maxBytes: number, maxSeconds: number): Transform {
     transform({ pcm }: SpeechChunk, _e, cb) {
       bytes += pcm.length;
       if (bytes > maxBytes) {
-        cb(outputTooLong(maxSeconds));
+        const e = outputTooLong(maxSeconds);
+        capErrors.add(e);
+        cb(e);
         return;
       }
       const later = turnBudget.spend();
@@ -97,18 +159,22 @@ function capped(maxBytes: number, maxSeconds: number): Transform {
 
 /**
  * Sends synthesized audio and settles the money only when the whole response
- * reached the client; a synthesis failure, a client disconnect or a write error
- * releases the reservation instead. Streaming sends raw PCM16 as chunks arrive
- * (headers go with the first chunk, so an early failure is still a JSON error).
- * Non-streaming spools the PCM to a file in the process's temp folder (memory
- * stays bounded whatever the length) and then sends a WAV with Content-Length.
- * Audio past `maxOutputSeconds` is refused: non-streaming with 400 40001 naming
- * the limit; a stream already under way is cut (nothing charged).
+ * reached the client. The plan's concurrency slot is freed (and the limiter's
+ * acknowledgement awaited) before the last bytes are written, so a request the
+ * client sends once it has them is never refused for concurrency. A response cut
+ * after audio went out (client reset, the output cap of a stream) is charged for
+ * the characters of the audio handed to the socket (PaidAdmission.settleCut); a
+ * synthesis failure releases the reservation. Streaming sends raw PCM16 as chunks
+ * arrive (headers go with the first chunk, so an early failure is still a JSON
+ * error). Non-streaming spools the PCM to a file in the process's temp folder
+ * (memory stays bounded whatever the length) and then sends a WAV with
+ * Content-Length. Audio past `maxOutputSeconds` is refused: non-streaming with 400
+ * 40001 naming the limit; a stream already under way is cut.
  */
 export async function sendSynthesis(
   req: FastifyRequest,
   reply: FastifyReply,
-  run: { stream: SpeechStream; admission: Admission; streaming: boolean; sampleRate: number },
+  run: { stream: SpeechStream; admission: PaidAdmission; streaming: boolean; sampleRate: number },
   limits: OutputLimits,
   logger: Logger,
 ): Promise<void> {
@@ -120,6 +186,13 @@ export async function sendSynthesis(
   let delivered = false;
   let spool: string | null = null;
   let refused = false;
+  let capHit = false;
+  /** The synthesis or the server failed (not the client, not the cap): nothing is charged. */
+  let failed = false;
+  let sink: ResponseSink | null = null;
+  /** Bytes of the body before the PCM (the WAV header). */
+  let headerBytes = 0;
+  const freeSlot = () => admission.freeSlot();
   try {
     if (streaming) {
       const first = await firstChunk(stream, res);
@@ -131,8 +204,9 @@ export async function sendSynthesis(
         'x-request-id': req.id,
       });
       const cap = capped(maxBytes - (first?.length ?? 0), limits.maxOutputSeconds);
-      if (first) res.write(first);
-      await pipeline(stream, cap, res);
+      sink = new ResponseSink(res, freeSlot);
+      if (first) sink.write(first);
+      await pipeline(stream, cap, sink);
       delivered = await whenDelivered(res);
     } else {
       spool = limits.workDir.file('tts', '.pcm');
@@ -152,34 +226,43 @@ export async function sendSynthesis(
         'content-length': 44 + bytes,
         'x-request-id': req.id,
       });
+      headerBytes = 44;
+      sink = new ResponseSink(res, async () => {});
       if (bytes <= SMALL_WAV_BYTES) {
         // Small enough to send in one write (as most answers are).
         const pcm = await readFile(file);
         await rm(file, { force: true });
         spool = null;
-        res.end(Buffer.concat([wavHeader(bytes, sampleRate), pcm]));
+        await freeSlot();
+        await pipeline(Readable.from([Buffer.concat([wavHeader(bytes, sampleRate), pcm])]), sink);
       } else {
-        res.write(wavHeader(bytes, sampleRate));
+        sink.write(wavHeader(bytes, sampleRate));
         // Read through an open descriptor: the file's name is gone before the first byte is sent.
         const reader = createReadStream(file);
         await once(reader, 'open');
         await rm(file, { force: true });
         spool = null;
-        await pipeline(reader, res);
+        await pipeline(reader, lastAfter(freeSlot), sink);
       }
       delivered = await whenDelivered(res);
     }
   } catch (e) {
     stream.destroy();
-    // Audio cut at the output limit was not delivered, whatever the response's state says.
+    // Audio cut at the output limit was not all delivered, whatever the response's state says.
     if (isSawtError(e)) refused = true;
-    if (!(e instanceof ClientGone) && !res.destroyed) writeJsonError(res, req, e, logger);
-    else if (refused) res.destroy();
+    if (e instanceof Error && capErrors.has(e)) capHit = true;
+    else if (!(e instanceof ClientGone)) failed = true;
+    if (!(e instanceof ClientGone) && !res.destroyed) {
+      await freeSlot();
+      writeJsonError(res, req, e, logger);
+    } else if (refused || capHit) res.destroy();
   } finally {
     // A close racing the last write still delivered everything if end() had emptied the buffer.
     if (!refused) delivered ||= isDelivered(res);
+    const cutBy: CutBy | null = capHit ? 'output cap' : failed ? null : res.destroyed && !res.writableFinished ? 'client disconnected' : null;
     if (delivered) await admission.settle();
-    else await admission.release(res.destroyed && !res.writableFinished ? 'client disconnected' : 'synthesis failed');
+    else if (cutBy) await admission.settleCut(Math.floor(Math.max(0, (sink?.handed ?? 0) - headerBytes) / 2), cutBy);
+    else await admission.release('synthesis failed');
     if (spool) await rm(spool, { force: true }).catch(() => {});
   }
 }

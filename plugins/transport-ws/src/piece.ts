@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { turnBudget, type Admission, type SpeechChunk, type SpeechStream } from '@sawt/core';
+import { outputTooLong, turnBudget, type CutBy, type PaidAdmission, type SpeechChunk, type SpeechStream } from '@sawt/core';
 import { AlignmentBuilder } from './alignment-builder.js';
 import { firstAudioWaits } from './first-audio.js';
 import type { WsLimits } from './limits.js';
@@ -8,6 +8,36 @@ import { audioMessage, emptyFinalMessage } from './messages.js';
 
 /** The most audio one message carries after the first of a piece (ms). */
 const MAX_MESSAGE_MS = 1000;
+
+/**
+ * What one piece may hold, as one HTTP request (transport-http's default maxTextChars and
+ * maxOutputSeconds): a longer text is split into pieces (splitPiece); a piece whose estimate
+ * passes the output cap is refused up front, and one whose audio passes it is cut there.
+ */
+export const PIECE_LIMITS = { maxChars: 5000, maxOutputSeconds: 900 } as const;
+
+const SENTENCE_END = /[.!?؟\n…؛;]/u;
+
+/**
+ * Splits text into pieces of at most `maxChars` characters (code points), each cut after the last
+ * sentence end that leaves it at least half full, else at the last white space, else (one very
+ * long word) at the limit.
+ */
+export function splitPiece(text: string, maxChars: number = PIECE_LIMITS.maxChars): string[] {
+  const out: string[] = [];
+  let rest = [...text];
+  while (rest.length > maxChars) {
+    const head = rest.slice(0, maxChars);
+    let cut = -1;
+    for (let i = head.length - 1; i >= maxChars / 2 && cut < 0; i--) if (SENTENCE_END.test(head[i]!)) cut = i + 1;
+    for (let i = head.length - 1; i > 0 && cut < 0; i--) if (/\s/u.test(head[i]!)) cut = i;
+    if (cut <= 0) cut = maxChars;
+    out.push(rest.slice(0, cut).join(''));
+    rest = rest.slice(cut);
+  }
+  out.push(rest.join(''));
+  return out.filter((p) => /[\p{L}\p{N}]/u.test(p));
+}
 
 /** A piece of text the TextChunker cut, waiting for generation. */
 export interface Piece {
@@ -43,10 +73,14 @@ export class PieceRun {
   cancelled = false;
   /** Waiting for the client to read. */
   paused = false;
+  /** Who cut the piece short (the ledger's reason for its partial charge). */
+  private cutBy: CutBy | null = null;
 
   constructor(readonly piece: Piece, private readonly out: PieceOutput, private readonly limits: WsLimits) {}
 
-  cancel(): void {
+  /** Stops the piece: audio already handed to the socket is charged, with `cutBy` in the ledger. */
+  cancel(cutBy: CutBy = 'server shutdown'): void {
+    this.cutBy ??= cutBy;
     this.cancelled = true;
     this.stream?.destroy();
   }
@@ -61,7 +95,7 @@ export class PieceRun {
   }
 
   /** Streams the audio of the paid synthesis `start` begins; its failure to start is sent as an error. */
-  async run(start: () => Promise<{ stream: SpeechStream; admission: Admission }>, sampleRate: number): Promise<void> {
+  async run(start: () => Promise<{ stream: SpeechStream; admission: PaidAdmission }>, sampleRate: number): Promise<void> {
     const firstAudioSent = firstAudioWaits.enter();
     try {
       await this.generate(start, sampleRate, firstAudioSent);
@@ -70,9 +104,9 @@ export class PieceRun {
     }
   }
 
-  private async generate(start: () => Promise<{ stream: SpeechStream; admission: Admission }>, sampleRate: number, firstAudioSent: () => void): Promise<void> {
+  private async generate(start: () => Promise<{ stream: SpeechStream; admission: PaidAdmission }>, sampleRate: number, firstAudioSent: () => void): Promise<void> {
     let stream: SpeechStream;
-    let admission: Admission;
+    let admission: PaidAdmission;
     try {
       ({ stream, admission } = await start());
     } catch (e) {
@@ -82,7 +116,7 @@ export class PieceRun {
     this.stream = stream;
     if (this.gone()) {
       stream.destroy();
-      await admission.release('websocket piece cancelled');
+      await admission.settleCut(0, this.cutBy ?? 'client disconnected');
       return;
     }
     // One chunk is held back so that the last audio message of a flush can carry isFinal. A message
@@ -97,9 +131,22 @@ export class PieceRun {
     let held: SpeechChunk[] = [];
     let heldBytes = 0;
     let lastSent = Promise.resolve(true);
+    // Audio handed to the socket (the send's callback): what a piece cut short is charged for.
+    let deliveredSamples = 0;
+    const inFlight = new Set<Promise<boolean>>();
     const emit = (chunks: SpeechChunk[], isFinal: boolean) => {
-      lastSent = this.out.sendAudio(audioMessage(chunks.map((c) => c.pcm), sampleRate, align.take(), isFinal, messageBuffers));
+      const samples = chunks.reduce((n, c) => n + c.info.samples, 0);
+      const sent = this.out.sendAudio(audioMessage(chunks.map((c) => c.pcm), sampleRate, align.take(), isFinal, messageBuffers)).then((ok) => {
+        if (ok) deliveredSamples += samples;
+        inFlight.delete(sent);
+        return ok;
+      });
+      inFlight.add(sent);
+      lastSent = sent;
     };
+    const maxSamples = PIECE_LIMITS.maxOutputSeconds * sampleRate;
+    let generatedSamples = 0;
+    let capHit = false;
     // Sends what is held but the last `keep` chunks; then waits for the client to read, and gives
     // way to pieces that wait for their first audio or to the turn's other work (turn budget).
     let sentOne = false;
@@ -121,6 +168,11 @@ export class PieceRun {
         for (const chunk of batch) align.add(chunk.info);
         for (const chunk of batch) {
           if (this.gone()) throw new Error('cancelled');
+          generatedSamples += chunk.info.samples;
+          if (generatedSamples > maxSamples) {
+            capHit = true;
+            throw outputTooLong(PIECE_LIMITS.maxOutputSeconds);
+          }
           if (held.length && (!sentOne || heldBytes + chunk.pcm.length > maxBytes)) {
             await sendHeld(0);
             if (this.gone()) throw new Error('cancelled');
@@ -133,13 +185,20 @@ export class PieceRun {
         else await this.drain();
       }
       if (this.gone()) throw new Error('cancelled');
+      // The slot goes back before the last message: a request sent once it arrived is not refused for concurrency.
+      await admission.freeSlot();
       if (held.length) emit(held, this.piece.flushEnd);
       else if (this.piece.flushEnd) lastSent = this.out.send(emptyFinalMessage(sampleRate));
       if (!(await lastSent)) throw new Error('client gone before the audio was sent');
       await admission.settle();
     } catch (e) {
       stream.destroy();
-      await admission.release(this.cancelled ? 'websocket piece cancelled' : `websocket piece failed: ${(e as Error).message}`);
+      const cutBy: CutBy | null = capHit ? 'output cap' : this.cutBy ?? (this.cancelled || this.out.closed() ? 'client disconnected' : null);
+      if (cutBy) {
+        // The sends under way settle first (their callbacks say whether the socket took them).
+        await settledWithin([...inFlight], 1000);
+        await admission.settleCut(deliveredSamples, cutBy);
+      } else await admission.release(`websocket piece failed: ${(e as Error).message}`);
       if (!this.cancelled && !this.out.closed()) await this.out.sendError(e);
     }
   }
@@ -156,6 +215,7 @@ export class PieceRun {
       while (!this.out.closed() && !this.cancelled && this.out.bufferedAmount() > highWaterBytes) {
         this.paused = true;
         if (this.out.bufferedAmount() > maxBufferedBytes || Date.now() - since > stallTimeoutMs) {
+          this.cutBy ??= 'client not reading';
           this.cancelled = true;
           this.out.notReading();
           throw new Error('client not reading');
@@ -166,4 +226,12 @@ export class PieceRun {
       this.paused = false;
     }
   }
+}
+
+/** Resolves once every promise settled, or after `ms`. */
+async function settledWithin(promises: Promise<unknown>[], ms: number): Promise<void> {
+  if (!promises.length) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.allSettled(promises), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }

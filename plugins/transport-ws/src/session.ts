@@ -4,7 +4,7 @@ import { errors, isSawtError, resolveModelFor, startPaidSynthesis, type AuthCont
 import { DEFAULT_LIMITS, type WsLimits } from './limits.js';
 import { CLOSE, CONNECTION_INITIALIZED, errorMessage, initKey, parseClientMessage, parseInit, parseText, type InitRequest } from './messages.js';
 import { messageBuffers } from './message-buffers.js';
-import { PieceRun, type Piece, type PieceOutput } from './piece.js';
+import { PIECE_LIMITS, PieceRun, splitPiece, type Piece, type PieceOutput } from './piece.js';
 import type { WsDeps, WsSessionStats } from './session-types.js';
 import { TextChunker } from './text-chunker.js';
 
@@ -274,15 +274,18 @@ export class WsSession {
     else this.enqueue({ text: '', flushEnd: true, queuedAt });
   }
 
+  /** Queues a piece; one longer than a request may be (PIECE_LIMITS.maxChars) goes as several, the last keeping flushEnd. */
   private enqueue(p: Piece): void {
-    this.queue.push(p);
+    const split = p.text.length > PIECE_LIMITS.maxChars ? splitPiece(p.text) : [];
+    const parts = split.length ? split : [p.text];
+    parts.forEach((text, i) => this.queue.push({ ...p, text, flushEnd: p.flushEnd && i === parts.length - 1 }));
     if (!this.running) void this.work();
   }
 
   private onClear(): void {
     this.chunker.clear();
     this.queue = [];
-    this.running?.cancel();
+    this.running?.cancel('client clear');
   }
 
   private onCloseConnection(): void {
@@ -322,7 +325,7 @@ export class WsSession {
     this.releaseKey?.();
     this.releaseKey = null;
     this.queue = [];
-    this.running?.cancel();
+    this.running?.cancel('client disconnected');
     void this.chain.finally(() => this.resolveDone());
   }
 
@@ -355,6 +358,7 @@ export class WsSession {
         started = await startPaidSynthesis(this.deps, {
           auth: this.auth!, requestId, modelId: s.modelId, voiceId: s.voiceId, text: run.piece.text,
           speed: s.speed, stability: s.stability, sampleRate: s.sampleRate, purpose: 'tts ws', transport: 'ws', startedAt: run.piece.queuedAt,
+          maxOutputSeconds: PIECE_LIMITS.maxOutputSeconds,
         });
       } catch (e) {
         throw (await authorized) ? e : refused();

@@ -29,9 +29,10 @@ export interface WalletReservation {
   /**
    * Charges `amount` (≤ reserved; default all of it) and frees the rest; the key's
    * characters stay used. Idempotent. Conditional on the reservation still being
-   * open: a late settle after its lease was swept charges nothing (see Wallet).
+   * open: a late settle after its lease was swept charges nothing (see Wallet). `note`
+   * describes a partial charge in the ledger.
    */
-  settle(amount?: number): Promise<void>;
+  settle(amount?: number, note?: string): Promise<void>;
   /** Frees the reservation and gives the key's characters back. Idempotent; no-op after settle. */
   release(reason: string): Promise<void>;
 }
@@ -63,7 +64,13 @@ export interface Wallet {
 }
 
 export interface ConcurrencySlot {
-  release(): void;
+  /**
+   * Gives the slot back. Resolves once whoever counts it (this process, the primary of
+   * `serve --workers`, Redis) has taken it off the count, so a request the client sends
+   * afterwards is not refused for it; never rejects (a lost release expires or dies with its
+   * holder). Idempotent.
+   */
+  release(): Promise<void>;
 }
 
 export interface ConcurrencyLimiter {
@@ -119,8 +126,17 @@ export interface CharacterQuota {
 export interface Admission {
   readonly requestId: string;
   readonly costMicro: number;
-  /** Charge the reservation (default: the full cost) and free the slot. Idempotent. */
-  settle(costMicro?: number): Promise<void>;
+  /**
+   * Charge the reservation (default: the full cost) and free the slot. Idempotent. `note`, with a
+   * partial charge, goes into the ledger (e.g. who cut the stream).
+   */
+  settle(costMicro?: number, note?: string): Promise<void>;
+  /**
+   * Frees the concurrency slot now, before the money is settled: a transport calls it before it
+   * writes the last bytes of a response, so that a request the client sends once it has them is
+   * never refused for concurrency. Resolves once the limiter acknowledged. Idempotent.
+   */
+  freeSlot(): Promise<void>;
   /** Free everything without charging. Idempotent; no-op after settle. */
   release(reason: string): Promise<void>;
 }

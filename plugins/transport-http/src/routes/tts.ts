@@ -28,6 +28,7 @@ export function registerTtsRoutes(
     const run = await startPaidSynthesis(deps, {
       auth: req.auth!, requestId: req.id, modelId: model_id, voiceId: body.voice_id, text: body.text,
       speed: body.speed, stability: body.stability, purpose: 'tts http', transport: 'http', startedAt: performance.now() - reply.elapsedTime,
+      maxOutputSeconds: deps.output.maxOutputSeconds,
     });
     await deps.track(sendSynthesis(req, reply, { stream: run.stream, admission: run.admission, streaming: body.streaming, sampleRate: 24000 }, deps.output, deps.logger), () => run.stream.destroy());
   });
