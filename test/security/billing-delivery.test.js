@@ -54,6 +54,7 @@ t.test('WebSocket: clear at ~80 % of the audio is charged for the delivered word
   t.match(settles[0].description, /^client clear after [\d.]+ s of audio: \d+ of \d+ characters delivered$/, 'the ledger says the client cleared');
   t.equal(balance.reserved, 0);
   t.equal(10e6 - balance.balance, settles[0].amount, 'the wallet paid exactly the settle');
+  t.equal((await srv.app.get(tokens.apiKeys).get(key.id)).usedChars, charged, "the key's quota counts only the charged characters");
 });
 
 t.test('WebSocket: a socket dropped at ~80 % of the audio is charged for the delivered words', async (t) => {

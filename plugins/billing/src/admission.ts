@@ -59,7 +59,7 @@ class OpenAdmission implements Admission {
     private readonly onClosed: (a: OpenAdmission) => void,
   ) {}
 
-  /** The characters stay consumed: the work was done. */
+  /** The characters stay consumed (a partial charge keeps only the characters it charges: the wallet gives the rest back). */
   settle(costMicro?: number, note?: string): Promise<void> {
     this.closing ??= this.finish(() => this.reservation.settle(costMicro, note));
     return this.closing;

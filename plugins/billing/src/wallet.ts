@@ -242,7 +242,9 @@ export class SqlWallet implements Wallet {
         w.charged += charge ?? 0;
         w.freed += r.amount;
         wallets.set(r.accountId, w);
-        if (charge === null && r.keyId) givenBack.set(r.keyId, (givenBack.get(r.keyId) ?? 0) + r.quotaChars);
+        // A release gives the key's characters back; a partial charge (a stream cut short) the characters it does not charge.
+        const back = charge === null ? r.quotaChars : r.amount > 0 ? r.quotaChars - Math.ceil((r.quotaChars * charge) / r.amount) : 0;
+        if (back > 0 && r.keyId) givenBack.set(r.keyId, (givenBack.get(r.keyId) ?? 0) + back);
         writes.push(trx('reservations').where({ id: r.id }).update(charge === null ? { status: 'released', release_reason: reason, closed_at: closedAt } : { status: 'settled', charged: charge, closed_at: closedAt }));
         const unused = charge === null ? r.amount : r.amount - charge;
         const base = { accountId: r.accountId, balanceAfter, requestId: r.requestId, reservationId: r.id };
