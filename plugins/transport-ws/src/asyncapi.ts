@@ -44,7 +44,7 @@ export function buildAsyncApi(origin: string): Record<string, unknown> {
         '4. `clear` drops buffered and queued text and cancels the piece in progress (no answer); `closeConnection` closes (1000) once queued audio is sent.',
         '',
         'Errors arrive as `error` messages and the connection stays open, except an authentication failure (error 40101, then close 1008).',
-        'Each generated piece is charged when its audio was sent; a piece cut short is not charged.',
+        'Each generated piece is charged when its audio was sent; a piece cut short after audio went out (clear, disconnect, a client not reading, the output cap) is charged for the words whose audio was sent, rounded up to the whole word. A flush over 5,000 characters is split into pieces of at most that.',
         'Close codes: 1000 closeConnection or idle timeout, 1001 server shutting down, 1008 authentication failed or client not reading, 1009 message over the hard size cap.',
       ].join('\n'),
     },
