@@ -9,6 +9,7 @@ import { registerDocs } from './docs.js';
 import { MetricsEndpoint } from './metrics-endpoint.js';
 import { pluginRoutes } from './plugin-routes.js';
 import { absoluteUrl, createFastify } from './server.js';
+import { capConnectionsPerAddress } from './connection-limits.js';
 import { DEFAULT_CLONE_LIMITS, httpConfigSchema, type HttpOptions } from './options.js';
 import type { FastifyRequest } from 'fastify';
 
@@ -58,12 +59,13 @@ export default definePlugin<HttpOptions>({
     { name: 'clone', description: 'POST /voices/clone and DELETE /voices/{voice_id}: the account\'s cloned voices' },
   ],
   provides: [tokens.httpServer],
-  consumes: [tokens.logger, tokens.runtime, tokens.metrics, tokens.workDir, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.voiceCloning],
+  consumes: [tokens.logger, tokens.runtime, tokens.metrics, tokens.workDir, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.concurrency, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.voiceCloning],
   configSchema: httpConfigSchema,
   register(ctx) {
     let closing = false;
     const metrics = ctx.get(tokens.metrics);
     const { app, stopLogging } = createFastify(ctx.options, ctx.logger, () => closing, metrics);
+    const stopCapping = capConnectionsPerAddress(app, app.server, { max: ctx.options.maxConnectionsPerAddress, perRequest: ctx.options.trustProxy !== false }, ctx.get(tokens.concurrency), ctx.logger);
     const metricsEndpoint = new MetricsEndpoint(metrics, ctx.options.metrics);
     if (metricsEndpoint.onApiPort) app.get('/metrics', (_req, reply) => metricsEndpoint.answer(reply));
     const routes: HttpRouteSpec[] = [];
@@ -125,6 +127,7 @@ export default definePlugin<HttpOptions>({
       // closed rather than waited for.
       async stop() {
         closing = true;
+        stopCapping();
         const graceEnds = Date.now() + ctx.options.shutdownGraceMs;
         await metricsEndpoint.close();
         if (inFlight.size) ctx.logger.info({ inFlight: inFlight.size }, 'waiting for in-flight requests');

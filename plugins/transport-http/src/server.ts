@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { SawtError, presentedKey, writeRawHttpError, type AuthContext, type Authenticator, type EndpointScope, type HttpRouteSpec, type Logger, type Metrics, type RateLimiter } from '@sawt/core';
 import { registerCors } from './cors.js';
+import { enforceMinBodyRate } from './connection-limits.js';
 import { clientError, errorBody, frameworkError, toSawtError } from './errors.js';
 import { API_PREFIX } from './openapi.js';
 import type { HttpOptions } from './options.js';
@@ -34,6 +36,10 @@ export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () =
     trustProxy: opts.trustProxy,
     return503OnClosing: false,
     forceCloseConnections: 'idle',
+    // Headers must arrive within headersTimeoutMs (Node's default is a minute, checked every 30 s);
+    // bodies are held to a minimum rate instead of a total time (enforceMinBodyRate), so a large
+    // upload on a slow but steady link passes.
+    serverFactory: (handler) => createServer({ headersTimeout: opts.headersTimeoutMs, requestTimeout: 0, connectionsCheckingInterval: Math.min(1000, opts.headersTimeoutMs) }, handler),
     routerOptions: { ignoreTrailingSlash: true },
     // Refusals of the router (FST_ERR_BAD_URL, FST_ERR_MAX_PARAM_LENGTH…), before any hook runs.
     frameworkErrors: (err, req, reply) => {
@@ -70,6 +76,11 @@ export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () =
       reply.header('connection', 'close');
       throw new SawtError('unavailable', 'Server is shutting down; retry shortly');
     }
+  });
+
+  enforceMinBodyRate(app, opts.minBodyRate, (req, e) => {
+    logger.info({ requestId: req.id, accountId: null, keyId: null, errorCode: e.code, status: e.status }, e.message);
+    metrics.countRefusal(e.code, 'http');
   });
 
   app.setErrorHandler((err, req, reply) => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SawtError, definePlugin, errors, type FromSchema, paidSynthesisServices, tokens, writeRawHttpError, type Authenticator, type Logger } from '@sawt/core';
+import { SawtError, definePlugin, errors, isSawtError, type FromSchema, paidSynthesisServices, tokens, writeRawHttpError, type Authenticator, type ConcurrencyLimiter, type ConcurrencySlot, type Logger } from '@sawt/core';
 import { WebSocketServer } from 'ws';
 import { buildAsyncApi } from './asyncapi.js';
 import { DEFAULT_LIMITS, type WsLimits } from './limits.js';
@@ -44,23 +44,29 @@ const configSchema = {
 
 type WsOptions = FromSchema<typeof configSchema>;
 
-/** Counts of open connections by a name (key id, address), with a cap. */
+/**
+ * Open connections by a name (key id, client address), capped over the whole server: the counts
+ * are concurrency slots of the server's limiter (tokens.concurrency: this process alone, the
+ * primary of `sawt serve --workers N` over IPC, or Redis in a cluster), under a name of their own.
+ */
 class ConnectionCounts {
-  private readonly open = new Map<string, number>();
-  constructor(private readonly max: number) {}
-  /** Takes one for `name` or returns null when it already has `max`; the returned function gives it back once. */
-  take(name: string): (() => void) | null {
-    const n = this.open.get(name) ?? 0;
-    if (this.max > 0 && n >= this.max) return null;
-    this.open.set(name, n + 1);
-    let given = false;
-    return () => {
-      if (given) return;
-      given = true;
-      const left = (this.open.get(name) ?? 1) - 1;
-      if (left > 0) this.open.set(name, left);
-      else this.open.delete(name);
-    };
+  constructor(
+    private readonly limiter: ConcurrencyLimiter,
+    private readonly namespace: string,
+    private readonly max: number,
+    private readonly refusal: () => SawtError,
+  ) {}
+
+  /** Takes one for `name` (a SawtError when it already has `max`); the returned function gives it back once. */
+  async take(name: string): Promise<() => void> {
+    if (this.max === 0) return () => {};
+    let slot: ConcurrencySlot;
+    try {
+      slot = await this.limiter.acquire(`${this.namespace}:${name}`, this.max);
+    } catch (e) {
+      throw isSawtError(e) && e.code === 42901 ? this.refusal() : e;
+    }
+    return () => void slot.release();
   }
 }
 
@@ -72,7 +78,7 @@ export default definePlugin<WsOptions>({
   tags: ['transport'],
   scopes: [{ name: 'tts-ws', description: 'The text-to-speech WebSocket (/text-to-speech/{model_id}/stream-input)', after: 'tts' }],
   provides: [],
-  consumes: [tokens.httpServer, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.logger, tokens.metrics],
+  consumes: [tokens.httpServer, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.concurrency, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.logger, tokens.metrics],
   configSchema,
   register(ctx) {
     const o = ctx.options;
@@ -82,8 +88,9 @@ export default definePlugin<WsOptions>({
       maxMessageBytes: o.maxMessageBytes, maxPendingChars: o.maxPendingChars, highWaterBytes: o.highWaterBytes, maxBufferedBytes: o.maxBufferedBytes,
       stallTimeoutMs: o.stallTimeoutMs, pingIntervalMs: o.pingIntervalMs, idleTimeoutMs: o.idleTimeoutMs, initTimeoutMs: o.initTimeoutMs,
     };
-    const byKey = new ConnectionCounts(o.maxConnectionsPerKey);
-    const byAddress = new ConnectionCounts(o.maxConnectionsPerAddress);
+    const limiter = ctx.get(tokens.concurrency);
+    const byKey = new ConnectionCounts(limiter, 'ws-key', o.maxConnectionsPerKey, () => tooMany('API key', o.maxConnectionsPerKey));
+    const byAddress = new ConnectionCounts(limiter, 'ws-address', o.maxConnectionsPerAddress, () => tooMany('address', o.maxConnectionsPerAddress));
     const http = ctx.get(tokens.httpServer);
     const fastify = http.app as import('fastify').FastifyInstance;
     fastify.get('/api/v1/asyncapi.json', async (req) => buildAsyncApi(http.publicOrigin(req)));
@@ -93,11 +100,7 @@ export default definePlugin<WsOptions>({
       ...paidSynthesisServices(ctx.get),
       logger: ctx.logger,
       track: (p, cancel) => http.trackInFlight(p, cancel),
-      claimKey: (keyId) => {
-        const release = byKey.take(keyId);
-        if (!release) throw tooMany('API key', o.maxConnectionsPerKey);
-        return release;
-      },
+      claimKey: (keyId) => byKey.take(keyId),
     };
     const wss = new WebSocketServer({ noServer: true, maxPayload: ctx.options.maxPayload });
     // A handshake ws refuses (bad method, key or version) answers in the error shape of every other refusal.
@@ -123,17 +126,22 @@ export default definePlugin<WsOptions>({
         refuse(socket, e);
         return;
       }
-      const releaseAddress = byAddress.take(req.socket.remoteAddress ?? 'unknown');
-      if (!releaseAddress) {
-        writeRawHttpError(socket, tooMany('address', o.maxConnectionsPerAddress), randomUUID());
-        return;
-      }
-      socket.once('close', releaseAddress);
-      wss.handleUpgrade(req, socket, head, (ws) => {
-        const session = new WsSession(ws, deps, upgradeKey(req, url), limits);
-        sessions.add(session);
-        void session.done.then(() => (sessions.delete(session), releaseAddress()));
-      });
+      byAddress.take(req.socket.remoteAddress ?? 'unknown').then(
+        (releaseAddress) => {
+          if (socket.destroyed || closing) {
+            releaseAddress();
+            if (!socket.destroyed) refuse(socket, new SawtError('unavailable', 'Server is shutting down; retry shortly'));
+            return;
+          }
+          socket.once('close', releaseAddress);
+          wss.handleUpgrade(req, socket, head, (ws) => {
+            const session = new WsSession(ws, deps, upgradeKey(req, url), limits);
+            sessions.add(session);
+            void session.done.then(() => (sessions.delete(session), releaseAddress()));
+          });
+        },
+        (e: unknown) => refuse(socket, isSawtError(e) ? e : errors.internal('Could not count the connection')),
+      );
     };
     http.server.on('upgrade', onUpgrade);
     const keyCheck = watchKeys(sessions, deps.authenticator, ctx.options.keyCheckMs, ctx.logger);

@@ -6,8 +6,8 @@ export interface WsDeps extends PaidSynthesisServices {
   rateLimiter: RateLimiter;
   logger: Logger;
   track: <T>(p: Promise<T>, cancel: () => void) => Promise<T>;
-  /** Counts an open connection for the key; a SawtError when the key has too many (released by the returned function). */
-  claimKey?: (keyId: string) => () => void;
+  /** Counts an open connection for the key over the whole server; rejects with a SawtError when the key has too many (released by the returned function). */
+  claimKey?: (keyId: string) => Promise<() => void>;
 }
 
 /** A session's figures (diagnostics and tests). */

@@ -206,7 +206,7 @@ export class WsSession {
       const auth = await this.deps.authenticator.authenticate(secret);
       this.deps.authenticator.authorize(auth, 'tts-ws');
       await this.deps.rateLimiter.hit(auth.key.id);
-      if (!this.releaseKey && this.deps.claimKey) this.releaseKey = this.deps.claimKey(auth.key.id);
+      if (!this.releaseKey && this.deps.claimKey) this.releaseKey = await this.deps.claimKey(auth.key.id);
       if (this.state === 'closed') this.releaseKey?.();
       this.auth = auth;
       this.secret = secret;
