@@ -91,6 +91,8 @@ export const commands: Record<string, Handler> = {
     if (typeof values['expires-at'] === 'string') {
       const d = new Date(values['expires-at']);
       if (Number.isNaN(d.getTime())) throw new UsageError(`--expires-at must be an ISO 8601 date-time but received ${JSON.stringify(values['expires-at'])}`);
+      // Exit 1, no key made: a key born expired could never be used.
+      if (d.getTime() <= Date.now()) throw new Error(`--expires-at ${d.toISOString()} is in the past: a key must expire later than now`);
       expiresAt = d.toISOString();
     }
     let quotaChars: number | null = null;

@@ -1,7 +1,7 @@
 import { SawtError, errors, isSawtError, type Logger } from '@sawt/core';
 
 /** Fixed messages for what fastify refuses, so nothing of the request is echoed back. */
-const FASTIFY_MESSAGES: Record<string, string> = {
+export const FASTIFY_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: 'Request body is empty: send a JSON object',
   FST_ERR_CTP_INVALID_JSON_BODY: 'Request body is not valid JSON',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Request body size did not match Content-Length',
@@ -9,6 +9,9 @@ const FASTIFY_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'Payload too large',
   FST_ERR_BAD_URL: 'The URL is not valid: a path segment is not valid percent-encoded UTF-8',
 };
+
+/** A JSON body holding a key that could alter the prototype of objects on the server (server.ts's JSON parser). */
+export const PROTO_KEY_MESSAGE = 'Request body contains a "__proto__" key (or a "constructor" object with "prototype"), which is not accepted: remove it';
 
 /** Maps anything thrown in a request to the SawtError the client sees. */
 export function toSawtError(err: unknown, logger: Logger, requestId: string): SawtError {

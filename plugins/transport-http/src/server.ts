@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { SawtError, presentedKey, writeRawHttpError, type AuthContext, type Authenticator, type EndpointScope, type HttpRouteSpec, type Logger, type Metrics, type RateLimiter } from '@sawt/core';
+import { SawtError, errors, presentedKey, writeRawHttpError, type AuthContext, type Authenticator, type EndpointScope, type HttpRouteSpec, type Logger, type Metrics, type RateLimiter } from '@sawt/core';
 import { registerCors } from './cors.js';
 import { enforceMinBodyRate } from './connection-limits.js';
-import { clientError, errorBody, frameworkError, toSawtError } from './errors.js';
+import { FASTIFY_MESSAGES, PROTO_KEY_MESSAGE, clientError, errorBody, frameworkError, toSawtError } from './errors.js';
 import { API_PREFIX } from './openapi.js';
 import type { HttpOptions } from './options.js';
 import { instrumentRequests, noteRefusal } from './request-log.js';
@@ -78,6 +78,22 @@ export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () =
     }
   });
 
+  // JSON bodies as fastify parses them, except that a "__proto__" key (or constructor.prototype)
+  // is refused by name rather than as "not valid JSON" (fastify drops the reason).
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body);
+    if (text === '') return done(errors.validation(FASTIFY_MESSAGES.FST_ERR_CTP_EMPTY_JSON_BODY!), undefined);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return done(errors.validation(FASTIFY_MESSAGES.FST_ERR_CTP_INVALID_JSON_BODY!), undefined);
+    }
+    if (hasPrototypeKey(json)) return done(errors.validation(PROTO_KEY_MESSAGE), undefined);
+    done(null, json);
+  });
+
   enforceMinBodyRate(app, opts.minBodyRate, (req, e) => {
     logger.info({ requestId: req.id, accountId: null, keyId: null, errorCode: e.code, status: e.status }, e.message);
     metrics.countRefusal(e.code, 'http');
@@ -94,6 +110,20 @@ export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () =
   app.setNotFoundHandler((req, reply) => sendError(reply, new SawtError('notFound', `Endpoint not found: no ${req.method} endpoint at this path (see /api/v1/openapi.json)`)));
 
   return { app, stopLogging: requestLog.stop };
+}
+
+/** Whether parsed JSON holds, at any depth, an own "__proto__" key or a "constructor" object with "prototype". */
+function hasPrototypeKey(value: unknown): boolean {
+  const stack = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object') continue;
+    if (Object.prototype.hasOwnProperty.call(v, '__proto__')) return true;
+    const ctor = (v as { constructor?: unknown }).constructor;
+    if (Object.prototype.hasOwnProperty.call(v, 'constructor') && ctor !== null && typeof ctor === 'object' && Object.prototype.hasOwnProperty.call(ctor, 'prototype')) return true;
+    for (const k of Object.keys(v)) stack.push((v as Record<string, unknown>)[k]);
+  }
+  return false;
 }
 
 export interface RouteDeps {

@@ -47,6 +47,8 @@ export class WsSession {
   private releaseKey: (() => void) | null = null;
   /** The server is shutting down: the connection closes 1001 once its queue is done. */
   private shuttingDown = false;
+  /** The key stopped holding and the client was told (40101 is sent once). */
+  private keyRefused = false;
   private sentBytes = 0;
   private audioMessages = 0;
   private corked = false;
@@ -196,8 +198,14 @@ export class WsSession {
    * the plugin's key check): the error message, then close 1008, as at authentication.
    */
   keyInvalidated(e: SawtError): void {
-    if (this.ending) return;
-    void this.sendError(e).then(() => this.closeWith(CLOSE.policy, 'API key no longer valid'));
+    if (this.ending || this.keyRefused) return;
+    // Once: a client that is not reading would otherwise get the error again at every key check.
+    this.keyRefused = true;
+    this.queue = [];
+    this.chunker.clear();
+    // The close frame follows the error message on the socket.
+    void this.sendError(e);
+    this.closeWith(CLOSE.policy, 'API key no longer valid');
   }
 
   /** Authentication failure: the error message, then close 1008. */
@@ -380,7 +388,8 @@ export class WsSession {
       this.auth = auth;
       return true;
     } catch (e) {
-      if (this.state === 'closed') return false;
+      if (this.state === 'closed' || this.keyRefused) return false;
+      this.keyRefused = true;
       this.queue = [];
       this.chunker.clear();
       await this.sendError(e);
