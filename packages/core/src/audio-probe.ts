@@ -52,34 +52,40 @@ export class AudioTooLong extends RangeError {
 }
 
 /**
- * Decodes the first audio stream of `source` to PCM16LE mono at `sampleRate`, into
- * one buffer sized for the cap (ffmpeg stops after `maxSeconds` and a little: `-t`).
+ * Decodes the first audio stream of `source` to PCM16LE mono at `sampleRate`
+ * (ffmpeg stops after `maxSeconds` and a little: `-t`), keeping the first
+ * `keepSeconds` (default all) in one buffer: memory is bounded by what is kept.
  * Rejects with AudioTooLong when the audio passes `maxSeconds`, or an Error when
  * ffmpeg fails.
  */
-export function decodeAudioFile(ffmpeg: string, source: AudioSource, opts: { sampleRate: number; maxSeconds: number; signal?: AbortSignal }): Promise<Buffer> {
+export function decodeAudioFile(ffmpeg: string, source: AudioSource, opts: { sampleRate: number; maxSeconds: number; keepSeconds?: number; signal?: AbortSignal }): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const max = Math.ceil(opts.maxSeconds * opts.sampleRate) * 2;
+    const keep = Math.min(max, Math.ceil((opts.keepSeconds ?? opts.maxSeconds) * opts.sampleRate) * 2);
+    let decoded = 0;
     const p = spawn(ffmpeg, ['-nostdin', '-v', 'error', ...source.inputArgs, '-map', '0:a:0', '-vn', '-t', String(opts.maxSeconds + 0.5), '-ac', '1', '-ar', String(opts.sampleRate), '-f', 's16le', 'pipe:1'],
       { stdio: ['ignore', 'pipe', 'ignore'], signal: opts.signal });
     // Grown by doubling up to the cap (a short file does not take the cap's memory).
-    let out = Buffer.alloc(Math.min(max, 1 << 20));
+    let out = Buffer.alloc(Math.min(keep, 1 << 20));
     let bytes = 0;
     let tooLong = false;
     p.stdout.on('data', (c: Buffer) => {
       if (tooLong) return;
-      if (bytes + c.length > max) {
+      decoded += c.length;
+      if (decoded > max) {
         tooLong = true;
         p.kill('SIGKILL');
         return;
       }
-      if (bytes + c.length > out.length) {
-        const grown = Buffer.alloc(Math.min(max, Math.max(out.length * 2, bytes + c.length)));
+      const take = Math.min(c.length, keep - bytes);
+      if (take <= 0) return;
+      if (bytes + take > out.length) {
+        const grown = Buffer.alloc(Math.min(keep, Math.max(out.length * 2, bytes + take)));
         out.copy(grown, 0, 0, bytes);
         out = grown;
       }
-      c.copy(out, bytes);
-      bytes += c.length;
+      c.copy(out, bytes, 0, take);
+      bytes += take;
     });
     p.on('error', reject);
     p.on('close', (code) => {

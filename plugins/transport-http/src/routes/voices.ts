@@ -18,6 +18,12 @@ const VOICE_FILE_NOT_AUDIO = 'voice_file must be an audio file (raw PCM16 24 kHz
 const MAX_SECONDS = 600;
 /** What is kept of a clone's reference recording: its first 5 minutes, as PCM16 mono 24 kHz WAV. */
 export const STORED_REFERENCE = { seconds: 300, sampleRate: 24000 };
+/**
+ * What of a reference is analysed into a voice profile: its first 5 minutes (the part a clone
+ * stores). Bounds a job's memory (the PCM and the analysis grow with it: 590 s took ~125 MB)
+ * and CPU, whatever the upload's length up to MAX_SECONDS.
+ */
+export const ANALYSED_SECONDS = STORED_REFERENCE.seconds;
 
 export function previewFields(maxTextChars: number) {
   return defineFields({
@@ -89,20 +95,20 @@ export function registerVoiceRoutes(app: FastifyInstance, describe: (r: HttpRout
   }
 
   /**
-   * Decodes an upload to PCM16 24 kHz mono, streaming and capped at MAX_SECONDS (`-t`);
-   * with `rawPcm`, bytes that looked like a container but do not decode as one are read as
-   * headerless PCM16 24 kHz mono.
+   * Decodes an upload to PCM16 24 kHz mono, streaming and capped at MAX_SECONDS (`-t`),
+   * keeping its first ANALYSED_SECONDS; with `rawPcm`, bytes that looked like a container
+   * but do not decode as one are read as headerless PCM16 24 kHz mono.
    */
   async function decode(file: UploadedFile, source: AudioSource, notAudio: string, rawPcm: boolean): Promise<Buffer> {
     const tooLong = () => errors.validation(`The audio is too long: at most ${MAX_SECONDS} seconds are accepted`);
     try {
-      return await decodeAudioFile(deps.ffmpegPath, source, { sampleRate: 24000, maxSeconds: MAX_SECONDS });
+      return await decodeAudioFile(deps.ffmpegPath, source, { sampleRate: 24000, maxSeconds: MAX_SECONDS, keepSeconds: ANALYSED_SECONDS });
     } catch (e) {
       if (e instanceof AudioTooLong) throw tooLong();
       if (!rawPcm || source.container === 'pcm16' || !plausibleRawPcm16(file.head, file.bytes)) throw errors.validation(notAudio);
     }
     try {
-      return await decodeAudioFile(deps.ffmpegPath, asRawPcm16(source, 24000), { sampleRate: 24000, maxSeconds: MAX_SECONDS });
+      return await decodeAudioFile(deps.ffmpegPath, asRawPcm16(source, 24000), { sampleRate: 24000, maxSeconds: MAX_SECONDS, keepSeconds: ANALYSED_SECONDS });
     } catch (e) {
       if (e instanceof AudioTooLong) throw tooLong();
       throw errors.validation(notAudio);
