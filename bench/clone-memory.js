@@ -8,7 +8,7 @@
 //
 // The uploads are made with ffmpeg from the speech clips of ../shared/testdata/arabic-speech-commands
 // (looped), or from pink noise mixed with a tone when that folder is absent. Prints a table and
-// writes bench/results/clone-memory-<date>.json. Goal: after - before ≤ 150 MB per worker.
+// writes bench/results/clone-memory-<date>-<workers>w.json. Goal: after - before ≤ 150 MB per worker.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -155,7 +155,7 @@ const ok = growth.every((g) => g <= 150);
 console.log(`after - before: ${growth.map((g) => `${mb(g)} MB`).join(', ')} (goal ≤ 150 MB): ${ok ? 'met' : 'NOT met'}`);
 
 mkdirSync(path.join(here, 'results'), { recursive: true });
-const out = path.join(here, 'results', `clone-memory-${new Date().toISOString().slice(0, 10)}.json`);
+const out = path.join(here, 'results', `clone-memory-${new Date().toISOString().slice(0, 10)}-${WORKERS}w.json`);
 writeFileSync(out, JSON.stringify({
   date: new Date().toISOString(), workers: WORKERS, clones: CLONES, seconds: SECONDS, uploadBytes: upload.length, statuses: results.map((r) => r.status), wallMs,
   rssMb: { before, peak, afterAt, growth }, goalMet: ok,

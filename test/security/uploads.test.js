@@ -7,7 +7,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { LONG_TEXT, startServer, tempDir } from '../helpers/server.js';
-import { cloneFields, ffmpeg, postMultipart, previewFields, speechWav, uploadConfig } from './uploads-helpers.js';
+import { sniffAudioFile } from '@sawt/core';
+import { cloneFields, ffmpeg, noise, postMultipart, previewFields, speechWav, uploadConfig } from './uploads-helpers.js';
 
 const srv = await startServer(t, { config: uploadConfig() });
 const { key } = await srv.client({ plan: 'enterprise', balance: '100' });
@@ -82,4 +83,31 @@ t.test('POST /voices/clone (reference_audio_file and voice_file): every such upl
   const voices = await (await fetch(`${srv.api}/voices`, { headers: { 'x-api-key': key.key } })).json();
   const list = Array.isArray(voices) ? voices : voices.voices;
   t.equal(list.filter((v) => v.voice_id.startsWith('cv_')).length, 0, 'no cloned voice was stored');
+});
+
+t.test('every audio container on the list is still accepted, decided from the bytes', async (t) => {
+  const amr = Buffer.concat([Buffer.from('#!AMR\n'), ...Array.from({ length: 150 }, (_, i) => Buffer.concat([Buffer.from([0x3c]), Buffer.alloc(31, i)]))]);
+  const files = {
+    'WAV': ['w.wav', []], 'MP3 with an ID3 tag': ['m.mp3', ['-id3v2_version', '3', '-metadata', 'title=x']], 'FLAC': ['f.flac', []],
+    'Ogg Vorbis': ['v.ogg', ['-c:a', 'libvorbis']], 'Ogg Opus': ['o.opus', ['-c:a', 'libopus']], 'WebM Opus': ['w.webm', ['-c:a', 'libopus']],
+    'M4A AAC': ['a.m4a', ['-c:a', 'aac']], 'ADTS AAC': ['a.aac', ['-c:a', 'aac', '-f', 'adts']],
+  };
+  const uploads = Object.fromEntries(Object.entries(files).map(([what, [name, args]]) => [what, readFileSync(noise(path.join(secrets, name), 2, { args }))]));
+  uploads['AMR'] = amr;
+  for (const [what, bytes] of Object.entries(uploads)) {
+    const r = await postMultipart(`${srv.api}/denoise`, key.key, { files: { audio: bytes } });
+    t.equal(r.status, 200, `${what}: denoised`);
+  }
+});
+
+t.test('headerless PCM16 that starts like an MPEG frame is not taken for MP3', async (t) => {
+  // Samples whose first bytes are an MPEG audio frame header, with no second frame where the first one ends.
+  const pcm = Buffer.alloc(48000);
+  for (let i = 0; i < pcm.length; i += 2) pcm.writeInt16LE(Math.round(3000 * Math.sin(i / 40)), i);
+  Buffer.from([0xff, 0xfb, 0x90, 0x64]).copy(pcm);
+  const file = path.join(secrets, 'pcm.raw');
+  writeFileSync(file, pcm);
+  t.equal(await sniffAudioFile(file), null, 'no container recognised: the clone may read it as raw PCM16');
+  const mp3 = path.join(secrets, 'm.mp3');
+  t.equal(await sniffAudioFile(mp3), 'mp3', 'a real MP3 (ID3 tag, then frames) is MP3');
 });
