@@ -4,6 +4,7 @@ import { PLANS, type TextStageName } from '@sawt/core';
 import { UsageError, type Flags } from './args.js';
 import { commands } from './admin-commands.js';
 import type { CommandInput, Handler } from './command.js';
+import { backup } from './commands/backup.js';
 import { say } from './commands/say.js';
 import { textCommand } from './commands/text.js';
 import { printable } from './printable.js';
@@ -47,13 +48,25 @@ const DIALECTS = 'fusha, egyptian, emirati, najdi, hijazi, kuwaiti';
 const SPECS: CommandSpec[] = [
   {
     path: 'serve', summary: 'Start the HTTP and WebSocket API (SAWT_HOST, SAWT_PORT, SAWT_DATA_DIR, SAWT_CONFIG, SAWT_MODELS_DIR); SIGTERM/SIGINT stop it gracefully',
-    options: [{ flags: '--workers <n>', description: 'processes sharing the port, 1 to 256 (default SAWT_WORKERS, else one per core)' }],
-    examples: ['sawt serve', 'SAWT_PORT=9000 SAWT_HOST=0.0.0.0 sawt serve --workers 4'], json: false,
+    options: [
+      { flags: '--workers <n>', description: 'processes sharing the port, 1 to 256 (default SAWT_WORKERS, else one per core)' },
+      { flags: '--port <port>', description: 'the port to listen on (default SAWT_PORT, else 8080; 0: any free port)' },
+      { flags: '--host <address>', description: 'the address to listen on (default SAWT_HOST, else 127.0.0.1)' },
+    ],
+    examples: ['sawt serve', 'sawt serve --port 9000', 'SAWT_HOST=0.0.0.0 sawt serve --port 9000 --workers 4'], json: false,
     run: { action: ({ values }) => serve(values) },
   },
   {
     path: 'migrate', summary: 'Apply the database migrations once (before starting or rolling nodes)',
     examples: ['sawt migrate', 'SAWT_CONFIG=config/cluster.json SAWT_DATABASE_URL=postgres://… sawt migrate --json'], run: { handler: commands.migrate! },
+  },
+  {
+    path: 'backup', summary: 'Copy the SQLite database to FILE while the server runs (SQLite\'s VACUUM INTO: consistent, no -wal file needed)',
+    options: [
+      { flags: '--out <file>', description: 'the backup file to write (renamed into place once complete)', required: true },
+      { flags: '--force', description: 'replace FILE when it exists' },
+    ],
+    examples: ['sawt backup --out backups/sawt-$(date +%F).db', 'SAWT_DATA_DIR=/var/lib/sawt sawt backup --out /srv/backup/sawt.db --json'], run: { handler: backup },
   },
   {
     path: 'accounts create', summary: 'Open an account with its opening balance (one transaction)',

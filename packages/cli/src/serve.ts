@@ -1,8 +1,9 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { CLUSTER_METRICS_ENV, createSawt, serveClusterMetrics } from '@sawt/core';
+import { CLUSTER_METRICS_ENV, createSawt, serveClusterMetrics, tokens } from '@sawt/core';
 import { serveWorkerLimits, WORKER_LIMITS_ENV } from '@sawt/plugin-billing';
 import { UsageError, type Flags } from './args.js';
+import { announceWhenListening, nextSteps } from './next-steps.js';
 import { runPrimary } from './serve-primary.js';
 
 /**
@@ -17,6 +18,9 @@ export async function serve(values: Flags = {}): Promise<number> {
     cluster.worker?.disconnect();
     return code;
   }
+  // --port and --host win over SAWT_PORT and SAWT_HOST (the workers inherit them).
+  if (typeof values.port === 'string') process.env.SAWT_PORT = portFlag(values.port);
+  if (typeof values.host === 'string') process.env.SAWT_HOST = values.host;
   const workers = workerCount(typeof values.workers === 'string' ? values.workers : process.env.SAWT_WORKERS, typeof values.workers === 'string' ? '--workers' : 'SAWT_WORKERS');
   if (workers === 1) return serveOne();
   // Migrations run once, here, before any worker boots (the workers then find nothing pending).
@@ -24,13 +28,21 @@ export async function serve(values: Flags = {}): Promise<number> {
   const stopLimits = serveWorkerLimits();
   // GET /metrics, whichever worker answers it, counts what every worker did.
   const stopMetrics = serveClusterMetrics();
+  const stopAnnouncing = announceWhenListening(workers);
   try {
     // Workers share the primary's limiter and rate counter (unless a Redis plugin is configured).
     return await runPrimary(workers, { [WORKER_LIMITS_ENV]: 'ipc', [CLUSTER_METRICS_ENV]: '1' });
   } finally {
+    stopAnnouncing();
     stopMetrics();
     stopLimits();
   }
+}
+
+function portFlag(raw: string): string {
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--port must be an integer from 0 to 65535 but received ${JSON.stringify(raw)}`);
+  return String(n);
 }
 
 function workerCount(raw: string | undefined, name: string): number {
@@ -60,6 +72,10 @@ async function serveOne(): Promise<number> {
   const onUnhandled = (reason: unknown) => app.logger.error({ err: reason }, 'unhandled promise rejection (a bug); the server keeps running');
   process.on('unhandledRejection', onUnhandled);
   await app.start();
+  if (!cluster.isWorker) {
+    const address = app.get(tokens.httpServer).server.address();
+    if (address && typeof address === 'object') process.stderr.write(nextSteps({ host: address.address, port: address.port }));
+  }
   let stopping = false;
   const exitCode = await new Promise<number>((resolve) => {
     const shutdown = (signal: string) => {

@@ -6,6 +6,7 @@ import { collectScopes, importPlugin, orderPlugins, validateOptions, type Loaded
 import { PluginError } from './plugin-errors.js';
 import type { PluginContext, PluginLifecycle, SawtPlugin } from './plugin.js';
 import { PromMetrics } from './metrics.js';
+import { logDestination } from './log-format.js';
 import type { Logger, Metrics, RuntimeSettings } from './services/index.js';
 import { tokens, type ServiceRef } from './tokens.js';
 import { currentProcess } from './process-identity.js';
@@ -108,7 +109,8 @@ export class SawtApp {
 }
 
 export function createLogger(level = process.env.SAWT_LOG_LEVEL || 'info'): Logger {
-  return pino({ level, base: undefined }) as unknown as Logger;
+  const destination = logDestination();
+  return (destination ? pino({ level, base: undefined }, destination) : pino({ level, base: undefined })) as unknown as Logger;
 }
 
 /** Loads the configured plugins, validates and orders them, and runs every register(). */

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { VOICE_AGES, VOICE_GENDERS, VOICE_TYPES, definePlugin, paidSynthesisServices, tokens, type HttpRouteSpec, type HttpServerService } from '@sawt/core';
 import { buildOpenApi } from './openapi.js';
 import { registerPlayground } from './playground.js';
+import { registerRoot } from './root.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
 import { registerTtsRoutes } from './routes/tts.js';
 import { registerVoiceRoutes } from './routes/voices.js';
@@ -94,6 +95,7 @@ export default definePlugin<HttpOptions>({
     });
     app.get('/healthz', async () => ({ status: 'ok' }));
     if (ctx.options.playground) registerPlayground(app);
+    registerRoot(app, { playground: ctx.options.playground, metrics: metricsEndpoint.onApiPort, origin: publicOrigin });
     app.get('/api/v1/openapi.json', async (req) => buildOpenApi(routes, { Model: modelSchema, Voice: listedVoiceSchema, ClonedVoice: clonedVoiceSchema }, publicOrigin(req)));
     registerDocs(app);
     registerCatalogRoutes(app, describe, { ...deps, cloning: ctx.get(tokens.voiceCloning) });
