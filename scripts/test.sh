@@ -3,6 +3,8 @@
 # N and M count the tests inside the files (each t.test), not assertions.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# The project's Node (.node/bin when scripts/setup.sh installed one) runs the tests.
+source scripts/node-env.sh
 # PostgreSQL tests run when a local server answers (CI machines have one).
 if [ -z "${SAWT_TEST_PG_URL:-}" ] && command -v pg_isready >/dev/null && pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
   export SAWT_TEST_PG_URL=postgres://postgres@127.0.0.1:5432/test
