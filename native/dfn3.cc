@@ -34,6 +34,11 @@ constexpr int kConvLookahead = 2;
 constexpr int kMinErbFreqs = 2;
 constexpr float kNormTau = 1.0f;
 constexpr int kRight = 8;  // frames of lookahead after a window's last emitted frame
+// Level normalization of the features (not of the audio): the loudest 100 ms within
+// +-kLevelReach frames (1 s) sets a gain that brings it to Dfn3Settings::levelDb.
+constexpr int kLevelReach = 100;
+constexpr int kLevelSmooth = 5;  // frames each side of the 100 ms power
+constexpr float kMinLevelGain = 0.25f, kMaxLevelGain = 100.f;
 
 float Freq2Erb(float f) { return 9.265f * std::log1p(f / (24.7f * 9.265f)); }
 float Erb2Freq(float e) { return 24.7f * 9.265f * (std::exp(e / 9.265f) - 1.f); }
@@ -155,7 +160,11 @@ class Dfn3Stream::Impl {
       }
     }
     const int block = model_->settings.blockFrames;
-    while (frames() - nextOut_ >= block + kRight) RunWindow(nextOut_ + block, out);
+    const int ahead = model_->settings.normalizeLevel ? kLevelReach + kLevelSmooth : 0;
+    while (frames() - nextOut_ >= block + kRight + ahead) {
+      Featurize(frameCount_ - ahead);
+      RunWindow(nextOut_ + block, out);
+    }
     if (flush) {
       // Frames up to the one whose synthesis covers the last input sample.
       const int64_t needFrames = static_cast<int64_t>((inTotal_ + (kFft - kHop) + kHop - 1) / kHop);
@@ -164,6 +173,7 @@ class Dfn3Stream::Impl {
         Analyse();
         fill_ = 0;
       }
+      Featurize(frameCount_);
       while (nextOut_ < frameCount_) RunWindow(std::min<int64_t>(frameCount_, nextOut_ + block), out);
     }
     return out;
@@ -185,7 +195,45 @@ class Dfn3Stream::Impl {
     const size_t base = spec_.size();
     spec_.resize(base + kBins);
     for (int k = 0; k < kBins; ++k) spec_[base + k] = spec[k] * wnorm;
-    const cf* X = &spec_[base];
+    float p = 0.f;
+    for (int k = 0; k < kHop; ++k) p += hop_[k] * hop_[k];
+    pow_.push_back(p / kHop);
+    ++frameCount_;
+  }
+
+  // The gain that brings frame f's neighbourhood to the target level (1 without normalization).
+  float LevelGain(int64_t f) const {
+    if (!model_->settings.normalizeLevel) return 1.f;
+    const int64_t lo = std::max(powStart_, f - kLevelReach - kLevelSmooth), hi = std::min(frameCount_, f + kLevelReach + kLevelSmooth + 1);
+    // Running mean over 2*kLevelSmooth+1 frames, its maximum over the reach.
+    const int w = 2 * kLevelSmooth + 1;
+    double sum = 0, peak = 0;
+    for (int64_t g = lo; g < hi; ++g) {
+      sum += pow_[g - powStart_];
+      if (g - lo >= w) sum -= pow_[g - w - powStart_];
+      peak = std::max(peak, sum / std::min<int64_t>(w, g - lo + 1));
+    }
+    const double target = std::pow(10.0, model_->settings.levelDb / 10.0);
+    return static_cast<float>(std::clamp(std::sqrt(target / std::max(peak, 1e-20)), double{kMinLevelGain}, double{kMaxLevelGain}));
+  }
+
+  // Features of frames [featCount_, limit): the spectrum scaled by the level gain (smoothed over ~100 ms).
+  void Featurize(int64_t limit) {
+    const Tables& t = T();
+    for (; featCount_ < limit; ++featCount_) {
+      const float lg = std::log(LevelGain(featCount_));
+      logGain_ = featCount_ == 0 ? lg : logGain_ + 0.1f * (lg - logGain_);
+      const float g = std::exp(logGain_), g2 = g * g;
+      Featurize(&spec_[(featCount_ - bufStart_) * kBins], g, g2, t);
+    }
+    const int64_t keep = std::max(powStart_, featCount_ - kLevelReach - kLevelSmooth - 1);
+    if (keep - powStart_ > 4096) {
+      pow_.erase(pow_.begin(), pow_.begin() + (keep - powStart_));
+      powStart_ = keep;
+    }
+  }
+
+  void Featurize(const cf* X, float g, float g2, const Tables& t) {
     // ERB features: band mean power in dB, exponential mean normalization, / 40.
     size_t fb = featErb_.size();
     featErb_.resize(fb + kErb);
@@ -194,7 +242,7 @@ class Dfn3Stream::Impl {
       const int w = t.erb[b];
       float p = 0.f;
       for (int j = 0; j < w; ++j, ++bin) p += std::norm(X[bin]);
-      p /= w;
+      p = p * g2 / w;
       float db = 10.f * std::log10(p + 1e-10f);
       meanState_[b] = db * (1.f - t.alpha) + meanState_[b] * t.alpha;
       featErb_[fb + b] = (db - meanState_[b]) / 40.f;
@@ -203,10 +251,10 @@ class Dfn3Stream::Impl {
     fb = featSpec_.size();
     featSpec_.resize(fb + kDf);
     for (int k = 0; k < kDf; ++k) {
-      unitState_[k] = std::abs(X[k]) * (1.f - t.alpha) + unitState_[k] * t.alpha;
-      featSpec_[fb + k] = X[k] / std::sqrt(unitState_[k]);
+      const cf x = X[k] * g;
+      unitState_[k] = std::abs(x) * (1.f - t.alpha) + unitState_[k] * t.alpha;
+      featSpec_[fb + k] = x / std::sqrt(unitState_[k]);
     }
-    ++frameCount_;
   }
 
   // Runs the models over frames [w0, min(end + kRight, frameCount_)), where w0
@@ -318,7 +366,9 @@ class Dfn3Stream::Impl {
   std::vector<float> analysisMem_, synthMem_, meanState_, unitState_;
   std::vector<cf> spec_, featSpec_;
   std::vector<float> featErb_;
-  int64_t bufStart_ = 0, frameCount_ = 0, nextOut_ = 0;
+  int64_t bufStart_ = 0, frameCount_ = 0, nextOut_ = 0, featCount_ = 0, powStart_ = 0;
+  std::vector<float> pow_;  // mean square of each frame's new hop, frames [powStart_, frameCount_)
+  float logGain_ = 0.f;
   int toSkip_ = 0;
   uint64_t inTotal_ = 0, outTotal_ = 0;
 };

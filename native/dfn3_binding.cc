@@ -91,6 +91,8 @@ Napi::Value Dfn3Load(const Napi::CallbackInfo& info) {
     s.intraOpThreads = static_cast<int>(args::IntegerField(env, o, "intraOpThreads", 0, 256, s.intraOpThreads));
     s.blockFrames = static_cast<int>(args::IntegerField(env, o, "blockFrames", 1, 100000, s.blockFrames));
     s.contextFrames = static_cast<int>(args::IntegerField(env, o, "contextFrames", 0, 100000, s.contextFrames));
+    s.normalizeLevel = args::BooleanField(env, o, "normalizeLevel", s.normalizeLevel);
+    s.levelDb = static_cast<float>(args::NumberField(env, o, "levelDb", -60, 0, s.levelDb));
     s.cuda = args::CudaProvider(env, o);
   }
   return (new LoadWorker(env, s))->Start();

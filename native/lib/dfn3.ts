@@ -20,6 +20,14 @@ export interface Dfn3Options {
   executionProvider?: 'cpu' | 'cuda';
   /** Frames (10 ms each) emitted per model window; default 1000. */
   blockFrames?: number;
+  /**
+   * Level normalization of the model's features (the audio the masks apply to is left as it is):
+   * the loudest 100 ms within a second each side is brought to `levelDb`. Default true; the
+   * output starts once a second past a window is in (file denoising waits for the whole file anyway).
+   */
+  normalizeLevel?: boolean;
+  /** Target of the level normalization, dBFS (mean square of the loudest 100 ms); default -22. */
+  levelDb?: number;
   /** Frames of already emitted audio re-run before a window (recurrent warm-up); default 100. */
   contextFrames?: number;
 }
