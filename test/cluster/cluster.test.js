@@ -1,8 +1,8 @@
 // Three nodes on loopback ports started with config/cluster.json, sharing one fresh
 // PostgreSQL database and one Redis prefix: what a client and an operator notice
 // when requests for one account land on different nodes.
-import { readFileSync } from 'node:fs';
 import t from 'tap';
+import { loadConfig } from '@sawt/core';
 import { connect, ready } from '../helpers/ws.js';
 import { SENTENCE, defaultConfigPath, pcmStats } from '../helpers/server.js';
 import { cloneFields, postForm, previewFields, referenceWav } from '../clone/helpers.js';
@@ -11,8 +11,8 @@ import { HELD_TEXT, clusterConfigPath, eventually, freshCluster, openStream, ser
 const RATE_MAX = 8;
 
 t.test('config/cluster.json is config/default.json with PostgreSQL, blobs in the database and the Redis plugin', async (t) => {
-  const cluster = JSON.parse(readFileSync(clusterConfigPath, 'utf8'));
-  const single = JSON.parse(readFileSync(defaultConfigPath, 'utf8'));
+  const cluster = loadConfig(clusterConfigPath);
+  const single = loadConfig(defaultConfigPath);
   const storage = cluster.plugins.find((p) => p.resolve === '@sawt/plugin-storage');
   t.same(storage.options, { client: 'pg', blobs: 'database' });
   t.ok(cluster.plugins.some((p) => p.resolve === '@sawt/plugin-redis'));
