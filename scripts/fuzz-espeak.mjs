@@ -8,6 +8,7 @@
 //
 //   npm run fuzz -- --minutes 30 [--seed 1] [--out test-artifacts/fuzz] [--input FILE.json]...
 //   (--seconds S instead of --minutes; --input: a JSON string or array of strings run first;
+//   --replay CRASH.json: that one input again, with its voice, speed and stability;
 //   --direct: each text straight to native espeak with phoneme input, no front end and no validator:
 //   shows what they stop, e.g. the crasher of issue 28)
 // Last line on stdout: {"inputs":…,"minutes":…,"crashes":…,"hangs":…,"spoken":…,"refused":…,"seed":…}
@@ -31,6 +32,7 @@ function args(argv) {
     else if (k === '--input-timeout') (o.inputTimeoutS = Number(v), i++);
     else if (k === '--child') o.child = true;
     else if (k === '--direct') o.direct = true;
+    else if (k === '--replay') (o.replay = JSON.parse(readFileSync(v, 'utf8')), i++);
     else throw new Error(`unknown option ${k}`);
   }
   return o;
@@ -138,11 +140,11 @@ async function parent(o) {
   mkdirSync(o.out, { recursive: true });
   const r = rng(o.seed);
   const started = Date.now();
-  const deadline = started + o.minutes * 60_000;
+  const deadline = o.replay ? started : started + o.minutes * 60_000;
   const stats = { inputs: 0, minutes: 0, crashes: 0, hangs: 0, spoken: 0, refused: 0, errors: 0, seed: o.seed };
-  const fixed = [...o.inputs];
+  const fixed = o.replay ? [o.replay.text] : [...o.inputs];
   const found = [];
-  while (Date.now() < deadline) {
+  while (Date.now() < deadline || fixed.length) {
     const proc = fork(fileURLToPath(import.meta.url), ['--child', ...(o.direct ? ['--direct'] : [])], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     let pending = null;
     let voices = [];
@@ -158,6 +160,7 @@ async function parent(o) {
       if (Date.now() >= deadline && fixed.length === 0) break;
       const text = fixed.length ? fixed.shift() : gen(r);
       const input = { i: stats.inputs, text, voice: voices[Math.floor(r() * voices.length)], speed: 0.5 + r() * 1.5, stability: r() };
+      if (o.replay) Object.assign(input, o.replay, { i: stats.inputs });
       stats.inputs++;
       proc.send(input);
       let timer;

@@ -10,6 +10,7 @@ const pp = await import(path.join(repoRoot, 'plugins/engine/dist/frontend/phonem
 const { refuseSilence } = await import(path.join(repoRoot, 'plugins/engine/dist/backends.js'));
 const { passagesAsHtsSpans } = await import(path.join(repoRoot, 'plugins/engine/dist/frontend/pipeline.js'));
 const { htsSpanPhones } = await import(path.join(repoRoot, 'plugins/engine/dist/frontend/latin/phone-span.js'));
+const { normalizeText } = await import(path.join(repoRoot, 'plugins/engine/dist/index.js'));
 
 const mini = pp.espeakInventory('sawt-mini');
 const hts = pp.htsInventory('sawt-hts');
@@ -108,4 +109,8 @@ t.test('refuseSilence: a synthesis without a sample is a 400, one with audio pas
   t.match(await read([]), { code: 40001, message: /nothing that can be spoken/ });
   t.match(await read([chunk(0)]), { code: 40001 });
   t.same(await read([chunk(0), chunk(240)]), { chunks: 2 });
+});
+
+t.test('Braille patterns (espeak-ng aborts naming 7 or 8 dots) are removed by the normalizer', async (t) => {
+  t.equal(await normalizeText('مرحبا ⣿ بكم ⣟⣯⠁ في خدمة'), 'مرحبا بكم في خدمة');
 });
