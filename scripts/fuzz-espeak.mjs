@@ -8,7 +8,8 @@
 //
 //   npm run fuzz -- --minutes 30 [--seed 1] [--out test-artifacts/fuzz] [--input FILE.json]...
 //   (--seconds S instead of --minutes; --input: a JSON string or array of strings run first;
-//   --replay CRASH.json: that one input again, with its voice, speed and stability;
+//   --skip N: the first N inputs of the seed are made but not run (replays a run's tail);
+//   --max-inputs N: stop after N inputs; --replay CRASH.json: that one input again, with its voice, speed and stability;
 //   --direct: each text straight to native espeak with phoneme input, no front end and no validator:
 //   shows what they stop, e.g. the crasher of issue 28)
 // Last line on stdout: {"inputs":…,"minutes":…,"crashes":…,"hangs":…,"spoken":…,"refused":…,"seed":…}
@@ -32,6 +33,8 @@ function args(argv) {
     else if (k === '--input-timeout') (o.inputTimeoutS = Number(v), i++);
     else if (k === '--child') o.child = true;
     else if (k === '--direct') o.direct = true;
+    else if (k === '--skip') (o.skip = Number(v), i++);
+    else if (k === '--max-inputs') (o.maxInputs = Number(v), i++);
     else if (k === '--replay') (o.replay = JSON.parse(readFileSync(v, 'utf8')), i++);
     else throw new Error(`unknown option ${k}`);
   }
@@ -140,7 +143,7 @@ async function parent(o) {
   mkdirSync(o.out, { recursive: true });
   const r = rng(o.seed);
   const started = Date.now();
-  const deadline = o.replay ? started : started + o.minutes * 60_000;
+  let deadline = o.replay ? started : started + o.minutes * 60_000;
   const stats = { inputs: 0, minutes: 0, crashes: 0, hangs: 0, spoken: 0, refused: 0, errors: 0, seed: o.seed };
   const fixed = o.replay ? [o.replay.text] : [...o.inputs];
   const found = [];
@@ -162,6 +165,13 @@ async function parent(o) {
       const input = { i: stats.inputs, text, voice: voices[Math.floor(r() * voices.length)], speed: 0.5 + r() * 1.5, stability: r() };
       if (o.replay) Object.assign(input, o.replay, { i: stats.inputs });
       stats.inputs++;
+      if (stats.inputs <= (o.skip ?? 0)) continue;
+      if (o.maxInputs !== undefined && stats.inputs > o.maxInputs) {
+        stats.inputs--;
+        fixed.length = 0;
+        deadline = 0;
+        break;
+      }
       proc.send(input);
       let timer;
       const hang = new Promise((resolve) => (timer = setTimeout(() => resolve({ hang: true }), o.inputTimeoutS * 1000)));
