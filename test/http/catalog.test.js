@@ -1,5 +1,6 @@
 import t from 'tap';
 import { startServer, parseWav, pcmStats } from '../helpers/server.js';
+import { ready } from '../helpers/ws.js';
 
 const srv = await startServer(t);
 const { headers } = await srv.client();
@@ -135,6 +136,14 @@ t.test('a voice a model truly lacks: 404 / 40401 naming the model\'s voices (Pip
   body = await res.json();
   t.equal(body.errorCode, 40401);
   t.match(body.errorMessage, "Voice 'fusha-omar' does not speak on model 'sawt-neural'; its voices: neural-kareem");
+  // The WebSocket says so at initConnection, before any text is sent.
+  const ws = await ready(neural, c.key.key, { model_id: 'sawt-neural', voice_id: 'fusha-omar' });
+  const [err] = ws.errors();
+  t.ok(err, 'initConnection answered with an error');
+  t.equal(err.errorCode, 40401);
+  t.match(err.errorMessage, "Voice 'fusha-omar' does not speak on model 'sawt-neural'; its voices: neural-kareem");
+  t.notOk(ws.messages.some((m) => m.type === 'connectionInitialized'), 'not initialized');
+  ws.ws.close();
   const after = await neural.balance(c.account.id);
   t.equal(after.balance, before.balance, 'nothing charged');
 });

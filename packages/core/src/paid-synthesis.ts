@@ -4,7 +4,7 @@ import { tokens, type ServiceRef } from './tokens.js';
 import { observeSpeech } from './speech-stream.js';
 import { DeliveryMeter } from './delivery.js';
 import type { SawtError } from './errors.js';
-import type { AccountStore, Admission, AdmissionControl, AuthContext, Logger, Metrics, ModelCatalog, ModelInfo, SpeechStream, SpeechSynthesizer, VoiceCatalog } from './services/index.js';
+import type { AccountStore, Admission, AdmissionControl, AuthContext, Logger, Metrics, ModelCatalog, ModelInfo, SpeechStream, SpeechSynthesizer, VoiceCatalog, VoiceInfo } from './services/index.js';
 
 export interface PaidSynthesisServices {
   models: ModelCatalog;
@@ -78,6 +78,21 @@ export async function resolveModelFor(services: Pick<PaidSynthesisServices, 'mod
 }
 
 /**
+ * Checks the voice exists for the account (40401) and speaks on `model` (40401 naming the model's
+ * voices), before any money or slot is taken. A voice that lists no models (a cloned voice) is
+ * left to the engine, which knows the voice's base.
+ */
+export async function resolveVoiceFor(services: Pick<PaidSynthesisServices, 'voices'>, auth: AuthContext, voiceId: string, model: ModelInfo): Promise<VoiceInfo> {
+  const voice = await services.voices.get(voiceId, auth.account.id);
+  if (!voice) throw errors.voiceNotFound(voiceId);
+  if (voice.models && !voice.models.includes(model.model_id)) {
+    const own = (await services.voices.list(auth.account.id)).filter((v) => !v.models || v.models.includes(model.model_id));
+    throw errors.voiceNotOnModel(voiceId, model.model_id, own.map((v) => v.voice_id));
+  }
+  return voice;
+}
+
+/**
  * The one path from an authenticated request to audio: model (404/403), voice
  * (404), admission (quota 42903, concurrency 42901, money 40201), then the
  * synthesis stream. The caller settles the admission when the audio reached the
@@ -86,10 +101,7 @@ export async function resolveModelFor(services: Pick<PaidSynthesisServices, 'mod
  */
 export async function startPaidSynthesis(services: PaidSynthesisServices, req: PaidSynthesisRequest): Promise<{ stream: SpeechStream; admission: PaidAdmission; model: ModelInfo; chars: number }> {
   const model = await resolveModelFor(services, req.auth, req.modelId);
-  if (!req.start) {
-    const voice = await services.voices.get(req.voiceId, req.auth.account.id);
-    if (!voice) throw errors.voiceNotFound(req.voiceId);
-  }
+  if (!req.start) await resolveVoiceFor(services, req.auth, req.voiceId, model);
   const chars = billableChars(req.text);
   if (req.maxOutputSeconds !== undefined && model.secondsPerChar && (chars * model.secondsPerChar) / (req.speed > 0 ? req.speed : 1) > req.maxOutputSeconds) {
     throw outputTooLong(req.maxOutputSeconds);

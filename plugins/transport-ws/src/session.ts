@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
-import { errors, isSawtError, resolveModelFor, startPaidSynthesis, type AuthContext, type SawtError } from '@sawt/core';
+import { errors, isSawtError, resolveModelFor, resolveVoiceFor, startPaidSynthesis, type AuthContext, type SawtError } from '@sawt/core';
 import { DEFAULT_LIMITS, type WsLimits } from './limits.js';
 import { CLOSE, CONNECTION_INITIALIZED, errorMessage, initKey, parseClientMessage, parseInit, parseText, type InitRequest } from './messages.js';
 import { messageBuffers } from './message-buffers.js';
@@ -252,8 +252,7 @@ export class WsSession {
     const init = parseInit(body);
     const auth = this.auth!;
     const model = await resolveModelFor(this.deps, auth, init.modelId ?? this.deps.models.defaultModelId());
-    const voice = await this.deps.voices.get(init.voiceId, auth.account.id);
-    if (!voice) throw errors.voiceNotFound(init.voiceId);
+    await resolveVoiceFor(this.deps, auth, init.voiceId, model);
     this.settings = { ...init, modelId: model.model_id };
     if (this.state === 'authenticated') this.state = 'ready';
     clearTimeout(this.initTimer);
