@@ -30,6 +30,9 @@ export function runPrimary(count: number, env: Record<string, string>): Promise<
     const fork = () => {
       const w = cluster.fork(env);
       const started = Date.now();
+      // A message to a worker that has just gone (EPIPE) is the worker's exit, handled below; as an
+      // unhandled 'error' event it would end the primary and every other worker with it.
+      w.on('error', (err) => say(`worker ${w.process.pid}: ${err.message}`, { level: 40 }));
       w.once('listening', () => listening.add(w.id));
       w.once('exit', (code, signal) => {
         const served = listening.delete(w.id);

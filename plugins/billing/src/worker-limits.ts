@@ -68,8 +68,8 @@ export function serveWorkerLimits(): () => void {
   const onMessage = (worker: Worker, msg: Envelope) => {
     if (!msg || msg.sawtLimits !== true || !msg.req) return;
     answer(worker, msg.req).then(
-      (value) => worker.isConnected() && worker.send({ sawtLimits: true, id: msg.id, value } satisfies Reply),
-      (e: unknown) => worker.isConnected() && worker.send({ sawtLimits: true, id: msg.id, error: describe(e) } satisfies Reply),
+      (value) => reply(worker, { sawtLimits: true, id: msg.id, value }),
+      (e: unknown) => reply(worker, { sawtLimits: true, id: msg.id, error: describe(e) }),
     );
   };
   const onExit = (worker: Worker) => {
@@ -83,6 +83,15 @@ export function serveWorkerLimits(): () => void {
     cluster.off('message', onMessage);
     cluster.off('exit', onExit);
   };
+}
+
+/**
+ * Answers a worker unless it is gone. A worker can exit between isConnected() and the write (seen at
+ * shutdown: EPIPE); with a callback the failed write is that callback's, not an 'error' event that
+ * would end the primary.
+ */
+function reply(worker: Worker, msg: Reply): void {
+  if (worker.isConnected()) worker.send(msg, undefined, undefined, () => {});
 }
 
 class RefusedSlot extends Error {

@@ -55,7 +55,7 @@ export class VoiceCloningService implements VoiceCloning {
   private baseModel(modelId: string): { modelId: string; voices: VoiceConfig[] } {
     const of = (id: string) => this.synthesizer.engineOf(id) === undefined ? [] : this.settings.baseVoiceIds
       .map((v) => this.builtin.config(v))
-      .filter((v): v is VoiceConfig => v !== undefined && (!v.models || v.models.includes(id)));
+      .filter((v): v is VoiceConfig => v !== undefined && (this.builtin.modelsFor(v.voice_id) ?? []).includes(id));
     const own = of(modelId);
     if (own.length) return { modelId, voices: own };
     const fallback = this.settings.defaultModelId();
