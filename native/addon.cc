@@ -23,6 +23,7 @@
 #include "piper_binding.h"
 #include "promise_worker.h"
 #include "resampler_binding.h"
+#include "encoders_binding.h"
 #include "synthesis.h"
 #include "voice_binding.h"
 
@@ -307,6 +308,7 @@ SawtAddon::SawtAddon(Napi::Env env, Napi::Object exports) {
   exports.Set("pcmInFlight", Napi::Function::New(env, PcmInFlightValue, "pcmInFlight"));
   RegisterHtsFunctions(env, exports);
   exports.Set("Resampler", DefineResamplerClass(env));
+  exports.Set("AudioEncoder", DefineEncoderClass(env));
   Napi::Function sessionClass = DefineOnnxSessionClass(env);
   onnxSessionClass = Napi::Persistent(sessionClass);
   exports.Set("OnnxSession", sessionClass);

@@ -32,6 +32,7 @@ install_project_node() {
 SYSTEM_PACKAGES=(
   ca-certificates debian-archive-keyring pkg-config g++ make cmake ninja-build ccache python3
   libespeak-ng-dev espeak-ng-data libhtsengine-dev libkissfft-dev libsoxr-dev libsqlite3-dev ffmpeg clang-format cpplint
+  libmp3lame-dev libopus-dev libogg-dev libopusenc-dev libflac-dev
 )
 
 source scripts/apt-packages.sh
