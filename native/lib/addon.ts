@@ -286,6 +286,7 @@ export interface NativePiperSession {
 }
 
 export interface NativeAddon {
+  AudioEncoder: new (codec: string, inRate: number, outRate: number, bitrate: number) => import('./encoder.js').NativeAudioEncoder;
   PiperSession: { create(path: string, options?: { executionProvider?: 'cpu' | 'cuda'; intraOpThreads?: number }): Promise<NativePiperSession> };
   /** espeak_TextToPhonemes clause by clause (IPA, phonememode 0x02): [phonemes, text consumed (trimmed)]. */
   piperClauses(text: string, voice: string): Promise<Array<[string, string]>>;

@@ -13,6 +13,7 @@ export { ENGINE_ERROR_CODES, EngineError, isEngineError, type EngineErrorCode } 
 export { availableProviders, OnnxSession, type OnnxSessionOptions } from './onnx-session.js';
 export { espeakInstances, listVoices, phonemize, type PhonemeMode } from './phonemize.js';
 export { resample, Resampler } from './resampler.js';
+export { AudioEncoder, type EncoderCodec } from './encoder.js';
 export { pcmInFlight, SynthesisStream, synthesizeStream, type SynthesisChunk } from './synthesis-stream.js';
 export { htsParameters, synthesizeHtsStream } from './hts.js';
 export type { HtsParameterInput, HtsParameterStreams, HtsWordInput, NativeHtsControls, NativeHtsOptions, NativeHtsSource, NativeHtsSynthesisOptions, NativeHtsSynthesisSettings } from './addon.js';

@@ -13,6 +13,7 @@ export * from './config.js';
 export { createSawt, createLogger, SawtApp, type CreateSawtOptions } from './app.js';
 export { collectScopes, orderPlugins, validateOptions, type LoadedPlugin } from './loader.js';
 export * from './wav.js';
+export * from './output-formats.js';
 export * from './paid-synthesis.js';
 export * from './speech-stream.js';
 export * from './audio-probe.js';

@@ -4,8 +4,9 @@ import { readFile, rm, stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { PCM_CONTENT_TYPE, errors, isSawtError, isDelivered, outputTooLong as outputTooLongError, turnBudget, wavHeader, whenDelivered, type CutBy, type Logger, type PaidAdmission, type SawtError, type SpeechChunk, type SpeechStream, type WorkDir } from '@sawt/core';
+import { errors, outputFormat, isSawtError, isDelivered, outputTooLong as outputTooLongError, turnBudget, wavHeader, whenDelivered, type CutBy, type Logger, type OutputFormatSpec, type PaidAdmission, type SawtError, type SpeechChunk, type SpeechStream, type WorkDir } from '@sawt/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AudioEncoder } from '@sawt/native';
 import { errorBody } from './errors.js';
 import { noteRefusal } from './request-log.js';
 
@@ -81,13 +82,17 @@ export function outputTooLong(maxSeconds: number): SawtError {
  */
 class ResponseSink extends Writable {
   handed = 0;
+  /** Source PCM samples whose encoded bytes the socket took. */
+  handedSamples = 0;
 
   constructor(private readonly res: ServerResponse, private readonly beforeEnd: () => Promise<void>) {
-    super();
+    super({ objectMode: true });
   }
 
-  override _write(chunk: Buffer, _e: BufferEncoding, cb: (err?: Error | null) => void): void {
+  override _write(piece: Encoded | Buffer, _e: BufferEncoding, cb: (err?: Error | null) => void): void {
     const res = this.res;
+    const chunk = Buffer.isBuffer(piece) ? piece : piece.data;
+    const samples = Buffer.isBuffer(piece) ? 0 : piece.samples;
     if (res.destroyed) {
       cb(new ClientGone());
       return;
@@ -102,7 +107,10 @@ class ResponseSink extends Writable {
     const onClose = () => finish(new ClientGone());
     res.once('close', onClose);
     res.write(chunk, (err) => {
-      if (!err) this.handed += chunk.length;
+      if (!err) {
+        this.handed += chunk.length;
+        this.handedSamples += samples;
+      }
       finish(err ? new ClientGone() : null);
     });
   }
@@ -127,6 +135,51 @@ function lastAfter(before: () => Promise<void>): Transform {
     },
     flush(cb) {
       before().then(() => cb(null, held ?? undefined), cb);
+    },
+  });
+}
+
+/** Encoded bytes and the source samples they carry (counted when they are handed to the socket). */
+interface Encoded {
+  data: Buffer;
+  samples: number;
+}
+
+/** The encoder of a format: PCM16 at `inRate` in, the format's bytes (a WAV's PCM without its header) out. */
+export function formatEncoder(format: OutputFormatSpec, inRate: number): AudioEncoder {
+  return new AudioEncoder(format.codec === 'wav' ? 'pcm' : format.codec, inRate, format.sampleRate, format.bitrate ?? 0);
+}
+
+/** A WAV header of unknown length (both sizes 0xFFFFFFFF), first bytes of a streamed WAV. */
+export function streamingWavHeader(sampleRate: number): Buffer {
+  const h = wavHeader(0, sampleRate);
+  h.writeUInt32LE(0xffffffff, 4);
+  h.writeUInt32LE(0xffffffff, 40);
+  return h;
+}
+
+/**
+ * Encodes the PCM chunks in order (off the event loop), passing on the non-empty outputs with the
+ * source samples they carry; the encoder's last bytes go at the end.
+ */
+function encoding(encoder: AudioEncoder, objects: boolean): Transform {
+  let pending = 0;
+  const out = (data: Buffer) => {
+    const piece: Encoded = { data, samples: pending };
+    pending = 0;
+    return objects ? piece : data;
+  };
+  return new Transform({
+    writableObjectMode: true,
+    readableObjectMode: objects,
+    transform(pcm: Buffer, _e, cb) {
+      encoder.push(pcm).then((data) => {
+        pending += pcm.length / 2;
+        cb(null, data.length > 0 ? out(data) : undefined);
+      }, cb);
+    },
+    flush(cb) {
+      encoder.end().then((data) => cb(null, data.length > 0 || (objects && pending > 0) ? out(data) : undefined), cb);
     },
   });
 }
@@ -164,21 +217,28 @@ function capped(maxBytes: number, maxSeconds: number): Transform {
  * client sends once it has them is never refused for concurrency. A response cut
  * after audio went out (client reset, the output cap of a stream) is charged for
  * the characters of the audio handed to the socket (PaidAdmission.settleCut); a
- * synthesis failure releases the reservation. Streaming sends raw PCM16 as chunks
+ * synthesis failure releases the reservation. The PCM (at `sampleRate`) goes through the
+ * format's encoder (formatEncoder: resampled and encoded off the event loop); a cut is charged
+ * for the source samples whose encoded bytes were handed. Streaming sends the bytes as chunks
  * arrive (headers go with the first chunk, so an early failure is still a JSON
- * error). Non-streaming spools the PCM to a file in the process's temp folder
- * (memory stays bounded whatever the length) and then sends a WAV with
- * Content-Length. Audio past `maxOutputSeconds` is refused: non-streaming with 400
+ * error; a WAV starts with a header of unknown length). Non-streaming spools the encoded
+ * bytes to a file in the process's temp folder (memory stays bounded whatever the length) and then
+ * sends them (a WAV with its header) with Content-Length. Audio past `maxOutputSeconds` is refused: non-streaming with 400
  * 40001 naming the limit; a stream already under way is cut.
  */
 export async function sendSynthesis(
   req: FastifyRequest,
   reply: FastifyReply,
-  run: { stream: SpeechStream; admission: PaidAdmission; streaming: boolean; sampleRate: number },
+  run: { stream: SpeechStream; admission: PaidAdmission; streaming: boolean; sampleRate: number; format?: OutputFormatSpec },
   limits: OutputLimits,
   logger: Logger,
 ): Promise<void> {
   const { stream, admission, streaming, sampleRate } = run;
+  // The seed's defaults: streamed raw PCM, else a WAV, at the synthesis rate.
+  const format = run.format ?? outputFormat(`${streaming ? 'pcm' : 'wav'}_${sampleRate}`);
+  const encoder = formatEncoder(format, sampleRate);
+  /** Encoded bytes of a spooled (non-streaming) body, its header excluded. */
+  let spooledBytes = 0;
   const maxBytes = Math.ceil(limits.maxOutputSeconds * sampleRate) * 2;
   const res = reply.raw;
   reply.hijack();
@@ -193,20 +253,30 @@ export async function sendSynthesis(
   /** Bytes of the body before the PCM (the WAV header). */
   let headerBytes = 0;
   const freeSlot = () => admission.freeSlot();
+  /** Source samples of the audio handed to the socket: counted per encoded piece when streamed, in proportion to the file's bytes when spooled. */
+  const handedSamples = () => {
+    if (!sink) return 0;
+    if (streaming) return sink.handedSamples;
+    const body = Math.max(0, sink.handed - headerBytes);
+    return spooledBytes > 0 ? Math.floor((Math.min(body, spooledBytes) / spooledBytes) * encoder.samplesIn) : 0;
+  };
   try {
     if (streaming) {
       const first = await firstChunk(stream, res);
       if (first && first.length > maxBytes) throw outputTooLong(limits.maxOutputSeconds);
+      const firstBytes = first ? await encoder.push(first) : Buffer.alloc(0);
       res.writeHead(200, {
-        'content-type': PCM_CONTENT_TYPE(sampleRate),
+        'content-type': format.contentType,
         'cache-control': 'no-cache',
         connection: 'keep-alive',
         'x-request-id': req.id,
       });
       const cap = capped(maxBytes - (first?.length ?? 0), limits.maxOutputSeconds);
       sink = new ResponseSink(res, freeSlot);
-      if (first) sink.write(first);
-      await pipeline(stream, cap, sink);
+      const head = format.codec === 'wav' ? streamingWavHeader(format.sampleRate) : Buffer.alloc(0);
+      const opening = Buffer.concat([head, firstBytes]);
+      if (opening.length > 0) sink.write({ data: opening, samples: (first?.length ?? 0) / 2 });
+      await pipeline(stream, cap, encoding(encoder, true), sink);
       delivered = await whenDelivered(res);
     } else {
       spool = limits.workDir.file('tts', '.pcm');
@@ -214,19 +284,21 @@ export async function sendSynthesis(
       const onClose = () => stream.destroy(new ClientGone());
       res.once('close', onClose);
       try {
-        await pipeline(stream, capped(maxBytes, limits.maxOutputSeconds), createWriteStream(file));
+        await pipeline(stream, capped(maxBytes, limits.maxOutputSeconds), encoding(encoder, false), createWriteStream(file));
       } finally {
         res.off('close', onClose);
       }
       if (res.destroyed) throw new ClientGone();
       const bytes = (await stat(file)).size;
+      spooledBytes = bytes;
+      const head = format.codec === 'wav' ? wavHeader(bytes, format.sampleRate) : Buffer.alloc(0);
       res.writeHead(200, {
-        'content-type': 'audio/wav',
+        'content-type': format.contentType,
         'cache-control': 'no-cache',
-        'content-length': 44 + bytes,
+        'content-length': head.length + bytes,
         'x-request-id': req.id,
       });
-      headerBytes = 44;
+      headerBytes = head.length;
       sink = new ResponseSink(res, async () => {});
       if (bytes <= SMALL_WAV_BYTES) {
         // Small enough to send in one write (as most answers are).
@@ -234,9 +306,9 @@ export async function sendSynthesis(
         await rm(file, { force: true });
         spool = null;
         await freeSlot();
-        await pipeline(Readable.from([Buffer.concat([wavHeader(bytes, sampleRate), pcm])]), sink);
+        await pipeline(Readable.from([Buffer.concat([head, pcm])]), sink);
       } else {
-        sink.write(wavHeader(bytes, sampleRate));
+        if (head.length > 0) sink.write(head);
         // Read through an open descriptor: the file's name is gone before the first byte is sent.
         const reader = createReadStream(file);
         await once(reader, 'open');
@@ -248,6 +320,7 @@ export async function sendSynthesis(
     }
   } catch (e) {
     stream.destroy();
+    void encoder.end().catch(() => {});
     // Audio cut at the output limit was not all delivered, whatever the response's state says.
     if (isSawtError(e)) refused = true;
     if (e instanceof Error && capErrors.has(e)) capHit = true;
@@ -261,7 +334,7 @@ export async function sendSynthesis(
     if (!refused) delivered ||= isDelivered(res);
     const cutBy: CutBy | null = capHit ? 'output cap' : failed ? null : res.destroyed && !res.writableFinished ? 'client disconnected' : null;
     if (delivered) await admission.settle();
-    else if (cutBy) await admission.settleCut(Math.floor(Math.max(0, (sink?.handed ?? 0) - headerBytes) / 2), cutBy);
+    else if (cutBy) await admission.settleCut(handedSamples(), cutBy);
     else await admission.release('synthesis failed');
     if (spool) await rm(spool, { force: true }).catch(() => {});
   }

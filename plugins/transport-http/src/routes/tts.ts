@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { startPaidSynthesis, validateFields, type HttpRouteSpec, type Logger, type PaidSynthesisServices } from '@sawt/core';
+import { OUTPUT_FORMAT_NAMES, OUTPUT_FORMAT_TABLE, outputFormat, startPaidSynthesis, validateFields, type HttpRouteSpec, type Logger, type PaidSynthesisServices } from '@sawt/core';
 import { sendSynthesis, type OutputLimits } from '../audio-response.js';
 import { errorResponses, jsonBody } from '../openapi.js';
 import { ttsFields } from '../request-fields.js';
@@ -12,24 +12,29 @@ export function registerTtsRoutes(
 ): void {
   const fields = ttsFields(deps.maxTextChars);
   apiRoute(app, describe, deps, {
-    method: 'POST', path: '/text-to-speech/:model_id', summary: 'Convert text to speech (WAV, or streamed raw PCM16 24 kHz mono)', scope: 'tts',
-    parameters: [{ name: 'model_id', in: 'path', required: true, schema: { type: 'string' }, description: 'Model to use (from GET /models)' }],
+    method: 'POST', path: '/text-to-speech/:model_id', summary: 'Convert text to speech (WAV, PCM, MP3, Ogg Opus, FLAC, G.711; whole or streamed)', scope: 'tts',
+    parameters: [
+      { name: 'model_id', in: 'path', required: true, schema: { type: 'string' }, description: 'Model to use (from GET /models)' },
+      { name: 'output_format', in: 'query', required: false, schema: { type: 'string', enum: [...OUTPUT_FORMAT_NAMES] }, description: 'Output format, as ElevenLabs takes it; the body\'s output_format wins' },
+    ],
     requestBody: jsonBody(fields),
     responses: {
       200: {
-        description: 'Audio. streaming=true: raw PCM16LE mono 24000 Hz sent as generated; streaming=false: a complete WAV file with Content-Length.',
-        content: { 'audio/raw;codec=pcm16;rate=24000;channels=1': {}, 'audio/wav': {} },
+        description: 'Audio in output_format (default: wav_24000, or pcm_24000 when streaming). streaming=true: sent as generated (a WAV starts with a header of unknown length; MP3 and Ogg Opus play from the first chunk); streaming=false: a complete file with Content-Length (pcm_*: raw PCM16LE mono).',
+        content: Object.fromEntries([...new Set(OUTPUT_FORMAT_TABLE.map((f) => f.contentType))].map((t) => [t, {}])),
       },
       ...errorResponses('validation', 'authentication', 'insufficientBalance', 'modelAccess', 'endpointNotAllowed', 'notFound', 'concurrency', 'rateLimit', 'quotaExceeded', 'internal'),
     },
   }, async (req, reply) => {
     const { model_id } = req.params as { model_id: string };
     const body = validateFields(req.body, fields);
+    const query = req.query as Record<string, unknown> | undefined;
+    const format = outputFormat(body.output_format ?? query?.output_format ?? (body.streaming ? 'pcm_24000' : 'wav_24000'));
     const run = await startPaidSynthesis(deps, {
       auth: req.auth!, requestId: req.id, modelId: model_id, voiceId: body.voice_id, text: body.text,
       speed: body.speed, stability: body.stability, purpose: 'tts http', transport: 'http', startedAt: performance.now() - reply.elapsedTime,
       maxOutputSeconds: deps.output.maxOutputSeconds,
     });
-    await deps.track(sendSynthesis(req, reply, { stream: run.stream, admission: run.admission, streaming: body.streaming, sampleRate: 24000 }, deps.output, deps.logger), () => run.stream.destroy());
+    await deps.track(sendSynthesis(req, reply, { stream: run.stream, admission: run.admission, streaming: body.streaming, sampleRate: 24000, format }, deps.output, deps.logger), () => run.stream.destroy());
   });
 }
