@@ -4,7 +4,7 @@
  * A name is CODEC_RATE[_KBITS] as ElevenLabs spells them.
  */
 import { errors, type SawtError } from './errors.js';
-import { PCM_CONTENT_TYPE } from './wav.js';
+import { PCM_CONTENT_TYPE, wavHeader } from './wav.js';
 
 /** What the encoder writes: raw PCM16 LE, a WAV, MP3, Ogg Opus, FLAC, or G.711 bytes. */
 export type OutputCodec = 'pcm' | 'wav' | 'mp3' | 'opus' | 'flac' | 'ulaw' | 'alaw';
@@ -58,4 +58,20 @@ export function outputFormat(name: unknown): OutputFormatSpec {
   const f = typeof name === 'string' ? BY_NAME.get(name) : undefined;
   if (!f) throw unknownOutputFormat();
   return f;
+}
+
+/** A WAV header of unknown length (both sizes 0xFFFFFFFF): the first bytes of a streamed WAV. */
+export function streamingWavHeader(sampleRate: number): Buffer {
+  const h = wavHeader(0, sampleRate);
+  h.writeUInt32LE(0xffffffff, 4);
+  h.writeUInt32LE(0xffffffff, 40);
+  return h;
+}
+
+/** The rates the engines synthesize at; other formats' rates are resampled from 24 kHz. */
+const SYNTHESIS_RATES = [8000, 16000, 22050, 24000];
+
+/** The rate to synthesize a format's audio at (its own when an engine makes it, else 24000). */
+export function synthesisRate(format: OutputFormatSpec): number {
+  return SYNTHESIS_RATES.includes(format.sampleRate) ? format.sampleRate : 24000;
 }

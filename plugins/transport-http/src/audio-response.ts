@@ -4,7 +4,7 @@ import { readFile, rm, stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { errors, outputFormat, isSawtError, isDelivered, outputTooLong as outputTooLongError, turnBudget, wavHeader, whenDelivered, type CutBy, type Logger, type OutputFormatSpec, type PaidAdmission, type SawtError, type SpeechChunk, type SpeechStream, type WorkDir } from '@sawt/core';
+import { errors, outputFormat, streamingWavHeader, isSawtError, isDelivered, outputTooLong as outputTooLongError, turnBudget, wavHeader, whenDelivered, type CutBy, type Logger, type OutputFormatSpec, type PaidAdmission, type SawtError, type SpeechChunk, type SpeechStream, type WorkDir } from '@sawt/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AudioEncoder } from '@sawt/native';
 import { errorBody } from './errors.js';
@@ -148,14 +148,6 @@ interface Encoded {
 /** The encoder of a format: PCM16 at `inRate` in, the format's bytes (a WAV's PCM without its header) out. */
 export function formatEncoder(format: OutputFormatSpec, inRate: number): AudioEncoder {
   return new AudioEncoder(format.codec === 'wav' ? 'pcm' : format.codec, inRate, format.sampleRate, format.bitrate ?? 0);
-}
-
-/** A WAV header of unknown length (both sizes 0xFFFFFFFF), first bytes of a streamed WAV. */
-export function streamingWavHeader(sampleRate: number): Buffer {
-  const h = wavHeader(0, sampleRate);
-  h.writeUInt32LE(0xffffffff, 4);
-  h.writeUInt32LE(0xffffffff, 40);
-  return h;
 }
 
 /**

@@ -1,5 +1,5 @@
-import { ERRORS, MIN_CHARS, MIN_WORDS, fieldsToJsonSchema, type FieldRules } from '@sawt/core';
-import { initFields, textFields, OUTPUT_FORMATS } from './messages.js';
+import { ERRORS, MIN_CHARS, MIN_WORDS, OUTPUT_SAMPLE_RATES, fieldsToJsonSchema, type FieldRules } from '@sawt/core';
+import { initFields, textFields } from './messages.js';
 
 /** Path of the WebSocket below the server's /api/v1. */
 const CHANNEL_ADDRESS = '/websocket/text-to-speech';
@@ -111,12 +111,12 @@ export function buildAsyncApi(origin: string): Record<string, unknown> {
         connectionInitialized: message('connectionInitialized', 'connectionInitialized', 'Server: initConnection accepted.', {
           type: 'object', required: ['type'], properties: { type: { type: 'string', const: 'connectionInitialized' } },
         }),
-        audio: message('audio', 'Audio chunk', 'Server: base64 PCM16 LE mono audio, in text order.', {
+        audio: message('audio', 'Audio chunk', 'Server: base64 audio in the connection\'s output_format, in text order.', {
           type: 'object',
           required: ['audio', 'sampleRate'],
           properties: {
-            audio: { type: 'string', contentEncoding: 'base64', description: 'PCM16 LE mono samples (empty on a final message with nothing left to say)' },
-            sampleRate: { type: 'integer', enum: OUTPUT_FORMATS.map((f) => Number(f.slice(4))), description: 'Sample rate of `audio`, from output_format' },
+            audio: { type: 'string', contentEncoding: 'base64', description: 'The bytes of output_format (default PCM16 LE mono; MP3, Ogg Opus, FLAC, WAV, G.711 as chosen): the messages of a flush, and of the whole connection, concatenate to one valid stream (empty on a final message with nothing left to say)' },
+            sampleRate: { type: 'integer', enum: [...OUTPUT_SAMPLE_RATES], description: 'Sample rate of `audio`, from output_format' },
             isFinal: { type: 'boolean', description: 'Present and true on the last audio message of a flush' },
             alignment: {
               type: 'object',

@@ -3,11 +3,11 @@
  * server's messages and close codes. No I/O here.
  */
 import type { IncomingMessage } from 'node:http';
-import { defineFields, errors, presentedKey, validateFields, type SawtError } from '@sawt/core';
+import { defineFields, errors, OUTPUT_FORMAT_NAMES, outputFormat, presentedKey, synthesisRate, validateFields, type OutputFormatSpec, type SawtError } from '@sawt/core';
 import type { MessageBuffers } from './message-buffers.js';
 
-/** Sample rates a client may ask for (initConnection output_format). */
-export const OUTPUT_FORMATS = ['pcm_8000', 'pcm_16000', 'pcm_22050', 'pcm_24000'] as const;
+/** The formats a client may ask for (initConnection output_format): core's table. */
+export const OUTPUT_FORMATS = OUTPUT_FORMAT_NAMES;
 
 /**
  * Field rules of the client messages: the session validates with them (the same
@@ -25,7 +25,7 @@ export const initFields = defineFields({
       speed: { type: 'number', minimum: 0.7, maximum: 1.2, default: 1, description: 'Below 1.0 slows speech, above 1.0 speeds it.' },
     },
   },
-  output_format: { type: 'string', enum: OUTPUT_FORMATS, description: 'PCM16 mono at this sample rate (resampled server-side); default pcm_24000. Audio messages state it in sampleRate.' },
+  output_format: { type: 'string', enum: OUTPUT_FORMATS, description: 'Output format (README: Output formats); default pcm_24000. Audio messages carry its bytes and state its rate in sampleRate; one encoder per connection, its stream continuing across flushes (the messages of a flush, and of all flushes, concatenate to one valid stream).' },
   x_api_key: { type: 'string', description: 'The API key, when it is not given in the x-api-key query parameter or header.' },
 });
 
@@ -84,7 +84,9 @@ export interface InitRequest {
   voiceId: string;
   stability: number;
   speed: number;
+  /** The rate the audio is synthesized at (the format's, or 24000 to be resampled to it). */
   sampleRate: number;
+  format: OutputFormatSpec;
 }
 
 export function parseInit(body: Record<string, unknown>): InitRequest {
@@ -94,7 +96,8 @@ export function parseInit(body: Record<string, unknown>): InitRequest {
     voiceId: f.voice_id,
     stability: f.voice_settings?.stability ?? 0.5,
     speed: f.voice_settings?.speed ?? 1,
-    sampleRate: Number((f.output_format ?? 'pcm_24000').slice(4)),
+    sampleRate: synthesisRate(outputFormat(f.output_format ?? 'pcm_24000')),
+    format: outputFormat(f.output_format ?? 'pcm_24000'),
   };
 }
 

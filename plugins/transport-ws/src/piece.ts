@@ -4,6 +4,7 @@ import { AlignmentBuilder } from './alignment-builder.js';
 import { firstAudioWaits } from './first-audio.js';
 import type { WsLimits } from './limits.js';
 import { messageBuffers } from './message-buffers.js';
+import type { ConnectionEncoder } from './encoding.js';
 import { audioMessage, emptyFinalMessage } from './messages.js';
 
 /** The most audio one message carries after the first of a piece (ms). */
@@ -90,21 +91,23 @@ export class PieceRun {
   }
 
   /** Sends the empty final message of a flush with nothing left to generate. */
-  async sendEmptyFinal(sampleRate: number): Promise<void> {
-    await this.out.send(emptyFinalMessage(sampleRate));
+  async sendEmptyFinal(sampleRate: number, encoder: ConnectionEncoder | null = null): Promise<void> {
+    const rest = encoder ? await encoder.encode([], true) : null;
+    if (rest?.length) await this.out.sendAudio(audioMessage(rest, encoder!.rate, null, true, messageBuffers));
+    else await this.out.send(emptyFinalMessage(encoder?.rate ?? sampleRate));
   }
 
   /** Streams the audio of the paid synthesis `start` begins; its failure to start is sent as an error. */
-  async run(start: () => Promise<{ stream: SpeechStream; admission: PaidAdmission }>, sampleRate: number): Promise<void> {
+  async run(start: () => Promise<{ stream: SpeechStream; admission: PaidAdmission }>, sampleRate: number, encoder: ConnectionEncoder | null = null): Promise<void> {
     const firstAudioSent = firstAudioWaits.enter();
     try {
-      await this.generate(start, sampleRate, firstAudioSent);
+      await this.generate(start, sampleRate, firstAudioSent, encoder);
     } finally {
       firstAudioSent();
     }
   }
 
-  private async generate(start: () => Promise<{ stream: SpeechStream; admission: PaidAdmission }>, sampleRate: number, firstAudioSent: () => void): Promise<void> {
+  private async generate(start: () => Promise<{ stream: SpeechStream; admission: PaidAdmission }>, sampleRate: number, firstAudioSent: () => void, encoder: ConnectionEncoder | null): Promise<void> {
     let stream: SpeechStream;
     let admission: PaidAdmission;
     try {
@@ -136,7 +139,13 @@ export class PieceRun {
     const inFlight = new Set<Promise<boolean>>();
     const emit = (chunks: SpeechChunk[], isFinal: boolean) => {
       const samples = chunks.reduce((n, c) => n + c.info.samples, 0);
-      const sent = this.out.sendAudio(audioMessage(chunks.map((c) => c.pcm), sampleRate, align.take(), isFinal, messageBuffers)).then((ok) => {
+      const alignment = align.take();
+      const pcm = chunks.map((c) => c.pcm);
+      // Encoded (off the event loop) in order; the messages go out in the same order.
+      const message = encoder
+        ? encoder.encode(pcm, isFinal).then((bytes) => audioMessage(bytes, encoder.rate, alignment, isFinal, messageBuffers))
+        : audioMessage(pcm, sampleRate, alignment, isFinal, messageBuffers);
+      const sent = (message instanceof Promise ? message.then((m) => this.out.sendAudio(m)) : this.out.sendAudio(message)).then((ok) => {
         if (ok) deliveredSamples += samples;
         inFlight.delete(sent);
         return ok;
@@ -188,7 +197,7 @@ export class PieceRun {
       // The slot goes back before the last message: a request sent once it arrived is not refused for concurrency.
       await admission.freeSlot();
       if (held.length) emit(held, this.piece.flushEnd);
-      else if (this.piece.flushEnd) lastSent = this.out.send(emptyFinalMessage(sampleRate));
+      else if (this.piece.flushEnd) lastSent = this.sendEmptyFinal(sampleRate, encoder).then(() => !this.out.closed());
       if (!(await lastSent)) throw new Error('client gone before the audio was sent');
       await admission.settle();
     } catch (e) {

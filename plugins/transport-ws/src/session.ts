@@ -6,6 +6,7 @@ import { CLOSE, CONNECTION_INITIALIZED, errorMessage, initKey, parseClientMessag
 import { messageBuffers } from './message-buffers.js';
 import { PIECE_LIMITS, PieceRun, splitPiece, type Piece, type PieceOutput } from './piece.js';
 import type { WsDeps, WsSessionStats } from './session-types.js';
+import { ConnectionEncoder } from './encoding.js';
 import { TextChunker } from './text-chunker.js';
 
 export type { WsDeps, WsSessionStats } from './session-types.js';
@@ -35,6 +36,8 @@ export class WsSession {
   /** The secret the connection authenticated with: checked again before every generation. */
   private secret: string | undefined;
   private settings: Settings | null = null;
+  /** The encoder of the connection's output_format (null: raw PCM at the synthesis rate). */
+  private encoder: ConnectionEncoder | null = null;
   private readonly chunker = new TextChunker();
   private pieces = 0;
   private queue: Piece[] = [];
@@ -254,6 +257,7 @@ export class WsSession {
     const model = await resolveModelFor(this.deps, auth, init.modelId ?? this.deps.models.defaultModelId());
     await resolveVoiceFor(this.deps, auth, init.voiceId, model);
     this.settings = { ...init, modelId: model.model_id };
+    this.encoder = ConnectionEncoder.for(init.format, init.sampleRate);
     if (this.state === 'authenticated') this.state = 'ready';
     clearTimeout(this.initTimer);
     await this.send(CONNECTION_INITIALIZED);
@@ -348,7 +352,7 @@ export class WsSession {
 
   private async runPiece(run: PieceRun): Promise<void> {
     const s = this.settings!;
-    if (run.piece.text === '') return run.sendEmptyFinal(s.sampleRate);
+    if (run.piece.text === '') return run.sendEmptyFinal(s.sampleRate, this.encoder);
     // The key may have been revoked, have expired or been deleted since the connection opened. It is
     // checked while the piece's admission and synthesis start, not before them (a database round
     // trip less before the first audio); a key that no longer holds wins: its error alone is sent,
@@ -376,7 +380,7 @@ export class WsSession {
         throw refused();
       }
       return started;
-    }, s.sampleRate);
+    }, s.sampleRate, this.encoder);
   }
 
   /** Checks the connection's key again; on failure: error 40101, no more audio, close 1008. */
