@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { Parser } from '@asyncapi/parser';
-import { fieldsToJsonSchema } from '@sawt/core';
+import { fieldsToJsonSchema, OUTPUT_FORMAT_NAMES } from '@sawt/core';
 import { initFields } from '@sawt/plugin-transport-ws';
 import { startServer, defaultConfigPath } from '../helpers/server.js';
 import { ready } from '../helpers/ws.js';
@@ -57,7 +57,7 @@ t.test('asyncapi.json is a valid AsyncAPI 3 document of the protocol the server 
   const rules = fieldsToJsonSchema(initFields);
   for (const [k, v] of Object.entries(rules.properties)) t.same(init.properties[k], v, `initConnection.${k} as validated`);
   t.same(init.required, ['type', 'voice_id']);
-  t.same(init.properties.output_format.enum, ['pcm_8000', 'pcm_16000', 'pcm_22050', 'pcm_24000']);
+  t.same(init.properties.output_format.enum, OUTPUT_FORMAT_NAMES, 'every output format of the table');
   t.same(init.properties.voice_settings.properties.speed, { description: 'Below 1.0 slows speech, above 1.0 speeds it.', type: 'number', minimum: 0.7, maximum: 1.2, default: 1 });
   t.ok(init.properties.x_api_key, 'x_api_key in the init message');
   const text = doc.components.messages.text.payload;
