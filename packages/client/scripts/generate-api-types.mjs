@@ -72,6 +72,16 @@ export function renderApiTypes(doc) {
     if (!schema) throw new Error(`the OpenAPI document has no ${type} body for ${method.toUpperCase()} ${p}`);
     out.push(`/** Body of ${method.toUpperCase()} ${p} (${type}). */`, `export interface ${name} ${objectType(schema, 0)}`, '');
   }
+  const formats = doc.paths?.['/text-to-speech/{model_id}']?.post?.requestBody?.content?.['application/json']?.schema?.properties?.output_format?.enum;
+  if (!Array.isArray(formats) || !formats.length) throw new Error('the OpenAPI document has no output_format enum on POST /text-to-speech/{model_id}');
+  out.push(
+    '/** Every output format the server speaks (HTTP output_format, WebSocket initConnection.output_format), from its one format table. */',
+    `export const OUTPUT_FORMATS = ${JSON.stringify(formats, null, 2).replace(/"/g, "'")} as const;`,
+    '',
+    '/** One output format name: CODEC_RATE[_KBITS] (pcm_24000, mp3_44100_128, ulaw_8000, …). */',
+    'export type OutputFormat = (typeof OUTPUT_FORMATS)[number];',
+    '',
+  );
   const ops = [];
   for (const [method, p] of OPERATIONS) {
     if (!doc.paths?.[p]?.[method]) throw new Error(`the OpenAPI document has no ${method.toUpperCase()} ${p}`);

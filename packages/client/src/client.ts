@@ -1,7 +1,7 @@
-import type { ClonedVoice, DenoiseForm, Model, TextToSpeechBody, Voice, VoiceCloneForm, VoicePreviewForm } from './generated/api-types.js';
+import type { ClonedVoice, DenoiseForm, Model, OutputFormat, TextToSpeechBody, Voice, VoiceCloneForm, VoicePreviewForm } from './generated/api-types.js';
 import { appendFields, appendFile, request, type AudioInput, type RequestOptions, type RetryOptions, type Transport } from './http.js';
-import { Pcm16Aligner } from './pcm.js';
-import { openSpeechSession, type SpeechSession, type SpeechSessionOptions, type WebSocketLike } from './speech-session.js';
+import { base64ToBytes, Pcm16Aligner } from './pcm.js';
+import { openSpeechSession, type Alignment, type SpeechSession, type SpeechSessionOptions, type WebSocketLike } from './speech-session.js';
 
 export interface SawtClientOptions {
   /** The API's base address, e.g. `https://tts.example.com/api/v1` (`/api/v1` is added when the URL has no path). */
@@ -28,9 +28,29 @@ export type CloneRequest = Omit<VoiceCloneForm, 'voice_file' | 'reference_audio_
   reference_audio_file: AudioInput;
 };
 
-/** An async iterable of PCM16 mono chunks (whole samples), with the stream's sample rate. */
-export interface PcmStream extends AsyncIterable<Uint8Array> {
+/**
+ * An async iterable of the audio's bytes as the server sends them, in the chosen
+ * format (PCM16 mono chunks in whole samples for pcm_* and wav_*), with the format
+ * and its sample rate.
+ */
+export interface AudioStream extends AsyncIterable<Uint8Array> {
   readonly sampleRate: number;
+  readonly format: OutputFormat;
+}
+/** An AudioStream of PCM16 mono (the default format of streams, pcm_24000). */
+export type PcmStream = AudioStream;
+
+/** Audio with the timings of every character of the text as sent (POST …/with-timestamps). */
+export interface TimedAudio {
+  /** The audio's bytes in the request's output_format (a WAV at 24 kHz by default); of a stream, one chunk. */
+  audio: Uint8Array;
+  /** Character timings in ms from the start of the audio as played; null on a chunk without characters. */
+  alignment: Alignment | null;
+}
+
+/** The sample rate of a format name (CODEC_RATE[_KBITS]). */
+export function formatSampleRate(format: string): number {
+  return Number(format.split('_')[1]) || 24000;
 }
 
 export class SawtClient {
@@ -64,30 +84,88 @@ export class SawtClient {
     return (await request(this.transport, 'GET', modelId === undefined ? '/voices' : `/voices?model_id=${encodeURIComponent(modelId)}`, rest)).json();
   }
 
-  /** POST /text-to-speech/{modelId} with streaming=false: resolves to the complete WAV file. */
+  /**
+   * POST /text-to-speech/{modelId} with streaming=false: resolves to the complete
+   * file in `body.output_format` (default wav_24000: a WAV; pcm_* raw PCM16, mp3_*,
+   * opus_* Ogg Opus, flac_*, ulaw_8000, alaw_8000).
+   */
   async textToSpeech(modelId: string, body: SpeechRequest, opts: RequestOptions = {}): Promise<Uint8Array> {
     const res = await request(this.transport, 'POST', `/text-to-speech/${encodeURIComponent(modelId)}`, { ...opts, json: { ...body, streaming: false } });
     return new Uint8Array(await res.arrayBuffer());
   }
 
   /**
-   * POST /text-to-speech/{modelId} with streaming=true: PCM16 24 kHz mono chunks as
-   * the server generates them. The request starts at the first iteration; an error
-   * answer is thrown from there. Breaking out of the loop cancels the request.
+   * POST /text-to-speech/{modelId} with streaming=true: the audio in `body.output_format`
+   * (default pcm_24000: PCM16 24 kHz mono) as the server generates it; the chunks of
+   * MP3, Opus and the others concatenate to one valid file. The request starts at the
+   * first iteration; an error answer is thrown from there. Breaking out of the loop
+   * cancels the request.
    */
-  streamTextToSpeech(modelId: string, body: SpeechRequest, opts: RequestOptions = {}): PcmStream {
-    return this.pcmStream(() => request(this.transport, 'POST', `/text-to-speech/${encodeURIComponent(modelId)}`, { ...opts, json: { ...body, streaming: true } }), opts.signal);
+  streamTextToSpeech(modelId: string, body: SpeechRequest, opts: RequestOptions = {}): AudioStream {
+    const format = body.output_format ?? 'pcm_24000';
+    return this.audioStream(() => request(this.transport, 'POST', `/text-to-speech/${encodeURIComponent(modelId)}`, { ...opts, json: { ...body, streaming: true } }), opts.signal, format);
+  }
+
+  /**
+   * POST /text-to-speech/{modelId}/with-timestamps: the whole audio in `body.output_format`
+   * and the timings of every character of the text as sent.
+   */
+  async textToSpeechWithTimestamps(modelId: string, body: SpeechRequest, opts: RequestOptions = {}): Promise<TimedAudio> {
+    const res = await request(this.transport, 'POST', `/text-to-speech/${encodeURIComponent(modelId)}/with-timestamps`, { ...opts, json: body });
+    return timedAudio(await res.json());
+  }
+
+  /**
+   * POST /text-to-speech/{modelId}/stream/with-timestamps: chunks of audio (in
+   * `body.output_format`, default pcm_24000) with the timings of their characters, in
+   * order, from the server's newline-delimited JSON. Breaking out cancels the request.
+   */
+  streamTextToSpeechWithTimestamps(modelId: string, body: SpeechRequest, opts: RequestOptions = {}): AsyncIterable<TimedAudio> {
+    const start = () => request(this.transport, 'POST', `/text-to-speech/${encodeURIComponent(modelId)}/stream/with-timestamps`, { ...opts, json: body });
+    const signal = opts.signal;
+    return {
+      async *[Symbol.asyncIterator]() {
+        const res = await start();
+        if (!res.body) return;
+        const reader = res.body.getReader();
+        const decoder = new TextDecoder();
+        let buffered = '';
+        let done = false;
+        try {
+          for (;;) {
+            const r = await reader.read();
+            buffered += r.done ? decoder.decode() : decoder.decode(r.value, { stream: true });
+            let nl: number;
+            while ((nl = buffered.indexOf('\n')) >= 0) {
+              const line = buffered.slice(0, nl).trim();
+              buffered = buffered.slice(nl + 1);
+              if (line) yield timedAudio(JSON.parse(line));
+            }
+            if (r.done) {
+              done = true;
+              if (buffered.trim()) yield timedAudio(JSON.parse(buffered));
+              return;
+            }
+          }
+        } catch (e) {
+          if (signal?.aborted) throw signal.reason ?? e;
+          throw e;
+        } finally {
+          if (!done) await reader.cancel().catch(() => {});
+        }
+      },
+    };
   }
 
   /** POST /voices/preview: the text spoken in a voice made from the sample, streamed as PCM16 24 kHz mono. */
   previewVoice(req: PreviewRequest, opts: RequestOptions = {}): PcmStream {
     const { file, fileName, ...fields } = req;
-    return this.pcmStream(() => {
+    return this.audioStream(() => {
       const form = new FormData();
       appendFields(form, fields);
       appendFile(form, 'file', file, fileName ?? 'sample.wav');
       return request(this.transport, 'POST', '/voices/preview', { ...opts, body: form });
-    }, opts.signal);
+    }, opts.signal, 'pcm_24000');
   }
 
   /** POST /voices/clone: stores the voice; its voice_id works at once. */
@@ -128,9 +206,11 @@ export class SawtClient {
     return openSpeechSession(new WS(url.toString()), options);
   }
 
-  private pcmStream(start: () => Promise<Response>, signal?: AbortSignal): PcmStream {
+  private audioStream(start: () => Promise<Response>, signal: AbortSignal | undefined, format: OutputFormat): AudioStream {
+    const aligned = format.startsWith('pcm_') || format.startsWith('wav_');
     return {
-      sampleRate: 24000,
+      sampleRate: formatSampleRate(format),
+      format,
       async *[Symbol.asyncIterator]() {
         const res = await start();
         if (!res.body) return;
@@ -141,8 +221,8 @@ export class SawtClient {
           for (;;) {
             const r = await reader.read();
             if (r.done) { done = true; return; }
-            const pcm = aligner.push(r.value);
-            if (pcm.length) yield pcm;
+            const bytes = aligned ? aligner.push(r.value) : r.value;
+            if (bytes.length) yield bytes;
           }
         } catch (e) {
           if (signal?.aborted) throw signal.reason ?? e;
@@ -153,6 +233,10 @@ export class SawtClient {
       },
     };
   }
+}
+
+function timedAudio(m: { audio_base64?: string; alignment?: Alignment | null }): TimedAudio {
+  return { audio: base64ToBytes(m.audio_base64 ?? ''), alignment: m.alignment ?? null };
 }
 
 function looksLikeWav(b: Uint8Array | ArrayBuffer): boolean {

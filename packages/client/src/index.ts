@@ -1,4 +1,4 @@
-export { SawtClient, type SawtClientOptions, type SpeechRequest, type PreviewRequest, type CloneRequest, type PcmStream } from './client.js';
+export { SawtClient, type SawtClientOptions, type SpeechRequest, type PreviewRequest, type CloneRequest, type PcmStream, type AudioStream, type TimedAudio, formatSampleRate } from './client.js';
 export {
   SawtError, ValidationError, AuthenticationError, InsufficientBalanceError, AccessError, NotFoundError, RateLimitError, ServerError,
   ConnectionError, WebSocketClosedError,
@@ -7,4 +7,4 @@ export type { RetryOptions, RequestOptions, AudioInput } from './http.js';
 export { SpeechSession, type SpeechSessionOptions, type SpeechEvent, type AudioEvent, type ErrorEvent, type Alignment, type OutputFormat, type WebSocketLike } from './speech-session.js';
 export { pcmToWav, pcm16ToFloat32, Pcm16Aligner, PCM_SAMPLE_RATE } from './pcm.js';
 export type * from './generated/api-types.js';
-export { OPERATIONS } from './generated/api-types.js';
+export { OPERATIONS, OUTPUT_FORMATS } from './generated/api-types.js';

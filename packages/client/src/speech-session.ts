@@ -1,5 +1,8 @@
 import { ConnectionError, errorFor, WebSocketClosedError, type SawtError } from './errors.js';
 import { base64ToBytes } from './pcm.js';
+import type { OutputFormat } from './generated/api-types.js';
+
+export type { OutputFormat };
 
 /** The part of the WHATWG WebSocket the session uses (browsers, Node ≥ 22, the ws package). */
 export interface WebSocketLike {
@@ -14,13 +17,12 @@ export interface WebSocketLike {
   resume?: () => void;
 }
 
-export type OutputFormat = 'pcm_8000' | 'pcm_16000' | 'pcm_22050' | 'pcm_24000';
-
 export interface SpeechSessionOptions {
   voice_id: string;
   /** Default: the server's default model. */
   model_id?: string;
   voice_settings?: { stability?: number; similarity_boost?: number; speed?: number };
+  /** Format of every message's audio (default pcm_24000); one stream across the session's flushes. */
   output_format?: OutputFormat;
   /**
    * Unread audio (bytes of PCM) above which the session stops reading the socket
@@ -41,7 +43,9 @@ export interface Alignment {
 
 export interface AudioEvent {
   type: 'audio';
-  /** PCM16 little-endian mono at sampleRate; empty on a bare end-of-flush marker. */
+  /** The audio's bytes in the session's output_format (PCM16 little-endian mono with pcm_*); empty on a bare end-of-flush marker. */
+  audio: Uint8Array;
+  /** The same bytes as `audio` (the name from when the WebSocket sent only PCM). */
   pcm: Uint8Array;
   sampleRate: number;
   alignment?: Alignment;
@@ -227,8 +231,9 @@ export class SpeechSession implements AsyncIterable<SpeechEvent> {
       return;
     }
     if (typeof m.audio === 'string') {
+      const bytes = base64ToBytes(m.audio);
       const e: AudioEvent = {
-        type: 'audio', pcm: base64ToBytes(m.audio), sampleRate: Number(m.sampleRate) || 24000, isFinal: m.isFinal === true,
+        type: 'audio', audio: bytes, pcm: bytes, sampleRate: Number(m.sampleRate) || 24000, isFinal: m.isFinal === true,
         ...(m.alignment ? { alignment: m.alignment as Alignment } : {}),
       };
       for (const f of this.listeners.audio) f(e);

@@ -58,8 +58,10 @@ export interface TextToSpeechBody {
   stability: number;
   /** Below 1.0 slows speech, above 1.0 speeds it. Range 0.7 to 1.2. Default 1. */
   speed?: number;
-  /** true: streamed raw PCM16 24 kHz mono; false: a complete WAV file. */
+  /** true: the audio sent as it is generated (chunked); false: a complete file with Content-Length. */
   streaming: boolean;
+  /** Output format (see the README's Output formats table); wins over the output_format query parameter. Default: wav_24000, or pcm_24000 when streaming. */
+  output_format?: "pcm_8000" | "pcm_16000" | "pcm_22050" | "pcm_24000" | "pcm_44100" | "pcm_48000" | "wav_8000" | "wav_16000" | "wav_22050" | "wav_24000" | "wav_44100" | "wav_48000" | "mp3_22050_32" | "mp3_44100_64" | "mp3_44100_128" | "mp3_44100_192" | "opus_48000_32" | "opus_48000_64" | "opus_48000_128" | "flac_24000" | "flac_44100" | "ulaw_8000" | "alaw_8000";
 }
 
 /** Body of POST /voices/preview (multipart/form-data). */
@@ -108,6 +110,36 @@ export interface DenoiseForm {
   /** Audio file, at most 209715200 bytes and 15 minutes; the format is detected from the bytes. */
   audio: Blob;
 }
+
+/** Every output format the server speaks (HTTP output_format, WebSocket initConnection.output_format), from its one format table. */
+export const OUTPUT_FORMATS = [
+  'pcm_8000',
+  'pcm_16000',
+  'pcm_22050',
+  'pcm_24000',
+  'pcm_44100',
+  'pcm_48000',
+  'wav_8000',
+  'wav_16000',
+  'wav_22050',
+  'wav_24000',
+  'wav_44100',
+  'wav_48000',
+  'mp3_22050_32',
+  'mp3_44100_64',
+  'mp3_44100_128',
+  'mp3_44100_192',
+  'opus_48000_32',
+  'opus_48000_64',
+  'opus_48000_128',
+  'flac_24000',
+  'flac_44100',
+  'ulaw_8000',
+  'alaw_8000'
+] as const;
+
+/** One output format name: CODEC_RATE[_KBITS] (pcm_24000, mp3_44100_128, ulaw_8000, …). */
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** The operations of the document that the client calls. */
 export const OPERATIONS = [
