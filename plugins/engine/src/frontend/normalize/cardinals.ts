@@ -14,6 +14,8 @@ export interface NumberOptions {
   case?: Case;
   /** A noun follows directly: a final dual (مئتان، ألفان) becomes construct (مئتا، ألفا). */
   construct?: boolean;
+  /** The definite cardinal before its noun (الـ48 ساعة → الثماني والأربعين): ال on each part. */
+  definite?: boolean;
 }
 
 const UNITS_M = ['صفر', 'واحد', 'اثنان', 'ثلاثة', 'أربعة', 'خمسة', 'ستة', 'سبعة', 'ثمانية', 'تسعة', 'عشرة'];
@@ -73,7 +75,8 @@ function scaled(k: number, s: Noun, c: Case, construct: boolean): string {
   const words = cardinal(k, { gender: 'm', case: c, construct: true });
   const r = k % 100;
   if (r >= 3 && r <= 10) return `${words} ${s.plural}`;
-  if (r >= 11) return `${words} ${s.acc}`;
+  // 11–99 thousands: the tamyiz ألفاً, but before a counted noun the construct ألفَ (أربعون ألفَ ريالٍ)
+  if (r >= 11) return `${words} ${construct ? s.sing : s.acc}`;
   return `${words} ${s.sing}`;
 }
 
@@ -99,6 +102,7 @@ export function cardinal(num: WholeNumber, opts: NumberOptions = {}): string {
   const n = wordValue(num);
   if (n === null) return digitByDigit(String(num));
   if (n === 0) return 'صفر';
+  if (opts.definite) return definiteOf(cardinal(n, { ...opts, definite: false, case: c === 'acc' ? 'gen' : c }));
   const parts: string[] = [];
   let rest = n;
   for (const s of SCALES) {
@@ -108,6 +112,14 @@ export function cardinal(num: WholeNumber, opts: NumberOptions = {}): string {
   }
   if (rest) parts.push(below1000(rest, g, c, construct));
   return parts.join(' و');
+}
+
+/** ال on each part joined by و (الثماني والأربعين، الثلاث عشرة، الثلاثة آلاف والخمسمئة). */
+function definiteOf(words: string): string {
+  return words
+    .split(' و')
+    .map((part) => part.replace(/^ثمان(?= |$)/u, 'ثماني').replace(/^/u, 'ال'))
+    .join(' و');
 }
 
 const DIGITS = ['صفر', 'واحد', 'اثنان', 'ثلاثة', 'أربعة', 'خمسة', 'ستة', 'سبعة', 'ثمانية', 'تسعة'];

@@ -18,16 +18,24 @@ const GENITIVE_BEFORE = new Set([
 ]);
 
 /**
- * Transitive verbs whose counted argument is usually the object (past stem: present stem), in the
- * third person; و/ف may precede them. Verbs that count their agents (وصل، حضر، زار، شارك) keep
- * the number nominative: زار المعرض مليونا شخص.
+ * Transitivity. By the verb's form where the form decides it (Ryding ch. 18–19; Wright I §§ 41–62):
+ * Form X (استفعل، يستفعل) and Form IV (أفعل) are transitive, Form VII (انفعل) is not; for Form I
+ * and Form VIII, which go both ways, by the lexicon of transitive roots below (past stem: present
+ * stem; third person; و/ف may precede). A 3rd-person verb that is neither, directly before a
+ * number, has the number as its subject (وصل 20 شخصاً، قُتل 20 شخصاً).
  */
 const TRANSITIVE = [
-  'بلغ:بلغ', 'تجاوز:تجاوز', 'تخطى:تخطى', 'سجل:سجل', 'حقق:حقق', 'استقبل:ستقبل', 'خسر:خسر', 'ربح:ربح', 'كسب:كسب', 'قطع:قطع', 'دفع:دفع',
-  'جمع:جمع', 'ضم:ضم', 'شمل:شمل', 'فقد:فقد', 'باع:بيع', 'اشترى:شتري', 'أنفق:نفق', 'وزع:وزع', 'قتل:قتل', 'أصاب:صيب', 'تلقى:تلقى',
-  'استغرق:ستغرق', 'أضاف:ضيف', 'خصص:خصص', 'رصد:رصد', 'أنتج:نتج', 'صدر:صدر', 'استورد:ستورد', 'وفر:وفر', 'جذب:جذب', 'استهلك:ستهلك',
-  'قرأ:قرأ', 'كتب:كتب', 'أكل:أكل', 'شرب:شرب', 'أطلق:طلق', 'نشر:نشر', 'استضاف:ستضيف', 'احتوى:حتوي', 'تضمن:تضمن', 'ضاعف:ضاعف',
-  'تسلم:تسلم', 'استلم:ستلم', 'أنجز:نجز', 'عالج:عالج', 'أجرى:جري', 'نفذ:نفذ', 'استخدم:ستخدم', 'بنى:بني', 'افتتح:فتتح', 'حصد:حصد', 'أحرز:حرز',
+  'بلغ:بلغ', 'تجاوز:تجاوز', 'تخطى:تخطى', 'سجل:سجل', 'حقق:حقق', 'خسر:خسر', 'ربح:ربح', 'كسب:كسب', 'قطع:قطع', 'دفع:دفع',
+  'جمع:جمع', 'ضم:ضم', 'شمل:شمل', 'فقد:فقد', 'باع:بيع', 'اشترى:شتري', 'وزع:وزع', 'قتل:قتل', 'تلقى:تلقى',
+  'خصص:خصص', 'رصد:رصد', 'صدر:صدر', 'وفر:وفر', 'جذب:جذب',
+  'قرأ:قرأ', 'كتب:كتب', 'أكل:أكل', 'شرب:شرب', 'نشر:نشر', 'احتوى:حتوي', 'تضمن:تضمن', 'ضاعف:ضاعف',
+  'تسلم:تسلم', 'عالج:عالج', 'نفذ:نفذ', 'بنى:بني', 'افتتح:فتتح', 'حصد:حصد', 'طلب:طلب', 'حجز:حجز',
+  'ملك:ملك', 'أخذ:أخذ', 'ترك:ترك', 'حمل:حمل', 'نقل:نقل', 'صنع:صنع', 'فتح:فتح', 'غلب:غلب', 'هزم:هزم', 'عبر:عبر', 'مشى:مشي',
+  'اختار:ختار', 'انتظر:نتظر', 'احتل:حتل', 'اعتقل:عتقل', 'اكتشف:كتشف', 'امتلك:متلك', 'احتاج:حتاج', 'اجتاز:جتاز', 'التقط:لتقط', 'اقترح:قترح',
+  'قدم:قدم', 'درس:درس', 'عين:عين', 'وظف:وظف', 'شغل:شغل', 'حول:حول', 'سدد:سدد', 'خفض:خفض', 'رفع:رفع', 'سحب:سحب', 'أودع:ودع', 'حفظ:حفظ',
+  'أنفق:نفق', 'أصاب:صيب', 'أضاف:ضيف', 'أنتج:نتج', 'أطلق:طلق', 'أنجز:نجز', 'أحرز:حرز', 'أصدر:صدر', 'استقبل:ستقبل', 'استغرق:ستغرق',
+  'استورد:ستورد', 'استهلك:ستهلك', 'استخدم:ستخدم', 'استضاف:ستضيف', 'استلم:ستلم',
+  'تناول:تناول', 'تابع:تابع', 'شاهد:شاهد', 'قضى:قضي', 'أمضى:مضي', 'صرف:صرف', 'منح:منح', 'أعطى:عطي', 'ألقى:لقي', 'أجرى:جري',
 ];
 const TRANSITIVE_FORMS = new Set<string>();
 for (const entry of TRANSITIVE) {
@@ -37,9 +45,51 @@ for (const entry of TRANSITIVE) {
   TRANSITIVE_FORMS.add(`ي${present}`);
   TRANSITIVE_FORMS.add(`ت${present}`);
 }
-const isTransitive = (w: string) => TRANSITIVE_FORMS.has(w) || (/^[وف]/u.test(w) && TRANSITIVE_FORMS.has(w.slice(1)));
+/** Words of a verb's shape that are not verbs (or not here): prepositions with a pronoun, adverbs, nouns. */
+const NOT_VERBS = new Set([
+  'لدينا', 'عندنا', 'لنا', 'معنا', 'علينا', 'إلينا', 'الينا', 'فينا', 'بنا', 'منا', 'إننا', 'أننا', 'اننا', 'لكننا', 'كلنا', 'بعضنا', 'جميعنا', 'هنا', 'ربنا', 'لديكم', 'عندكم',
+  'أكثر', 'أقل', 'أول', 'أكبر', 'أصغر', 'أعلى', 'أدنى', 'أحد', 'أمس', 'أيضا', 'أخرى', 'أسبوع', 'أعوام', 'أيام', 'أشهر', 'أرقام',
+  'وقت', 'بيت', 'صوت', 'بنت', 'أخت', 'تحت', 'ذات', 'موت', 'زيت', 'سبت', 'ثبت',
+  'نظام', 'نموذج', 'نطاق', 'نشاط', 'نادي', 'نجوم', 'نساء', 'نقاط', 'نحو', 'يوم', 'يوما', 'يمين', 'يسار', 'تاريخ', 'تقرير', 'تحديد', 'تسجيل', 'تقريبا', 'تماما', 'تجاه',
+]);
+const bareVerb = (w: string) => w.replace(/^[وف](?=\p{L}{3})/u, '');
+
+interface Verb {
+  /** The subject is in the verb (زرنا، دفعوا، نقدم، أقرأ): what follows is no subject. */
+  ownSubject: boolean;
+  transitive: boolean;
+}
+
+/** Whether `word` is a verb, by the lexicon or by its shape, and what it says about what follows. */
+function verbOf(word: string): Verb | null {
+  // a verb the lexicon knows as written (فقدت، وصلت), else without a leading و/ف
+  const whole = TRANSITIVE_FORMS.has(word) || NOT_VERBS.has(word);
+  const w = whole ? word : bareVerb(word);
+  if (NOT_VERBS.has(w) || /^ال|[ةى]$|ات$|ية$/u.test(w)) return null;
+  const listed = TRANSITIVE_FORMS.has(w);
+  // past with a subject suffix: ـنا (we), ـتم/ـتن (you), ـوا (they)
+  const past = /^(\p{L}{2,6}?)(?:نا|تم|تن|وا)$/u.exec(w);
+  if (past && !/انا$/u.test(w)) return { ownSubject: true, transitive: listed || TRANSITIVE_FORMS.has(past[1]!) };
+  // imperfect, first person (نقدم، سنوفر، أقرأ)
+  if (/^س?ن\p{L}{3,6}$/u.test(w) && !/ين$|ون$/u.test(w)) return { ownSubject: true, transitive: true };
+  if (listed) return { ownSubject: false, transitive: true };
+  // Form X, past and present: transitive
+  if (/^(?:است|[يتن]ست)\p{L}{3}$/u.test(w)) return { ownSubject: false, transitive: true };
+  // Form VII: intransitive
+  if (/^(?:ان|[يت]ن)\p{L}{3}$/u.test(w) && w.length === 5) return { ownSubject: false, transitive: false };
+  // Form IV past (أنتج، أطلق، أصدر): transitive
+  if (/^أ\p{L}{3}$/u.test(w)) return { ownSubject: false, transitive: true };
+  // any other imperfect of the third person, and Form V/VI/VIII past shapes: a verb, transitivity unknown
+  if (/^س?[يت]\p{L}{3,5}(?:ون|ان)?$/u.test(w) && !/^ت\p{L}{2}ي\p{L}$/u.test(w)) return { ownSubject: false, transitive: false };
+  if (/^ا\p{L}ت\p{L}{2}$|^ت\p{L}ا\p{L}{2}$/u.test(w)) return { ownSubject: false, transitive: false };
+  return null;
+}
+/** Verbs that count their agents after a definite object (زار، حضر، شارك، تابع…), third person. */
+const AGENT_VERBS = /^(?:[يت]?(?:زار|زور|حضر|شارك|شاهد|تابع|دخل|غادر|ارتاد|رتاد|قصد|عبر)(?:ت|ون|ان)?)$/u;
 /** A word that can close a verb's subject: definite (ال…) or with a pronoun suffix (طوله، عددهم). */
 const SUBJECT_END = /^(?:[وف]?ال\p{L}{2,}|\p{L}{2,}(?:ه|ها|هم|هن|هما))$/u;
+/** A preposition (alone or glued to a definite noun) opening a fronted phrase: يوجد في المدينة 30 مدرسة. */
+const PREPOSITION = /^(?:[وف]?(?:في|من|إلى|الى|على|عن|مع|لدى|عند|خلال|بين)|[وف]?(?:بال|لل|كال)\p{L}+)$/u;
 
 /** Indefinite verbal nouns of the derived forms (تسجيل، إنتاج، استخدام، انتخاب، اختيار): only those head a construct. */
 const VERBAL_NOUN = /^[وف]?(?:ت\p{L}\p{L}ي\p{L}|إ\p{L}\p{L}ا\p{L}|است\p{L}\p{L}ا\p{L}|ان\p{L}\p{L}ا\p{L}|ا\p{L}ت\p{L}ا\p{L})$/u;
@@ -59,14 +109,27 @@ export function caseAt(text: string, index: number, prefix = ''): Case {
   return objectOfVerb(before) ? 'acc' : 'nom';
 }
 
-/** The words before the number are a transitive verb, then nothing or a subject of 1–3 words. */
+/**
+ * The number is the object of a verb (or an adverbial after it, or a predicate of كان and its
+ * sisters, all accusative): the verb right before it carries its own subject (زرنا، دفعوا، نقدم) or
+ * is transitive (يضم، استقبل); or a verb, then its subject of 1–3 words ending in a definite word
+ * (سجلت البلاد، بلغ عدد الزوار), then the number. A preposition right after the verb fronts a
+ * phrase and leaves the number as the subject (يوجد في المدينة 30 مدرسة).
+ */
 function objectOfVerb(before: string): boolean {
   const clause = before.split(/[،,؛;:.!?؟\n]/u).pop()!;
   const words = clause.replace(/[\u064b-\u0652]/gu, '').trim().split(/\s+/u).filter(Boolean);
   const last = words.length - 1;
   if (last < 0) return false;
-  if (isTransitive(words[last]!)) return true;
+  const v = verbOf(words[last]!);
+  if (v) return v.ownSubject || v.transitive;
   if (!SUBJECT_END.test(words[last]!)) return false;
-  for (let k = last - 1; k >= Math.max(0, last - 3); k--) if (isTransitive(words[k]!)) return true;
+  for (let k = last - 1; k >= Math.max(0, last - 3); k--) {
+    const verb = verbOf(words[k]!);
+    if (!verb) continue;
+    // verbs whose count is their agents put the definite noun first as the object: زار الموقع مليونا شخص
+    if (!verb.ownSubject && AGENT_VERBS.test(bareVerb(words[k]!))) return false;
+    return verb.ownSubject || !PREPOSITION.test(words[k + 1]!);
+  }
   return false;
 }

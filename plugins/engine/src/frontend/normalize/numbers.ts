@@ -9,7 +9,8 @@
 import { cardinal, countNoun, ordinal, readNumber } from './cardinals.js';
 import { caseAt } from './context.js';
 import { adjectiveStem, BY_NOUN, readMoney } from './currency.js';
-import { NOUNS, UNIT_ABBREVIATIONS, nounIdOf, type Case, type Gender } from './nouns.js';
+import { analyzeNoun, accusativeOf, dualOf, nounGender, pluralOf } from './morphology.js';
+import { NOUNS, UNIT_ABBREVIATIONS, nounIdOf, type Case, type Gender, type Noun } from './nouns.js';
 
 const NUMBER = /(?<![\p{L}\p{N}.,])([وف]?[بل]?ال|[وف]?[بل]?)([-−](?=\d))?(\d+(?:\.\d+)?)(?![\d])(\s?%)?(?:(\s?°|\s[\p{L}\u064b-\u0652]+(?![\p{N}]))(\s\p{L}+(?![\p{N}]))?)?/gu;
 
@@ -28,24 +29,7 @@ function caseOf(text: string, index: number, prefix: string): Case {
 /** Gender of the noun an ordinal follows (القرن الـ21 / المرة الـ3). */
 function genderBefore(text: string, index: number): Gender {
   const m = /(\p{L}+)\s*$/u.exec(text.slice(Math.max(0, index - 30), index));
-  return m && /[ةى]$/u.test(m[1]!) && !/^(?:ال)?(?:مستوى|ملتقى|منتدى|مبنى)$/u.test(m[1]!) ? 'f' : 'm';
-}
-
-/** Masculine nouns with a plural in -ات (the rule below would call them feminine). */
-const MASC_AT = new Set(['حمامات', 'قطارات', 'طلبات', 'حسابات', 'نباتات', 'حيوانات', 'ملفات', 'مطارات', 'مشروعات', 'منتجات', 'مستشفيات', 'اجتماعات', 'امتحانات', 'مستويات', 'سجلات', 'جوازات', 'مقالات', 'بيانات', 'مجالات', 'خطابات', 'سنتات', 'ريالات', 'دولارات', 'جنيهات', 'مليارات', 'كيلومترات']);
-
-/**
- * Gender of an unknown counted noun from its plural: a sound feminine plural
- * (…ات: حافلات، طالبات، بنات) usually counts a feminine singular in ة, unless
- * it is a verbal noun or participle (ت…/ا…/م… : تعليقات، اتصالات، منتجات) or a known masculine.
- */
-function genderOfPlural(word: string): Gender {
-  const w = word.replace(/^[وف]?(?:ال)?/u, '');
-  if (MASC_AT.has(w)) return 'm';
-  // …يات is the plural of a feminine …ية (ميداليات، عمليات، اتفاقيات)
-  if (w.length >= 5 && w.endsWith('يات')) return 'f';
-  if (w.length >= 4 && w.endsWith('ات') && !/^[تاإأم]/u.test(w)) return 'f';
-  return 'm';
+  return m ? nounGender(m[1]!) : 'm';
 }
 
 /**
@@ -104,6 +88,14 @@ function readNumbersInContext(text: string): string {
     if (prefix.endsWith('ال')) {
       if (num.includes('.') || sign) return all;
       const glued = prefix.slice(0, -2);
+      // before its counted noun, a definite cardinal in agreement (خلال الـ48 ساعة → الثماني والأربعين ساعة)
+      if (w1 && isCountedNoun(w1.trim())) {
+        const c = glued.replace(/^[وف]/u, '') ? 'gen' : caseAt(s, off);
+        const n = analyzeNoun(w1.trim());
+        const r = Number(num) % 100;
+        const noun = r >= 11 && n.gender === 'm' && !n.plural ? ` ${accusativeOf(n.bare)}` : w1;
+        return `${glued}${cardinal(num, { gender: n.gender, case: c, construct: true, definite: true })}${noun}${w2 ?? ''}`;
+      }
       const prev = /(\p{L}+)\s*$/u.exec(s.slice(0, off));
       const c = prev ? caseAt(s, off - prev[0].length) : 'nom';
       return glued + ordinal(num, { gender: genderBefore(s, off), case: glued.replace(/^[وف]/u, '') ? 'gen' : c }).replace(/^ال/u, '') .replace(/^/u, 'ال') + after;
@@ -134,12 +126,57 @@ function readNumbersInContext(text: string): string {
         return prefix + (sign ? 'سالب ' : '') + countNoun(num, NOUNS[id]!, { case: c }) + rest;
       }
     }
-    const g = w1 && !num.includes('.') && !sign ? genderOfPlural(w1.trim()) : 'm';
+    // a noun right after the number is its counted noun, in construct (مئتا إصابة); a particle is not
+    const construct = !!w1 && !num.includes('.') && !sign && isCountedNoun(w1.trim());
+    if (construct && /^\s[\u0621-\u0652]+$/u.test(w1!) && !YEAR_BEFORE.test(s.slice(Math.max(0, off - 12), off))) {
+      return prefix + countUnknown(num, w1!.trim(), c) + (w2 ?? '');
+    }
+    const g = construct ? nounGender(w1!.trim()) : 'm';
     const r = Number(num.replace(/\..*/u, '').slice(-2));
     // 11–99: the tamyiz is accusative; write the tanween an undiacritized ـا leaves out (فصلا → فصلاً)
     const w1out = w1 && !num.includes('.') && r >= 11 && /^\s\p{L}{2,}[^اى\s]ا$/u.test(w1) && !/^\s(?:أيضا|جدا|تقريبا|فقط|معا)$/u.test(w1) ? `${w1}\u064b` : (w1 ?? '');
-    // a noun right after the number is its counted noun, in construct (مئتا إصابة); a particle is not
-    const construct = !!w1 && !num.includes('.') && !sign && !NOT_COUNTED.test(w1.trim());
     return prefix + readNumber(value, { case: c, gender: g, construct }) + w1out + (w2 ?? '');
   });
+}
+
+/** Adverbs in ـيًّا (سنويا، عالميا) and the like follow numbers without being counted. */
+const ADVERB = /^\p{L}{3,}يا[\u064b]?$/u;
+const PLURALS_IN_YA = /^(?:ضحايا|هدايا|قضايا|زوايا|مزايا|بقايا|وصايا|سرايا|خطايا)$/u;
+/** A year is no count: عام 2024 شهد… */
+const YEAR_BEFORE = /(?:^|\s)[وفبل]?(?:ال)?(?:عام|سنة|العام)\s*$/u;
+
+function isCountedNoun(word: string): boolean {
+  if (NOT_COUNTED.test(word)) return false;
+  return !ADVERB.test(word) || PLURALS_IN_YA.test(word);
+}
+
+/**
+ * A count of a noun the tables do not list, with the agreement its form tells (morphology.ts): the
+ * singular after 1, 2 (dual), 11–99 (accusative) and 100+ (genitive); the plural after 3–10, the
+ * plural as written or, when the text has the singular, the broken plural the table knows or ـات.
+ * What cannot be formed is left as written.
+ */
+function countUnknown(num: string, word: string, c: Case): string {
+  const a = analyzeNoun(word);
+  const n = Number(num);
+  const r = n % 100;
+  // a sound masculine plural has no singular to trust: keep the word after a number of 3–10 or 100+
+  const soundMasc = a.plural && !word.endsWith('ات') && a.singular === a.bare.slice(0, -2);
+  const sing = soundMasc ? null : a.singular;
+  const plural = a.plural ? word : sing ? pluralOf(sing) : undefined;
+  const knownNoun = !!sing && (a.plural || !!pluralOf(sing) || /^م\p{L}{3,}$/u.test(sing) || word.endsWith('ا'));
+  const acc = sing && a.gender === 'm' && knownNoun ? accusativeOf(sing) : (sing ?? word);
+  const nn: Noun = {
+    gender: a.gender,
+    sing: sing ?? word,
+    dualNom: (sing && dualOf(sing, false)) ?? '',
+    dualGen: (sing && dualOf(sing, true)) ?? '',
+    plural: plural ?? word,
+    acc,
+    forms: [],
+  };
+  if (!Number.isSafeInteger(n) || num.length > 15) return `${readNumber(num)} ${word}`;
+  if ((n === 2 || (n > 100 && r === 2)) && (!nn.dualNom || a.plural)) return `${readNumber(num, { case: c, gender: a.gender, construct: true })} ${word}`;
+  if ((n === 1 || n === 2 || r === 1 || r === 2 || r === 0 || r >= 11) && a.plural && !sing) return `${readNumber(num, { case: c, gender: a.gender, construct: true })} ${word}`;
+  return countNoun(num, nn, { case: c });
 }
