@@ -14,6 +14,7 @@ export { createSawt, createLogger, SawtApp, type CreateSawtOptions } from './app
 export { collectScopes, orderPlugins, validateOptions, type LoadedPlugin } from './loader.js';
 export * from './wav.js';
 export * from './output-formats.js';
+export * from './alignment.js';
 export * from './paid-synthesis.js';
 export * from './speech-stream.js';
 export * from './audio-probe.js';

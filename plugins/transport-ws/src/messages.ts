@@ -113,12 +113,9 @@ export function parseText(body: Record<string, unknown>): TextRequest {
   return { text: f.text ?? '', flush: f.flush, tryTrigger: f.try_trigger_generation };
 }
 
-/** Per-character timings of an audio message, from the start of the piece's audio. */
-export interface Alignment {
-  chars: string[];
-  charStartTimesMs: number[];
-  charDurationsMs: number[];
-}
+/** Per-character timings of an audio message, from the start of the piece's audio (core's shape, shared with HTTP). */
+import type { Alignment } from '@sawt/core';
+export type { Alignment };
 
 export const CONNECTION_INITIALIZED = JSON.stringify({ type: 'connectionInitialized' });
 

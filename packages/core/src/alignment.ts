@@ -1,0 +1,112 @@
+/**
+ * Per-character timings of speech (the WebSocket's audio messages, the HTTP with-timestamps
+ * routes): the one builder both transports use.
+ */
+import type { ChunkInfo } from './services/index.js';
+
+/** Characters and their times (ms from the start of the audio), ElevenLabs' alignment shape. */
+export interface Alignment {
+  chars: string[];
+  charStartTimesMs: number[];
+  charDurationsMs: number[];
+}
+
+export interface AlignmentOptions {
+  /**
+   * true: the characters are the text exactly as sent (leading, trailing and repeated whitespace
+   * kept; words the engine never reported still appear, at the end of the audio with no duration
+   * once finish() is called), so all the takes joined give back the text. false (the WebSocket's
+   * default): the words separated by one space, a take never starting with one.
+   */
+  exact?: boolean;
+  /** Added to every time: audio a decoder plays before the first sample (an MP3 encoder's delay). */
+  offsetMs?: number;
+}
+
+/**
+ * Per-character timings for the chunks of one synthesis, from the start of its audio. The engine
+ * reports word timings with each chunk (info.words: audioMs from the start of the chunk); they are
+ * matched in order to the whitespace-separated words of the text, and each word's duration (up to
+ * the next word, or the chunk's end) is spread evenly over its characters; the whitespace before a
+ * word starts with it and lasts 0 ms. Text normalization may change the word count: extra engine
+ * words are ignored, and words the engine never reported get no timings (exact: they come at the
+ * end, from finish()).
+ */
+export class AlignmentBuilder {
+  /** Each word with the whitespace before it. */
+  private readonly words: Array<{ before: string; word: string }>;
+  private readonly trailing: string;
+  private readonly exact: boolean;
+  private readonly offsetMs: number;
+  private wordIndex = 0;
+  private chunkStartMs = 0;
+  private finished = false;
+  private pending: Alignment = { chars: [], charStartTimesMs: [], charDurationsMs: [] };
+
+  constructor(text: string, private readonly sampleRate: number, options: AlignmentOptions = {}) {
+    this.exact = options.exact ?? false;
+    this.offsetMs = options.offsetMs ?? 0;
+    this.words = [];
+    let last = 0;
+    for (const m of text.matchAll(/\S+/gu)) {
+      this.words.push({ before: text.slice(last, m.index), word: m[0] });
+      last = m.index + m[0].length;
+    }
+    this.trailing = this.words.length ? text.slice(last) : text;
+  }
+
+  private push(c: string, startMs: number, durationMs: number): void {
+    const s = startMs + this.offsetMs;
+    this.pending.chars.push(c);
+    this.pending.charStartTimesMs.push(Math.round(s));
+    // Exact: whole-ms ends that never pass the next start (the last character ends within the audio).
+    this.pending.charDurationsMs.push(this.exact ? Math.round(s + durationMs) - Math.round(s) : Math.round(durationMs));
+  }
+
+  private word(w: { before: string; word: string }, startMs: number, endMs: number): void {
+    const chars = [...w.word];
+    const per = Math.max(0, endMs - startMs) / chars.length;
+    if (this.exact) for (const c of w.before) this.push(c, startMs, 0);
+    else if (this.pending.chars.length) this.push(' ', startMs, 0);
+    chars.forEach((c, k) => this.push(c, startMs + k * per, per));
+  }
+
+  /** Adds the words of the next chunk of the audio. */
+  add(info: ChunkInfo): void {
+    const chunkMs = (info.samples / this.sampleRate) * 1000;
+    const ws = info.words;
+    for (let i = 0; i < ws.length; i++) {
+      const w = this.words[this.wordIndex];
+      if (w === undefined) break;
+      this.wordIndex++;
+      const start = ws[i]!.audioMs;
+      const end = i + 1 < ws.length ? ws[i + 1]!.audioMs : chunkMs;
+      // Exact: clamped into the chunk, so that no character ends past the audio.
+      if (this.exact) this.word(w, this.chunkStartMs + Math.min(start, chunkMs), this.chunkStartMs + Math.min(Math.max(start, end), chunkMs));
+      else this.word(w, this.chunkStartMs + start, this.chunkStartMs + end);
+    }
+    this.chunkStartMs += chunkMs;
+  }
+
+  /** The timings added since the last take (null: none). */
+  take(): Alignment | null {
+    if (!this.pending.chars.length) return null;
+    const a = this.pending;
+    this.pending = { chars: [], charStartTimesMs: [], charDurationsMs: [] };
+    return a;
+  }
+
+  /**
+   * Exact: once the audio ended, the characters not timed yet (words the engine did not report,
+   * trailing whitespace) at the end of the audio with no duration; then take(). Otherwise: take().
+   */
+  finish(): Alignment | null {
+    if (this.exact && !this.finished) {
+      this.finished = true;
+      const end = this.chunkStartMs;
+      while (this.wordIndex < this.words.length) this.word(this.words[this.wordIndex++]!, end, end);
+      for (const c of this.trailing) this.push(c, end, 0);
+    }
+    return this.take();
+  }
+}
