@@ -164,7 +164,8 @@ export function countNoun(num: WholeNumber, nn: Noun, opts: { case?: Case; adjec
   // Digits read one by one count their noun like a label: تسعة تسعة … دولار
   if (n === null) return `${digitByDigit(String(num))} ${withAdj('sing', nn.sing)}`;
   const r = n % 100;
-  if (n === 1) return `${withAdj('sing', nn.sing)} ${g === 'm' ? 'واحد' : 'واحدة'}`;
+  // 1: the noun, then واحد agreeing with it (accusative: كتاباً واحداً)
+  if (n === 1) return c === 'acc' ? `${withAdj('acc', nn.acc)} ${g === 'm' ? 'واحداً' : 'واحدة'}` : `${withAdj('sing', nn.sing)} ${g === 'm' ? 'واحد' : 'واحدة'}`;
   if (n === 2) return withAdj(c === 'nom' ? 'dualNom' : 'dualGen', c === 'nom' ? nn.dualNom : nn.dualGen);
   if (n > 100 && (r === 1 || r === 2)) {
     const head = `${cardinal(n - r, { gender: g, case: c, construct: true })} ${withAdj('sing', nn.sing)}`;

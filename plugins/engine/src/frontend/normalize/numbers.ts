@@ -146,7 +146,7 @@ const PLURALS_IN_YA = /^(?:ضحايا|هدايا|قضايا|زوايا|مزاي�
 const YEAR_BEFORE = /(?:^|\s)[وفبل]?(?:ال)?(?:عام|سنة|العام)\s*$/u;
 
 function isCountedNoun(word: string): boolean {
-  if (NOT_COUNTED.test(word)) return false;
+  if (NOT_COUNTED.test(word) || /^[وف]?(?:لل|[بك]ال)\p{L}/u.test(word)) return false;
   return !ADVERB.test(word) || PLURALS_IN_YA.test(word);
 }
 
