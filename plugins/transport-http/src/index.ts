@@ -5,6 +5,7 @@ import { registerPlayground } from './playground.js';
 import { registerRoot } from './root.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
 import { registerTtsRoutes } from './routes/tts.js';
+import { registerWithTimestampsRoutes } from './routes/with-timestamps.js';
 import { registerVoiceRoutes } from './routes/voices.js';
 import { registerDocs } from './docs.js';
 import { MetricsEndpoint } from './metrics-endpoint.js';
@@ -100,6 +101,7 @@ export default definePlugin<HttpOptions>({
     registerDocs(app);
     registerCatalogRoutes(app, describe, { ...deps, cloning: ctx.get(tokens.voiceCloning) });
     registerTtsRoutes(app, describe, deps);
+    registerWithTimestampsRoutes(app, describe, deps);
     registerVoiceRoutes(app, describe, {
       ...deps, cloning: ctx.get(tokens.voiceCloning), workDir: ctx.get(tokens.workDir), maxClonedVoices: { ...DEFAULT_CLONE_LIMITS, ...ctx.options.maxClonedVoices }, maxUploadBytes: ctx.options.maxUploadBytes, ffmpegPath: ctx.options.ffmpegPath, ffprobePath: ctx.options.ffprobePath,
     });

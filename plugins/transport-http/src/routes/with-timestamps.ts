@@ -1,0 +1,78 @@
+import type { FastifyInstance } from 'fastify';
+import { OUTPUT_FORMAT_NAMES, defineFields, outputFormat, startPaidSynthesis, validateFields, type Alignment, type HttpRouteSpec, type Logger, type PaidSynthesisServices } from '@sawt/core';
+import type { OutputLimits } from '../audio-response.js';
+import { sendFramed } from '../framed-response.js';
+import { errorResponses, jsonBody } from '../openapi.js';
+import { ttsFields } from '../request-fields.js';
+import { apiRoute, type RouteDeps } from '../server.js';
+
+const alignmentSchema = {
+  type: 'object',
+  required: ['chars', 'charStartTimesMs', 'charDurationsMs'],
+  description: 'Every character of the text exactly as sent (joined, they give the text back), with its start and duration in ms from the start of the audio as played (an MP3\'s encoder delay included)',
+  properties: {
+    chars: { type: 'array', items: { type: 'string' } },
+    charStartTimesMs: { type: 'array', items: { type: 'integer' } },
+    charDurationsMs: { type: 'array', items: { type: 'integer' } },
+  },
+};
+
+const timedAudioSchema = (nullableAlignment: boolean) => ({
+  type: 'object',
+  required: ['audio_base64', 'alignment'],
+  properties: {
+    audio_base64: { type: 'string', format: 'byte', description: 'The audio in output_format (streamed: this chunk\'s bytes; the chunks concatenate to one valid stream)' },
+    alignment: nullableAlignment ? { ...alignmentSchema, nullable: true, description: `${alignmentSchema.description}; null on a chunk that adds no characters` } : alignmentSchema,
+  },
+});
+
+const json = (audio: Buffer, alignment: Alignment | null) => JSON.stringify({ audio_base64: audio.toString('base64'), alignment });
+
+/** POST /text-to-speech/{model_id}/with-timestamps and …/stream/with-timestamps: audio with per-character timings. */
+export function registerWithTimestampsRoutes(
+  app: FastifyInstance,
+  describe: (r: HttpRouteSpec) => void,
+  deps: RouteDeps & PaidSynthesisServices & { logger: Logger; maxTextChars: number; output: OutputLimits; track: <T>(p: Promise<T>, cancel: () => void) => Promise<T> },
+): void {
+  const base = ttsFields(deps.maxTextChars);
+  const fields = defineFields({
+    voice_id: base.voice_id, text: base.text, stability: base.stability, speed: base.speed,
+    streaming: { type: 'boolean', description: 'Ignored: the path decides (…/stream/with-timestamps streams)' },
+    output_format: { ...base.output_format, description: 'Output format (see the README\'s Output formats table); wins over the output_format query parameter. Default: wav_24000, or pcm_24000 on …/stream/with-timestamps' },
+  });
+  for (const streaming of [false, true]) {
+    apiRoute(app, describe, deps, {
+      method: 'POST',
+      path: streaming ? '/text-to-speech/:model_id/stream/with-timestamps' : '/text-to-speech/:model_id/with-timestamps',
+      summary: streaming
+        ? 'Speech with character timings, streamed: newline-delimited JSON objects {audio_base64, alignment} in order, as the audio is generated'
+        : 'Speech with character timings: {audio_base64, alignment} over the text exactly as sent, in any output format',
+      scope: 'tts',
+      parameters: [
+        { name: 'model_id', in: 'path', required: true, schema: { type: 'string' }, description: 'Model to use (from GET /models)' },
+        { name: 'output_format', in: 'query', required: false, schema: { type: 'string', enum: [...OUTPUT_FORMAT_NAMES] }, description: 'Output format; the body\'s output_format wins' },
+      ],
+      requestBody: jsonBody(fields),
+      responses: {
+        200: streaming
+          ? { description: 'One JSON object per line (application/x-ndjson): the audio chunks in order (concatenated, one valid stream in output_format) and the timings of the characters they add', content: { 'application/x-ndjson': { schema: timedAudioSchema(true) } } }
+          : { description: 'The whole audio (base64) and the timings of every character', content: { 'application/json': { schema: timedAudioSchema(false) } } },
+        ...errorResponses('validation', 'authentication', 'insufficientBalance', 'modelAccess', 'endpointNotAllowed', 'notFound', 'concurrency', 'rateLimit', 'quotaExceeded', 'internal'),
+      },
+    }, async (req, reply) => {
+      const { model_id } = req.params as { model_id: string };
+      const body = validateFields(req.body, fields);
+      const query = req.query as Record<string, unknown> | undefined;
+      const format = outputFormat(body.output_format ?? query?.output_format ?? (streaming ? 'pcm_24000' : 'wav_24000'));
+      const run = await startPaidSynthesis(deps, {
+        auth: req.auth!, requestId: req.id, modelId: model_id, voiceId: body.voice_id, text: body.text,
+        speed: body.speed, stability: body.stability, purpose: 'tts http', transport: 'http', startedAt: performance.now() - reply.elapsedTime,
+        maxOutputSeconds: deps.output.maxOutputSeconds,
+      });
+      const framing = streaming
+        ? { contentType: 'application/x-ndjson', streaming: true, piece: (audio: Buffer, a: Alignment | null) => `${json(audio, a)}\n`, whole: json }
+        : { contentType: 'application/json; charset=utf-8', streaming: false, piece: () => null, whole: json };
+      await deps.track(sendFramed(req, reply, { stream: run.stream, admission: run.admission, sampleRate: 24000, format, text: body.text }, framing, deps.output, deps.logger), () => run.stream.destroy());
+    });
+  }
+}
