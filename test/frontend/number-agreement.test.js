@@ -145,3 +145,24 @@ t.test('case from the syntax around the number', async (t) => {
   t.equal(normalizeArabic('زار المعرض 2 مليون زائر'), 'زار المعرض مليونا زائر', 'agents counted after the object');
   t.equal(normalizeArabic('بحوالي 40000 ريال'), 'بحوالي أربعين ألف ريال');
 });
+
+// Realistic sentences (banking SMS, news, e-commerce, phone numbers and codes), readings written by hand
+// from the same grammar; number-sentences.json. Written in the session that made the rules, so not held out.
+t.test('realistic sentences: exact-match rate by category', async (t) => {
+  const { readFileSync } = await import('node:fs');
+  const cases = JSON.parse(readFileSync(new URL('./number-sentences.json', import.meta.url), 'utf8'));
+  t.ok(cases.length >= 60, `${cases.length} sentences`);
+  const by = {};
+  const misses = [];
+  for (const c of cases) {
+    const got = normalizeArabic(c.input);
+    const b = (by[c.category] ??= { n: 0, ok: 0 });
+    b.n++;
+    if (got === c.expected) b.ok++;
+    else misses.push({ ...c, got });
+  }
+  t.comment(`sentences: ${cases.length - misses.length}/${cases.length}`);
+  for (const [k, v] of Object.entries(by)) t.comment(`  ${k}: ${v.ok}/${v.n}`);
+  for (const m of misses) t.comment(`MISS [${m.category}] ${m.input} → ${m.got}  (expected ${m.expected})`);
+  t.ok((cases.length - misses.length) / cases.length >= 0.95, 'at least 95 % read as expected');
+});

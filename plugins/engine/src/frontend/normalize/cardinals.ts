@@ -67,7 +67,8 @@ const SCALES: Scale[] = [
 
 /** k times a scale word (ألف، مليون…), with the agreement the scale noun needs. */
 function scaled(k: number, s: Noun, c: Case, construct: boolean): string {
-  if (k === 1) return s.sing;
+  // ألف declines: accusative ألفاً (سجلت ألفاً ومئتين), but ألفَ before its noun
+  if (k === 1) return c === 'acc' && !construct ? s.acc : s.sing;
   if (k === 2) {
     const d = c === 'nom' ? s.dualNom : s.dualGen;
     return construct ? d.slice(0, -1) : d;

@@ -106,6 +106,8 @@ export function caseAt(text: string, index: number, prefix = ''): Case {
   if (/^[وف]/u.test(word) && GENITIVE_BEFORE.has(word.slice(1))) return 'gen';
   // a verbal noun governs the number in construct: تم تسجيل 1250 إصابة
   if (VERBAL_NOUN.test(word)) return 'gen';
+  // تم/يتم + a verbal noun of any form governs the number in construct: تم رفض عمليتين
+  if (/(?:^|\s)[وف]?س?[يت]?تم\s+[\p{L}\p{M}]+[\s\u00a0]*$/u.test(before)) return 'gen';
   return objectOfVerb(before) ? 'acc' : 'nom';
 }
 

@@ -155,3 +155,14 @@ export function accusativeOf(singular: string): string {
   if (singular.endsWith('ء')) return `${singular}اً`;
   return `${singular}ا\u064b`;
 }
+
+/**
+ * Whether a word after a number shows itself a counted noun (where a number may also be an ordinal
+ * after its head: القمة 25 رئيس دولة / القرن 19 شهد): a plural the rules know, a known singular, a
+ * noun in ة, or the written accusative ـا; not a word with a glued preposition or a pronoun suffix.
+ */
+export function looksCounted(word: string): boolean {
+  if (/^[بل]\p{L}{3,}|(?:ها|هم|هن|كم|نا)$/u.test(word) && !BROKEN.has(word)) return false;
+  const a = analyzeNoun(word);
+  return a.plural || PLURAL_OF.has(a.singular) || a.bare.endsWith('ة') || /\p{L}{2}ا$/u.test(word);
+}

@@ -9,7 +9,7 @@
 import { cardinal, countNoun, ordinal, readNumber } from './cardinals.js';
 import { caseAt } from './context.js';
 import { adjectiveStem, BY_NOUN, readMoney } from './currency.js';
-import { analyzeNoun, accusativeOf, dualOf, nounGender, pluralOf } from './morphology.js';
+import { analyzeNoun, accusativeOf, dualOf, looksCounted, nounGender, pluralOf } from './morphology.js';
 import { NOUNS, UNIT_ABBREVIATIONS, nounIdOf, type Case, type Gender, type Noun } from './nouns.js';
 
 const NUMBER = /(?<![\p{L}\p{N}.,])([وف]?[بل]?ال|[وف]?[بل]?)([-−](?=\d))?(\d+(?:\.\d+)?)(?![\d])(\s?%)?(?:(\s?°|\s[\p{L}\u064b-\u0652]+(?![\p{N}]))(\s\p{L}+(?![\p{N}]))?)?/gu;
@@ -102,7 +102,7 @@ function readNumbersInContext(text: string): string {
     }
     const c = caseOf(s, off + prefix.length, prefix);
     // after an ordinal's head noun, unless a counted noun follows (a year after it is no count: الحرب العالمية 2 عام 1945)
-    const counted = w1 && (nounIdOf(w1.trim()) ?? UNIT_ABBREVIATIONS[w1.trim()]) && !/^\s*\d/u.test(s.slice(off + all.length - (w2?.length ?? 0)));
+    const counted = w1 && (nounIdOf(w1.trim()) ?? UNIT_ABBREVIATIONS[w1.trim()] ?? (/^\s[\u0621-\u064a]{2,}$/u.test(w1) && isCountedNoun(w1.trim()) && looksCounted(w1.trim()))) && !/^\s*\d/u.test(s.slice(off + all.length - (w2?.length ?? 0)));
     const head = !prefix && !sign && !num.includes('.') && !pct && !counted ? ordinalHead(s, off) : null;
     if (head) return ordinal(num, { gender: head.gender, case: head.glued ? 'gen' : caseAt(s, head.index) }) + after;
     if (pct) return `${prefix}${readNumber(value, { case: c })} بالمئة${after}`;
@@ -129,7 +129,9 @@ function readNumbersInContext(text: string): string {
     // a noun right after the number is its counted noun, in construct (مئتا إصابة); a particle is not
     const construct = !!w1 && !num.includes('.') && !sign && isCountedNoun(w1.trim());
     if (construct && /^\s[\u0621-\u0652]+$/u.test(w1!) && !YEAR_BEFORE.test(s.slice(Math.max(0, off - 12), off))) {
-      return prefix + countUnknown(num, w1!.trim(), c) + (w2 ?? '');
+      // a noun after the counted noun puts it in construct, with no tanween (خمسة وعشرون رئيس دولة)
+      const inConstruct = !!w2 && /^\s[\u0621-\u064a]{2,}$/u.test(w2) && !/ا$/u.test(w2) && !/ا$/u.test(w1!) && isCountedNoun(w2.trim());
+      return prefix + countUnknown(num, w1!.trim(), c, inConstruct) + (w2 ?? '');
     }
     const g = construct ? nounGender(w1!.trim()) : 'm';
     const r = Number(num.replace(/\..*/u, '').slice(-2));
@@ -143,10 +145,12 @@ function readNumbersInContext(text: string): string {
 const ADVERB = /^\p{L}{3,}يا[\u064b]?$/u;
 const PLURALS_IN_YA = /^(?:ضحايا|هدايا|قضايا|زوايا|مزايا|بقايا|وصايا|سرايا|خطايا)$/u;
 /** A year is no count: عام 2024 شهد… */
+/** Adverbs of time and manner that follow a number without being counted. */
+const ADVERBS = new Set(['أمس', 'غدا', 'سابقا', 'لاحقا', 'مجددا', 'مجانا', 'مساء', 'صباحا', 'ظهرا', 'ليلا', 'فقط', 'تقريبا', 'أيضا', 'جدا', 'معا', 'حين', 'حاليا', 'عاما', 'إضافيا']);
 const YEAR_BEFORE = /(?:^|\s)[وفبل]?(?:ال)?(?:عام|سنة|العام)\s*$/u;
 
 function isCountedNoun(word: string): boolean {
-  if (NOT_COUNTED.test(word) || /^[وف]?(?:لل|[بك]ال)\p{L}/u.test(word)) return false;
+  if (NOT_COUNTED.test(word) || /^[وف]?(?:لل|[بك]?ال)\p{L}/u.test(word) || ADVERBS.has(word.replace(/[\u064b-\u0652]/gu, ''))) return false;
   return !ADVERB.test(word) || PLURALS_IN_YA.test(word);
 }
 
@@ -156,7 +160,7 @@ function isCountedNoun(word: string): boolean {
  * plural as written or, when the text has the singular, the broken plural the table knows or ـات.
  * What cannot be formed is left as written.
  */
-function countUnknown(num: string, word: string, c: Case): string {
+function countUnknown(num: string, word: string, c: Case, inConstruct = false): string {
   const a = analyzeNoun(word);
   const n = Number(num);
   const r = n % 100;
@@ -165,7 +169,7 @@ function countUnknown(num: string, word: string, c: Case): string {
   const sing = soundMasc ? null : a.singular;
   const plural = a.plural ? word : sing ? pluralOf(sing) : undefined;
   const knownNoun = !!sing && (a.plural || !!pluralOf(sing) || /^م\p{L}{3,}$/u.test(sing) || word.endsWith('ا'));
-  const acc = sing && a.gender === 'm' && knownNoun ? accusativeOf(sing) : (sing ?? word);
+  const acc = sing && a.gender === 'm' && knownNoun && !inConstruct ? accusativeOf(sing) : (sing ?? word);
   const nn: Noun = {
     gender: a.gender,
     sing: sing ?? word,
