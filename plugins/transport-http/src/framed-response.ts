@@ -24,9 +24,9 @@ export interface Framing {
   /** true: a piece per encoded chunk as it is generated; false: one body once the audio is whole. */
   streaming: boolean;
   /** A streamed piece: the chunk's encoded bytes (maybe empty) and the timings added with it; null: nothing to send. */
-  piece(audio: Buffer, alignment: Alignment | null): string | null;
+  piece(audio: Buffer, alignment: Alignment | null): string | Buffer | null;
   /** The whole body (not streaming). */
-  whole(audio: Buffer, alignment: Alignment): string;
+  whole(audio: Buffer, alignment: Alignment): string | Buffer;
   /** The last bytes of a stream (after its last piece). */
   end?(): string;
   /** Extra response headers. */
@@ -42,7 +42,7 @@ class ClientGone extends Error {
 }
 
 /** Writes `text`; resolves once the socket took it, rejects with ClientGone if the client left. */
-function write(res: ServerResponse, text: string): Promise<void> {
+function write(res: ServerResponse, text: string | Buffer): Promise<void> {
   if (res.destroyed) return Promise.reject(new ClientGone());
   return new Promise((resolve, reject) => {
     const onClose = () => reject(new ClientGone());
@@ -124,7 +124,7 @@ export async function sendFramed(
     const alignment = align.finish() ?? { chars: [], charStartTimesMs: [], charDurationsMs: [] };
     if (framing.streaming) {
       const audio = !headersSent && format.codec === 'wav' ? Buffer.concat([streamingWavHeader(format.sampleRate), last]) : last;
-      const text = (framing.piece(audio, alignment.chars.length ? alignment : null) ?? '') + (framing.end?.() ?? '');
+      const text = Buffer.concat([Buffer.from(framing.piece(audio, alignment.chars.length ? alignment : null) ?? ''), Buffer.from(framing.end?.() ?? '')]);
       head();
       await admission.freeSlot();
       res.end(text);

@@ -6,13 +6,14 @@ import { registerRoot } from './root.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
 import { registerTtsRoutes } from './routes/tts.js';
 import { registerWithTimestampsRoutes } from './routes/with-timestamps.js';
+import { registerOpenAiRoutes } from './routes/openai.js';
 import { registerVoiceRoutes } from './routes/voices.js';
 import { registerDocs } from './docs.js';
 import { MetricsEndpoint } from './metrics-endpoint.js';
 import { pluginRoutes } from './plugin-routes.js';
 import { absoluteUrl, createFastify } from './server.js';
 import { capConnectionsPerAddress } from './connection-limits.js';
-import { DEFAULT_CLONE_LIMITS, httpConfigSchema, type HttpOptions } from './options.js';
+import { DEFAULT_CLONE_LIMITS, DEFAULT_OPENAI_MODELS, DEFAULT_OPENAI_VOICES, httpConfigSchema, type HttpOptions } from './options.js';
 import type { FastifyRequest } from 'fastify';
 
 const modelSchema = {
@@ -58,6 +59,7 @@ export default definePlugin<HttpOptions>({
     { name: 'voices', description: 'GET /voices: the voices the account may use' },
     { name: 'tts', description: 'POST /text-to-speech/{model_id}: speech from text' },
     { name: 'preview', description: 'POST /voices/preview: a voice previewed from an audio sample' },
+    { name: 'openai', description: 'POST /v1/audio/speech and GET /v1/models: the OpenAI-compatible API at the server root' },
     { name: 'clone', description: 'POST /voices/clone and DELETE /voices/{voice_id}: the account\'s cloned voices' },
   ],
   provides: [tokens.httpServer],
@@ -102,6 +104,7 @@ export default definePlugin<HttpOptions>({
     registerCatalogRoutes(app, describe, { ...deps, cloning: ctx.get(tokens.voiceCloning) });
     registerTtsRoutes(app, describe, deps);
     registerWithTimestampsRoutes(app, describe, deps);
+    registerOpenAiRoutes(app, describe, { ...deps, mapping: { models: { ...DEFAULT_OPENAI_MODELS, ...ctx.options.openai?.models }, voices: { ...DEFAULT_OPENAI_VOICES, ...ctx.options.openai?.voices } } });
     registerVoiceRoutes(app, describe, {
       ...deps, cloning: ctx.get(tokens.voiceCloning), workDir: ctx.get(tokens.workDir), maxClonedVoices: { ...DEFAULT_CLONE_LIMITS, ...ctx.options.maxClonedVoices }, maxUploadBytes: ctx.options.maxUploadBytes, ffmpegPath: ctx.options.ffmpegPath, ffprobePath: ctx.options.ffprobePath,
     });

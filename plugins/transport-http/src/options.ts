@@ -6,6 +6,14 @@ import { metricsSchema } from './metrics-endpoint.js';
 /** Cloned voices an account may hold, by plan (option maxClonedVoices). */
 export const DEFAULT_CLONE_LIMITS: Record<Plan, number | null> = { free: 3, basic: 10, starter: 25, growth: 50, scale: 100, enterprise: null };
 
+/** OpenAI's speech models → Sawt models, the first one offered wins (README, OpenAI-compatible API). */
+export const DEFAULT_OPENAI_MODELS: Record<string, string[]> = { 'tts-1': ['sawt-hts'], 'tts-1-hd': ['sawt-neural', 'sawt-hts'], 'gpt-4o-mini-tts': ['sawt-hts'] };
+/** OpenAI's voices → Sawt personas: male voices to male personas, female to female. */
+export const DEFAULT_OPENAI_VOICES: Record<string, string> = {
+  alloy: 'fusha-layla', coral: 'egyptian-nour', nova: 'emirati-mariam', sage: 'najdi-noura', shimmer: 'hijazi-reem',
+  ash: 'fusha-omar', ballad: 'egyptian-karim', echo: 'emirati-hamdan', fable: 'najdi-faisal', onyx: 'hijazi-yousef', verse: 'kuwaiti-bader',
+};
+
 const planLimit = { type: ['integer', 'null'], minimum: 0 } as const;
 
 export const httpConfigSchema = {
@@ -49,6 +57,16 @@ export const httpConfigSchema = {
       description: 'The absolute URL clients reach the server at (e.g. https://api.example.com, or https://example.com/sawt behind a proxy): the server URL of the OpenAPI and AsyncAPI documents. Default: as each client reached it.',
     },
     metrics: metricsSchema,
+    openai: {
+      type: 'object',
+      description: 'The OpenAI-compatible API (/v1): OpenAI model names → Sawt model ids (the first one offered wins), OpenAI voice names → Sawt voice ids',
+      properties: {
+        models: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1 }, default: DEFAULT_OPENAI_MODELS },
+        voices: { type: 'object', additionalProperties: { type: 'string', minLength: 1 }, default: DEFAULT_OPENAI_VOICES },
+      },
+      additionalProperties: false,
+      default: { models: DEFAULT_OPENAI_MODELS, voices: DEFAULT_OPENAI_VOICES },
+    },
   },
 } as const;
 
