@@ -68,7 +68,7 @@ t.test('keys: create input is validated with messages a CLI user understands', a
   const { accounts, keys } = await setup(t);
   const acc = await accounts.create({ name: 'A', plan: 'free' });
   const bad = async (input, message) => t.rejects(keys.create({ accountId: acc.id, ...input }), { code: 40001, message }, message.toString());
-  await bad({ endpoints: ['models', 'speech'] }, /Unknown endpoint scope "speech"; allowed: models, voices, tts, tts-ws, preview, clone, denoise/);
+  await bad({ endpoints: ['models', 'speech'] }, /Unknown endpoint scope "speech"; allowed: models, voices, tts, tts-ws, preview, openai, clone, denoise/);
   await bad({ endpoints: [] }, /at least one/);
   await bad({ expiresAt: 'tomorrow' }, /expiresAt must be an ISO 8601 date/);
   await bad({ expiresAt: '2031-02-30' }, /expiresAt must be an ISO 8601 date/);
