@@ -63,6 +63,24 @@ t.test('listed origins: preflight, answers and errors carry the allow headers; o
   t.equal(otherGet.headers.get('access-control-allow-origin'), null);
 });
 
+t.test('the OpenAI-compatible route answers CORS as the others and exposes the speed it applied', async (t) => {
+  const srv = await startServer(t, { config: withCors({ origins: ['http://app.example'] }) });
+  const { headers } = await srv.client();
+  const pre = await preflight(srv.base, '/v1/audio/speech', 'http://app.example');
+  t.equal(pre.status, 204);
+  t.equal(pre.headers.get('access-control-allow-origin'), 'http://app.example');
+  t.match(pre.headers.get('access-control-allow-headers'), /authorization/);
+  const res = await fetch(`${srv.base}/v1/audio/speech`, {
+    method: 'POST', headers: { authorization: `Bearer ${headers['x-api-key']}`, 'content-type': 'application/json', origin: 'http://app.example' },
+    body: JSON.stringify({ model: 'sawt-mini', voice: 'fusha-omar', input: 'مرحبا بكم في خدمة صوت.', response_format: 'wav', speed: 2 }),
+  });
+  t.equal(res.status, 200);
+  t.equal(res.headers.get('access-control-allow-origin'), 'http://app.example');
+  t.match(res.headers.get('access-control-expose-headers'), /x-sawt-speed-applied/);
+  t.equal(res.headers.get('x-sawt-speed-applied'), '1.2');
+  await res.arrayBuffer();
+});
+
 t.test('"*" allows any origin', async (t) => {
   const srv = await startServer(t, { config: withCors({ origins: ['*'] }) });
   const pre = await preflight(srv.api, '/voices/clone', 'http://anything.example');

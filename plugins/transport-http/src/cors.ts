@@ -17,7 +17,7 @@ export type CorsOptions = FromSchema<typeof corsSchema>;
 
 const ALLOWED_HEADERS = 'content-type, x-api-key, authorization';
 // What a page may read from an answer: the request id to quote, Retry-After on 429, the size of a WAV.
-const EXPOSED_HEADERS = 'x-request-id, retry-after, content-length';
+const EXPOSED_HEADERS = 'x-request-id, retry-after, content-length, x-sawt-speed-applied, x-sawt-model, x-sawt-voice';
 
 /**
  * Cross-origin access for browser pages on the allowed origins: the allow headers
