@@ -15,6 +15,7 @@
 #include "args.h"
 #include "chunk_event.h"
 #include "dfn3_binding.h"
+#include "encoders_binding.h"
 #include "errors.h"
 #include "espeak_engine.h"
 #include "hts_binding.h"
@@ -23,7 +24,6 @@
 #include "piper_binding.h"
 #include "promise_worker.h"
 #include "resampler_binding.h"
-#include "encoders_binding.h"
 #include "synthesis.h"
 #include "voice_binding.h"
 

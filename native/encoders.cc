@@ -290,13 +290,21 @@ uint8_t LinearToAlaw(int16_t pcm) {
 }
 
 Encoder::Encoder(const std::string& codec, int inRate, int outRate, int bitrate) {
-  if (codec == "pcm") codec_ = std::make_unique<PcmCodec>();
-  else if (codec == "ulaw") codec_ = std::make_unique<G711Codec>(true);
-  else if (codec == "alaw") codec_ = std::make_unique<G711Codec>(false);
-  else if (codec == "mp3") codec_ = std::make_unique<Mp3Codec>(outRate, bitrate);
-  else if (codec == "opus") codec_ = std::make_unique<OpusCodec>(outRate, bitrate);
-  else if (codec == "flac") codec_ = std::make_unique<FlacCodec>(outRate);
-  else throw std::invalid_argument("unknown codec: " + codec);
+  if (codec == "pcm") {
+    codec_ = std::make_unique<PcmCodec>();
+  } else if (codec == "ulaw") {
+    codec_ = std::make_unique<G711Codec>(true);
+  } else if (codec == "alaw") {
+    codec_ = std::make_unique<G711Codec>(false);
+  } else if (codec == "mp3") {
+    codec_ = std::make_unique<Mp3Codec>(outRate, bitrate);
+  } else if (codec == "opus") {
+    codec_ = std::make_unique<OpusCodec>(outRate, bitrate);
+  } else if (codec == "flac") {
+    codec_ = std::make_unique<FlacCodec>(outRate);
+  } else {
+    throw std::invalid_argument("unknown codec: " + codec);
+  }
   if (inRate != outRate) resampler_ = std::make_unique<Resampler>(inRate, outRate);
 }
 
