@@ -92,6 +92,22 @@ t.test('speak: audio reaches the AudioWorklet before generation ends, words high
   t.same(pageErrors, []);
 });
 
+t.test('download in a picked format: every format of the server listed, the file in that format', async (t) => {
+  const doc = await (await fetch(`${srv.api}/openapi.json`)).json();
+  const served = doc.paths['/text-to-speech/{model_id}'].post.requestBody.content['application/json'].schema.properties.output_format.enum;
+  t.same(await page.evaluate(() => [...document.getElementById('format').options].map((o) => o.value)), served, 'the picker lists the OpenAPI enum');
+  await page.selectOption('#format', 'mp3_44100_64');
+  await page.click('#download-format');
+  await page.waitForFunction(() => window.playground.stats.lastDownload?.format === 'mp3_44100_64', null, { timeout: 30000 });
+  const link = await page.evaluate(async () => {
+    const a = document.getElementById('format-link');
+    return { download: a.download, head: [...new Uint8Array(await (await fetch(a.href)).arrayBuffer()).slice(0, 3)] };
+  });
+  t.equal(link.download, 'sawt-mp3_44100_64.mp3');
+  t.ok(String.fromCharCode(...link.head) === 'ID3' || (link.head[0] === 0xff && (link.head[1] & 0xe0) === 0xe0), 'the file is an MP3');
+  t.same(pageErrors, []);
+});
+
 t.test('clone: upload a sample, preview, clone; the new voice is selected', async (t) => {
   const sample = path.join(artifacts, 'reference.wav');
   (await import('node:fs')).writeFileSync(sample, await referenceWav(srv, headers));

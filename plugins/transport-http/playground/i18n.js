@@ -10,6 +10,7 @@ export const STRINGS = {
     needKey: 'أدخل مفتاح الواجهة أولا.', loaded: 'تم تحميل النماذج والأصوات.', speaking: 'جارٍ النطق…', spoken: 'انتهى النطق.',
     previewing: 'جارٍ إعداد المعاينة…', previewReady: 'المعاينة جاهزة: استمع ثم استنسخ.', cloned: 'تم إنشاء الصوت', denoising: 'جارٍ إزالة الضوضاء…',
     denoised: 'تمت إزالة الضوضاء.', recording: 'جارٍ التسجيل…',
+    format: 'صيغة التنزيل', downloadFormat: 'تنزيل بهذه الصيغة', fetchingFormat: 'جارٍ إعداد الملف…', formatReady: 'الملف جاهز:',
   },
   en: {
     title: 'Sawt — playground', key: 'API key', useKey: 'Use key',
@@ -21,5 +22,6 @@ export const STRINGS = {
     needKey: 'Enter an API key first.', loaded: 'Models and voices loaded.', speaking: 'Speaking…', spoken: 'Done.',
     previewing: 'Making the preview…', previewReady: 'Preview ready: listen, then clone.', cloned: 'Voice created', denoising: 'Denoising…',
     denoised: 'Denoised.', recording: 'Recording…',
+    format: 'Download format', downloadFormat: 'Download in this format', fetchingFormat: 'Making the file…', formatReady: 'File ready:',
   },
 };

@@ -1,7 +1,7 @@
 // The playground page: @sawt/client (served beside this file, as built) over this
 // server's API. Text-to-speech plays through an AudioWorklet as the WebSocket
 // delivers it; window.playground.stats lets the end-to-end test see what happened.
-import { SawtClient, SawtError, pcmToWav, pcm16ToFloat32 } from './client/index.js';
+import { SawtClient, SawtError, OUTPUT_FORMATS, pcmToWav, pcm16ToFloat32 } from './client/index.js';
 import { STRINGS } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
@@ -155,6 +155,36 @@ async function speak() {
   }
 }
 
+// ---- download in any output format: the server's list (its OpenAPI enum, from the one format table) ----
+async function fillFormats() {
+  let names = [...OUTPUT_FORMATS];
+  try {
+    const doc = await (await fetch('/api/v1/openapi.json')).json();
+    names = doc.paths['/text-to-speech/{model_id}'].post.requestBody.content['application/json'].schema.properties.output_format.enum;
+  } catch { /* the client's copy of the list */ }
+  $('format').replaceChildren(...names.map((n) => new Option(n, n)));
+  $('format').value = names.includes('mp3_44100_128') ? 'mp3_44100_128' : names[0];
+}
+const EXTENSIONS = { pcm: 'pcm', wav: 'wav', mp3: 'mp3', opus: 'opus', flac: 'flac', ulaw: 'ulaw', alaw: 'alaw' };
+
+/** POST /text-to-speech in the chosen format (not streamed), offered as a file download. */
+async function downloadFormat() {
+  if (!client) return status(t('needKey'), true);
+  const format = $('format').value;
+  $('download-format').disabled = true;
+  status(t('fetchingFormat'));
+  try {
+    const bytes = await client.textToSpeech($('model').value, { voice_id: $('voice').value, text: $('text').value.trim(), stability: 0.5, output_format: format });
+    const name = `sawt-${format}.${EXTENSIONS[format.split('_')[0]] ?? 'bin'}`;
+    const link = $('format-link');
+    if (link.href.startsWith('blob:')) URL.revokeObjectURL(link.href);
+    Object.assign(link, { href: URL.createObjectURL(new Blob([bytes])), download: name, textContent: `${name} (${bytes.length} B)`, hidden: false });
+    stats.lastDownload = { format, name, bytes: bytes.length };
+    status(`${t('formatReady')} ${name}`);
+    link.click();
+  } catch (e) { fail(e); } finally { $('download-format').disabled = false; }
+}
+
 async function stopSpeaking() {
   audio?.node.port.postMessage('reset');
   if (session) { session.clear(); await session.close().catch(() => {}); }
@@ -262,7 +292,9 @@ $('sample-file').onchange = (e) => e.target.files[0] && setSample(e.target.files
 $('preview').onclick = preview;
 $('clone').onclick = clone;
 $('noisy-file').onchange = (e) => e.target.files[0] && denoise(e.target.files[0]);
+$('download-format').onclick = downloadFormat;
 
+fillFormats();
 applyLang();
 const saved = sessionStorage.getItem('sawt.key');
 if (saved) { $('key').value = saved; useKey(saved); }
