@@ -36,7 +36,7 @@ t.test('the plugin\'s scope is one keys may name, beside the built-in ones', asy
   const account = await srv.createAccount();
   const k = await srv.createKey(account.id, { endpoints: ['greeting', 'models'] });
   t.same(k.endpoints, ['models', 'greeting']);
-  await t.rejects(srv.createKey(account.id, { endpoints: ['greetings'] }), { code: 40001, message: /allowed: models, voices, tts, tts-ws, preview, clone, denoise, greeting/ });
+  await t.rejects(srv.createKey(account.id, { endpoints: ['greetings'] }), { code: 40001, message: /allowed: models, voices, tts, tts-ws, preview, openai, clone, denoise, greeting/ });
 });
 
 t.test('without a key: 401 40101', async (t) => {
