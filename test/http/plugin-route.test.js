@@ -32,7 +32,7 @@ async function expectError(t, res, status, errorCode) {
 }
 
 t.test('the plugin\'s scope is one keys may name, beside the built-in ones', async (t) => {
-  t.same(srv.app.get(tokens.scopes).names, ['models', 'voices', 'tts', 'tts-ws', 'preview', 'clone', 'denoise', 'greeting']);
+  t.same(srv.app.get(tokens.scopes).names, ['models', 'voices', 'tts', 'tts-ws', 'preview', 'openai', 'clone', 'denoise', 'greeting']);
   const account = await srv.createAccount();
   const k = await srv.createKey(account.id, { endpoints: ['greeting', 'models'] });
   t.same(k.endpoints, ['models', 'greeting']);
