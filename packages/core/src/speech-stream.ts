@@ -20,9 +20,10 @@ export const SPEECH_RELAY_OPTIONS = { objectMode: true, highWaterMark: 8 } as co
 /**
  * `source` passed on chunk for chunk, `onChunk` seeing each as it goes by (counting samples, first
  * audio). Backpressure reaches `source`; destroying the result destroys `source`, and an error of
- * `source` (or its closing before the end) destroys the result. The result keeps `source`'s `sampleRate`.
+ * `source` (or its closing before the end) destroys the result; `atEnd`, asked when `source` ends,
+ * may turn the end into an error. The result keeps `source`'s `sampleRate`.
  */
-export function observeSpeech(source: SpeechStream, onChunk: (chunk: SpeechChunk) => void): SpeechStream {
+export function observeSpeech(source: SpeechStream, onChunk: (chunk: SpeechChunk) => void, atEnd?: () => Error | null): SpeechStream {
   const out = new Readable({
     ...SPEECH_RELAY_OPTIONS,
     read() {
@@ -43,7 +44,9 @@ export function observeSpeech(source: SpeechStream, onChunk: (chunk: SpeechChunk
   let ended = false;
   source.once('end', () => {
     ended = true;
-    out.push(null);
+    const error = atEnd?.();
+    if (error) out.destroy(error);
+    else out.push(null);
   });
   source.once('error', (error) => out.destroy(error));
   // Destroyed without an error before its end (cancelled): the result ends the same way.

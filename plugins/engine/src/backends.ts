@@ -1,7 +1,6 @@
-import { Readable } from 'node:stream';
-import type { SpeechChunk, SpeechStream } from '@sawt/core';
+import type { SpeechStream } from '@sawt/core';
 import type { VoiceConfig } from './catalog.js';
-import { errors, SPEECH_RELAY_OPTIONS } from '@sawt/core';
+import { errors, observeSpeech } from '@sawt/core';
 import { espeakInventory, htsInventory, type PhonemeInventory } from './frontend/phoneme-passages.js';
 import { DEFAULT_LABEL_OPTIONS, textToUtterances, type HtsUtterance, type LabelOptions, type PhoneRewrite } from './hts/labels.js';
 import type { Dialect } from './frontend/dialects.js';
@@ -55,34 +54,7 @@ export function phonemeInventoryOf(backend: SpeechBackend, modelId: string): Pho
  */
 export function refuseSilence(source: SpeechStream): SpeechStream {
   let samples = 0;
-  let ended = false;
-  const out = new Readable({
-    ...SPEECH_RELAY_OPTIONS,
-    read() {
-      source.resume();
-    },
-    destroy(error, callback) {
-      source.destroy();
-      callback(error);
-    },
-  });
-  const rate = (source as { sampleRate?: number }).sampleRate;
-  if (rate !== undefined) Object.defineProperty(out, 'sampleRate', { value: rate, enumerable: true });
-  source.on('data', (chunk: SpeechChunk) => {
-    if (out.destroyed) return;
-    samples += chunk.info.samples;
-    if (!out.push(chunk)) source.pause();
-  });
-  source.once('end', () => {
-    ended = true;
-    if (samples === 0) out.destroy(errors.validation('text contains nothing that can be spoken (its audio is empty)'));
-    else out.push(null);
-  });
-  source.once('error', (error) => out.destroy(error));
-  source.once('close', () => {
-    if (!ended && !out.destroyed) out.destroy(new Error('speech stream closed before its end'));
-  });
-  return out;
+  return observeSpeech(source, (chunk) => (samples += chunk.info.samples), () => (samples === 0 ? errors.validation('text contains nothing that can be spoken (its audio is empty)') : null));
 }
 
 /**
