@@ -1,6 +1,10 @@
 // Every output format over HTTP, whole and streamed, decoded by ffprobe/ffmpeg: codec, rate,
 // channels, duration against the WAV's, audible; streamed MP3/Opus play from their first chunk.
 import t from 'tap';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { startServer, SENTENCE } from '../helpers/server.js';
 import { decode, FFPROBE_CODEC, FORMATS } from './decode.js';
 
@@ -69,5 +73,26 @@ t.test('an unknown format is 400 / 40001 listing the valid ones (body and query)
     const err = await res.json();
     t.equal(err.errorCode, 40001);
     for (const f of FORMATS) t.match(err.errorMessage, f.name);
+  }
+});
+
+t.test('a whole FLAC states its length: ffprobe reads its duration from STREAMINFO', async (t) => {
+  for (const name of ['flac_24000', 'flac_44100']) {
+    const res = await tts({ streaming: false, output_format: name });
+    t.equal(res.status, 200);
+    const dir = mkdtempSync(path.join(tmpdir(), 'sawt-flac-'));
+    try {
+      const file = path.join(dir, 'audio.flac');
+      writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+      // The header's total samples alone (no decoding): what a player shows before playing.
+      const probe = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=duration,duration_ts', '-of', 'json', file], { encoding: 'utf8' }));
+      const seconds = Number(probe.streams[0].duration);
+      t.ok(Number.isFinite(seconds), `${name}: ffprobe gives a duration (${probe.streams[0].duration})`);
+      t.ok(Math.abs(seconds - reference.seconds) < 0.12, `${name}: ${seconds.toFixed(3)} s, the WAV ${reference.seconds.toFixed(3)} s`);
+      const decoded = decode(readFileSync(file), FORMATS.find((f) => f.name === name));
+      t.equal(Number(probe.streams[0].duration_ts), decoded.samples, `${name}: the stated total is the samples decoded`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 });

@@ -8,6 +8,7 @@ import { errors, outputFormat, streamingWavHeader, isSawtError, isDelivered, out
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AudioEncoder } from '@sawt/native';
 import { errorBody } from './errors.js';
+import { setFlacTotalSamples } from './flac-length.js';
 import { noteRefusal } from './request-log.js';
 
 /** Resolves with the first chunk's audio (null at a clean end before any), rejects on a stream error or if the client left first. */
@@ -281,6 +282,8 @@ export async function sendSynthesis(
         res.off('close', onClose);
       }
       if (res.destroyed) throw new ClientGone();
+      // The encoder wrote the FLAC's header before its audio: the whole file states its length.
+      if (format.codec === 'flac') await setFlacTotalSamples(file);
       const bytes = (await stat(file)).size;
       spooledBytes = bytes;
       const head = format.codec === 'wav' ? wavHeader(bytes, format.sampleRate) : Buffer.alloc(0);
