@@ -42,3 +42,23 @@ t.test('an unknown output_format is error 40001 listing the valid formats', asyn
   for (const f of FORMATS) t.match(err.errorMessage, f.name);
   c.ws.close();
 });
+
+t.test('an MP3 connection\'s alignment counts from the start of the audio as played (its encoder delay)', async (t) => {
+  const starts = async (output_format) => {
+    const c = await ready(srv, key.key, output_format ? { output_format } : {});
+    c.send({ type: 'text', text: SENTENCE, flush: true });
+    await c.until(finals(c, 1));
+    // The alignments of the flush's messages, one after another (messages may group chunks differently).
+    const all = c.audio().flatMap((m) => m.alignment?.charStartTimesMs ?? []);
+    c.ws.close();
+    return all;
+  };
+  const pcm = await starts(null);
+  const mp3 = await starts('mp3_44100_64');
+  const opus = await starts('opus_48000_64');
+  // 1105 samples at 44.1 kHz: LAME's delay and the decoder's, played before the speech.
+  t.ok(Math.abs(mp3[0] - pcm[0] - (1105 / 44100) * 1000) < 1, `MP3's first start ${mp3[0]} ms, PCM's ${pcm[0]} ms`);
+  t.equal(mp3.length, pcm.length, 'the same characters');
+  t.ok(mp3.every((s, i) => Math.abs(s - pcm[i] - 25) < 1.5), 'every character is shifted by the same ~25 ms');
+  t.equal(opus[0], pcm[0], 'Opus needs no shift (players drop its pre-skip)');
+});

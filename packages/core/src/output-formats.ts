@@ -75,3 +75,16 @@ const SYNTHESIS_RATES = [8000, 16000, 22050, 24000];
 export function synthesisRate(format: OutputFormatSpec): number {
   return SYNTHESIS_RATES.includes(format.sampleRate) ? format.sampleRate : 24000;
 }
+
+/**
+ * Samples a decoder plays before the first sample of the input: LAME's encoder delay (576) and the
+ * MP3 decoder's (529), as the stream carries no LAME tag to trim them (measured with ffmpeg: a
+ * burst at 500 ms plays at 525.1 ms at 44.1 kHz, 550.1 ms at 22.05 kHz). Ogg Opus carries its
+ * pre-skip in its header and decoders drop it; the other formats start at the first sample.
+ */
+const MP3_DELAY_SAMPLES = 1105;
+
+/** Milliseconds of audio a player plays before the speech's first sample in `format`. */
+export function playedDelayMs(format: OutputFormatSpec): number {
+  return format.codec === 'mp3' ? (MP3_DELAY_SAMPLES / format.sampleRate) * 1000 : 0;
+}

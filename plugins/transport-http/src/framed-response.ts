@@ -1,22 +1,9 @@
 import type { ServerResponse } from 'node:http';
-import { AlignmentBuilder, errors, isDelivered, isSawtError, outputTooLong, streamingWavHeader, wavHeader, whenDelivered, type Alignment, type CutBy, type Logger, type OutputFormatSpec, type PaidAdmission, type SawtError, type SpeechChunk, type SpeechStream } from '@sawt/core';
+import { AlignmentBuilder, errors, isDelivered, isSawtError, outputTooLong, playedDelayMs, streamingWavHeader, wavHeader, whenDelivered, type Alignment, type CutBy, type Logger, type OutputFormatSpec, type PaidAdmission, type SawtError, type SpeechChunk, type SpeechStream } from '@sawt/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { formatEncoder, type OutputLimits } from './audio-response.js';
 import { errorBody } from './errors.js';
 import { noteRefusal } from './request-log.js';
-
-/**
- * Samples a decoder plays before the first sample of the input: LAME's encoder delay (576) and the
- * MP3 decoder's (529), as the stream carries no LAME tag to trim them (measured with ffmpeg: a
- * burst at 500 ms plays at 525.1 ms at 44.1 kHz, 550.1 ms at 22.05 kHz). Ogg Opus carries its
- * pre-skip in its header and decoders drop it; the other formats start at the first sample.
- */
-const MP3_DELAY_SAMPLES = 1105;
-
-/** Milliseconds of audio a player plays before the speech's first sample in `format`. */
-export function playedDelayMs(format: OutputFormatSpec): number {
-  return format.codec === 'mp3' ? (MP3_DELAY_SAMPLES / format.sampleRate) * 1000 : 0;
-}
 
 /** How a response frames the encoded audio and its timings (JSON, NDJSON, Server-Sent Events). */
 export interface Framing {

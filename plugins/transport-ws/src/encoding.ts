@@ -1,4 +1,4 @@
-import { streamingWavHeader, type OutputFormatSpec } from '@sawt/core';
+import { playedDelayMs, streamingWavHeader, type OutputFormatSpec } from '@sawt/core';
 import { AudioEncoder } from '@sawt/native';
 
 /**
@@ -9,11 +9,14 @@ import { AudioEncoder } from '@sawt/native';
  */
 export class ConnectionEncoder {
   readonly rate: number;
+  /** Milliseconds a player plays before the audio's first sample (an MP3's encoder and decoder delay): the alignment's offset. */
+  readonly playedDelayMs: number;
   readonly #encoder: AudioEncoder;
   #header: Buffer | null;
 
   constructor(format: OutputFormatSpec, synthesisRate: number) {
     this.rate = format.sampleRate;
+    this.playedDelayMs = playedDelayMs(format);
     this.#encoder = new AudioEncoder(format.codec === 'wav' ? 'pcm' : format.codec, synthesisRate, format.sampleRate, format.bitrate ?? 0);
     this.#header = format.codec === 'wav' ? streamingWavHeader(format.sampleRate) : null;
   }

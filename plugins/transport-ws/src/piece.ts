@@ -129,7 +129,8 @@ export class PieceRun {
     // at most MAX_MESSAGE_MS of audio (fewer, larger messages: less work per second of audio for the
     // server and the client, and no audio waits longer than before: what was read goes out at once,
     // but for the chunk held back).
-    const align = new AlignmentBuilder(this.piece.text, sampleRate);
+    // Times from the start of the audio as played (an MP3 plays its encoder's delay first).
+    const align = new AlignmentBuilder(this.piece.text, sampleRate, { offsetMs: encoder?.playedDelayMs ?? 0 });
     const maxBytes = (sampleRate * 2 * MAX_MESSAGE_MS) / 1000;
     let held: SpeechChunk[] = [];
     let heldBytes = 0;
