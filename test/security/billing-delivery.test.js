@@ -104,6 +104,36 @@ t.test('HTTP: a WAV reset after part of its body is charged for the part handed 
   t.equal(10e6 - balance.balance, settles[0].amount);
 });
 
+t.test('HTTP: a streamed MP3 reset after part of its body is charged for the encoded audio handed to the socket', async (t) => {
+  const srv = await startServer(t);
+  const { account, headers } = await srv.client({ balance: '10' });
+  const text = Array(2).fill(TEXT).join(' ');
+  // 64 kbit/s: 8,000 bytes a second of audio; the cut comes after ~10 % of the estimated length.
+  const estimate = chars(text) * MINI.seconds_per_char * 8000;
+  let read = 0;
+  let type = '';
+  await rawTts(srv, headers, { voice_id: 'fusha-omar', text, stability: 0.5, streaming: true, output_format: 'mp3_44100_64' }, (res, req, resolve) => {
+    t.equal(res.statusCode, 200);
+    type = res.headers['content-type'];
+    res.on('data', (d) => {
+      read += d.length;
+      if (read >= estimate * 0.1) {
+        req.destroy();
+        resolve('cut');
+      }
+    });
+    res.on('end', () => resolve('whole'));
+  });
+  t.equal(type, 'audio/mpeg');
+  const { settles, balance } = await closed(srv, account.id);
+  t.equal(settles.length, 1, 'one settle');
+  const charged = settles[0].amount / PRICE;
+  t.ok(charged > 0 && charged < chars(text), `charged ${charged} of ${chars(text)} characters for ${read} MP3 bytes read (about ${Math.round(estimate)} in all)`);
+  t.ok(charged >= 0.05 * chars(text), 'at least about the characters of the audio the client read');
+  t.match(settles[0].description, /^client disconnected after/, 'the ledger says the client disconnected');
+  t.equal(10e6 - balance.balance, settles[0].amount, 'the wallet paid exactly the settle');
+});
+
 t.test('HTTP: a request left before any audio went out is not charged', async (t) => {
   const srv = await startServer(t);
   const { account, headers } = await srv.client({ balance: '10' });
