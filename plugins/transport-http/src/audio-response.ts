@@ -242,6 +242,7 @@ export async function sendSynthesis(
   let capHit = false;
   /** The synthesis or the server failed (not the client, not the cap): nothing is charged. */
   let failed = false;
+  let clientCut = false;
   let sink: ResponseSink | null = null;
   /** Bytes of the body before the PCM (the WAV header). */
   let headerBytes = 0;
@@ -318,16 +319,21 @@ export async function sendSynthesis(
     void encoder.end().catch(() => {});
     // Audio cut at the output limit was not all delivered, whatever the response's state says.
     if (isSawtError(e)) refused = true;
+    // The client closing mid-body can surface as another stream's error (a premature close of the
+    // spool's reader): a response the client destroyed was cut by the client, not by a failure.
+    const clientGone = e instanceof ClientGone || (res.destroyed && !refused);
+    // A failed write (EPIPE, reset) says so before the response is marked destroyed.
+    clientCut = clientGone;
     if (e instanceof Error && capErrors.has(e)) capHit = true;
-    else if (!(e instanceof ClientGone)) failed = true;
-    if (!(e instanceof ClientGone) && !res.destroyed) {
+    else if (!clientGone) failed = true;
+    if (!clientGone && !res.destroyed) {
       await freeSlot();
       writeJsonError(res, req, e, logger);
     } else if (refused || capHit) res.destroy();
   } finally {
     // A close racing the last write still delivered everything if end() had emptied the buffer.
     if (!refused) delivered ||= isDelivered(res);
-    const cutBy: CutBy | null = capHit ? 'output cap' : failed ? null : res.destroyed && !res.writableFinished ? 'client disconnected' : null;
+    const cutBy: CutBy | null = capHit ? 'output cap' : failed ? null : clientCut || (res.destroyed && !res.writableFinished) ? 'client disconnected' : null;
     if (delivered) await admission.settle();
     else if (cutBy) await admission.settleCut(handedSamples(), cutBy);
     else await admission.release('synthesis failed');
