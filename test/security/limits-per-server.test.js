@@ -41,6 +41,15 @@ function holderOf(pids, serverPort, clientPort) {
   return null;
 }
 
+/** Closes `ws` and resolves once it is closed. */
+function closeWs(ws) {
+  if (ws.readyState === WebSocket.CLOSED) return Promise.resolve();
+  return new Promise((resolve) => {
+    ws.once('close', resolve);
+    ws.close();
+  });
+}
+
 /** A WebSocket: 'open' with its local port, or the HTTP status of a refused upgrade; then initConnection's answer. */
 function wsOpen(port, key) {
   return new Promise((resolve) => {
@@ -127,13 +136,18 @@ t.test('limits hold over the whole server (sawt serve --workers 2)', async (t) =
 
   await t.test('WebSocket connections per key: at most maxConnectionsPerKey over both workers', async (t) => {
     const opened = [];
-    for (let i = 0; i < PER_KEY * 2 + 2; i++) opened.push(await wsOpen(port, key));
+    for (let i = 0; i < PER_KEY * 2 + 2; i++) {
+      const o = await wsOpen(port, key);
+      opened.push(o);
+      // A refused socket is closed before the next opens: open ones also count per address.
+      if (o.ws && o.message !== 'connectionInitialized') await closeWs(o.ws);
+    }
     const answers = opened.map((o) => o.message ?? o.status);
     t.equal(answers.filter((a) => a === 'connectionInitialized').length, PER_KEY, `exactly ${PER_KEY} initialized: ${answers}`);
     t.equal(answers.filter((a) => a === 42901).length, PER_KEY + 2, 'every other one refused 42901');
-    const holders = new Set(opened.map((o) => holderOf(workers, port, o.localPort)).filter(Boolean));
+    const holders = new Set(opened.filter((o) => o.localPort).map((o) => holderOf(workers, port, o.localPort)).filter(Boolean));
     t.comment(`the connections reached ${holders.size} worker(s)`);
-    for (const o of opened) o.ws?.close();
+    await Promise.all(opened.map((o) => o.ws && closeWs(o.ws)));
     await sleep(500);
     const again = await wsOpen(port, key);
     t.equal(again.message, 'connectionInitialized', 'closing them frees the count');
@@ -147,7 +161,7 @@ t.test('limits hold over the whole server (sawt serve --workers 2)', async (t) =
     for (let i = 0; i < WS_PER_ADDRESS + 4; i++) opened.push(await wsOpen(port, keys[i % 3]));
     t.equal(opened.filter((o) => o.status === 101).length, WS_PER_ADDRESS, `${WS_PER_ADDRESS} upgraded`);
     t.same(opened.filter((o) => o.status !== 101).map((o) => [o.status, o.errorCode]), Array(4).fill([429, 42901]), 'the rest refused 429 (42901)');
-    for (const o of opened) o.ws?.close();
+    await Promise.all(opened.map((o) => o.ws && closeWs(o.ws)));
     await sleep(500);
   });
 
