@@ -4,42 +4,19 @@
 // Now the counts hold over the whole server (`sawt serve --workers 2`: the primary counts), headers
 // must arrive within headersTimeoutMs, a body slower than minBodyRate is cut with 408 (40801), and
 // one address may hold at most maxConnectionsPerAddress HTTP connections (429, 42901).
-import { readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import t from 'tap';
 import WebSocket from 'ws';
 import { SENTENCE, defaultConfigPath } from '../helpers/server.js';
+import { childrenOf, holderOf } from '../helpers/processes.js';
 import { freePort, sawtJson, spawnServer } from '../helpers/spawned-server.js';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const PER_KEY = 4;
 const WS_PER_ADDRESS = 6;
 const HTTP_PER_ADDRESS = 12;
-
-const childrenOf = (pid) => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-
-/** Which of `pids` holds the server end of the loopback connection from `clientPort`. */
-function holderOf(pids, serverPort, clientPort) {
-  const hex = (n) => n.toString(16).toUpperCase().padStart(4, '0');
-  let inode = null;
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
-      const f = line.trim().split(/\s+/);
-      if (f.length > 9 && f[1].endsWith(`:${hex(serverPort)}`) && f[2].endsWith(`:${hex(clientPort)}`)) inode = f[9];
-    }
-  }
-  for (const pid of inode ? pids : []) {
-    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-      try {
-        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode}]`) return pid;
-      } catch {
-        // gone meanwhile
-      }
-    }
-  }
-  return null;
-}
 
 /** Closes `ws` and resolves once it is closed. */
 function closeWs(ws) {

@@ -3,41 +3,18 @@
 // Now the workers accept connections themselves: a worker killed mid-request takes its
 // connections with it (the client sees the connection closed at once), the other worker and the
 // replacement serve what comes next, and the primary holds no descriptor more than before.
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import t from 'tap';
 import { LONG_TEXT } from '../helpers/server.js';
+import { childrenOf, holderOf } from '../helpers/processes.js';
 import { freePort, sawtJson, spawnServer } from '../helpers/spawned-server.js';
+
+const fdCount = (pid) => readdirSync(`/proc/${pid}/fd`).length;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const HELD_TEXT = Array(25).fill(LONG_TEXT).join(' ');
-
-const childrenOf = (pid) => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-const fdCount = (pid) => readdirSync(`/proc/${pid}/fd`).length;
-
-/** The pid (of `pids`) holding the server end of the loopback connection from `clientPort` to `serverPort`. */
-function holderOf(pids, serverPort, clientPort) {
-  const hex = (n) => n.toString(16).toUpperCase().padStart(4, '0');
-  let inode = null;
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
-      const f = line.trim().split(/\s+/);
-      if (f.length > 9 && f[1].endsWith(`:${hex(serverPort)}`) && f[2].endsWith(`:${hex(clientPort)}`)) inode = f[9];
-    }
-  }
-  if (!inode) return null;
-  for (const pid of pids) {
-    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-      try {
-        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode}]`) return pid;
-      } catch {
-        // closed meanwhile
-      }
-    }
-  }
-  return null;
-}
 
 /**
  * A request in flight: headers and the first bytes of a body whose rest never comes, so the worker
