@@ -22,6 +22,7 @@
 #include "onnx_binding.h"
 #include "ort_shared.h"
 #include "piper_binding.h"
+#include "priority_pool.h"
 #include "promise_worker.h"
 #include "resampler_binding.h"
 #include "synthesis.h"
@@ -30,12 +31,8 @@
 namespace sawt {
 namespace {
 
-// Phonemization runs on threads of its own, not on libuv's pool: a call waits for an espeak-ng
-// instance, which a synthesis holds for a whole segment, and on a pool thread that wait held the
-// pool (4 threads) from database queries, model runs and file reads queued behind it (with 10
-// dialect sessions, dozens of clause calls). One thread per instance (no more could run at once);
-// urgent calls (a request's first segment) go ahead of the others. The result reaches JS through a
-// thread-safe function per call.
+// A phonemize call between the JavaScript thread and its pool thread (pools::Phonemize); the result
+// reaches JS through a thread-safe function per call.
 struct PhonemizeCall {
   std::string text, voice, result, error;
   bool ipa = true;
@@ -58,61 +55,21 @@ void SettlePhonemize(Napi::Env env, Napi::Function, PhonemizeCall* call, void*) 
 
 using PhonemizeChannel = Napi::TypedThreadSafeFunction<PhonemizeCall, void, SettlePhonemize>;
 
-struct QueuedPhonemize {
-  PhonemizeCall* call;
-  PhonemizeChannel channel;
-};
-
-class PhonemizeThreads {
- public:
-  static PhonemizeThreads& Instance() {
-    static auto* instance = new PhonemizeThreads();  // lives as long as the process
-    return *instance;
+// A pool thread: runs the call and hands it to the main thread.
+void RunPhonemize(PhonemizeCall* call, PhonemizeChannel channel) {
+  try {
+    call->result = espeak::Phonemize(call->text, call->voice, call->ipa);
+  } catch (const EngineFailure& failure) {
+    call->failed = true;
+    call->code = failure.code();
+    call->error = failure.what();
+  } catch (const std::exception& e) {
+    call->failed = true;
+    call->error = e.what();
   }
-
-  void Submit(QueuedPhonemize job, bool urgent) {
-    {
-      std::lock_guard<std::mutex> guard(mutex_);
-      (urgent ? urgent_ : later_).push_back(std::move(job));
-    }
-    wake_.notify_one();
-  }
-
- private:
-  PhonemizeThreads() {
-    for (int i = 0; i < espeak::Instances(); ++i) std::thread([this] { Loop(); }).detach();
-  }
-
-  void Loop() {
-    for (;;) {
-      QueuedPhonemize job;
-      {
-        std::unique_lock<std::mutex> guard(mutex_);
-        wake_.wait(guard, [&] { return !urgent_.empty() || !later_.empty(); });
-        auto& queue = urgent_.empty() ? later_ : urgent_;
-        job = std::move(queue.front());
-        queue.pop_front();
-      }
-      PhonemizeCall* call = job.call;
-      try {
-        call->result = espeak::Phonemize(call->text, call->voice, call->ipa);
-      } catch (const EngineFailure& failure) {
-        call->failed = true;
-        call->code = failure.code();
-        call->error = failure.what();
-      } catch (const std::exception& e) {
-        call->failed = true;
-        call->error = e.what();
-      }
-      if (job.channel.BlockingCall(call) != napi_ok) delete call;  // the environment is gone
-      job.channel.Release();
-    }
-  }
-
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::deque<QueuedPhonemize> urgent_, later_;
-};
+  if (channel.BlockingCall(call) != napi_ok) delete call;  // the environment is gone
+  channel.Release();
+}
 
 // phonemize(text, voice, mode?, urgent?): mode "ipa" (default) or "espeak" (espeak's mnemonics, for
 // [[ ]] input); urgent (default false): goes ahead of waiting calls that are not.
@@ -138,7 +95,8 @@ Napi::Value Phonemize(const Napi::CallbackInfo& info) {
   Napi::Promise promise = call->deferred.Promise();
   // Holds the event loop open until the call is settled (a CLI awaiting it must not exit first).
   PhonemizeChannel channel = PhonemizeChannel::New(env, "sawt.phonemize", 0, 1, call);
-  PhonemizeThreads::Instance().Submit(QueuedPhonemize{call, channel}, urgent);
+  static auto* pool = new PriorityPool(pools::Phonemize());  // lives as long as the process
+  pool->Submit([call, channel](int) { RunPhonemize(call, channel); }, urgent);
   return promise;
 }
 

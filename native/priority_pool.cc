@@ -1,0 +1,157 @@
+#include "priority_pool.h"
+
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <utility>
+
+#include "espeak_engine.h"
+#include "idle_priority.h"
+#include "ort_shared.h"
+
+namespace sawt {
+
+namespace pools {
+
+// Phonemization runs on threads of its own, not on libuv's pool: a call waits for an espeak-ng
+// instance, which a synthesis holds for a whole segment, and on a pool thread that wait held the
+// pool (4 threads) from database queries, model runs and file reads queued behind it (with 10
+// dialect sessions, dozens of clause calls). One thread per instance (no more could run at once);
+// urgent calls (a request's first segment) go ahead of the others.
+PriorityPool::Settings Phonemize() { return {"sawt-phonemize", espeak::Instances()}; }
+
+// Two threads per espeak-ng instance (espeak runs one call at a time per instance, so more threads
+// would add no throughput; a thread per job also made RSS creep up, each new thread drawing on
+// another glibc arena): one for first segments, one for later ones, taking turns on the instance's
+// lock, so a first segment waits for at most the segment in progress there.
+// Synthesis yields to the JavaScript thread when cores are busy: a nice value on these threads
+// alone keeps event-loop delay low while audio is still produced far above real time. Later
+// segments (audio already far ahead of playback) run lower still: SCHED_IDLE where the process may
+// (idle_priority.h), else nice 12. On busy cores they leave the JavaScript thread and the first
+// audio of other requests their share; on idle cores neither changes anything.
+// laterYield: how long a later segment waits for the first segments queued or in progress before it
+// takes an instance's lock anyway. A later segment holds the lock for the whole segment (tens of ms
+// on a busy core), so a first segment that queued behind it would wait that long for its first
+// audio; the audio before a later segment (its job's earlier segments, a word at least: ~300 ms)
+// lasts far longer than this wait. Bounded, so that a steady stream of new requests cannot starve them.
+PriorityPool::Settings EspeakSynthesis() {
+  PriorityPool::Settings s{"sawt-espeak", espeak::Instances()};
+  s.splitLanes = true;
+  s.nice = 5;
+  s.laterNice = 12;
+  s.laterIdle = true;
+  s.laterYield = std::chrono::milliseconds(50);
+  return s;
+}
+
+// `threads` per voice file (the caller's option, default 2), each with an HTS_Engine of its own:
+// concurrent requests do not wait behind one lock. Niced like espeak's first segments.
+PriorityPool::Settings Hts(int threads) {
+  PriorityPool::Settings s{"sawt-hts", threads};
+  s.nice = 5;
+  return s;
+}
+
+// ONNX runs execute on threads of the addon's own (kMaxConcurrentOnnxRuns of them, started at the
+// first run, niced: kOnnxThreadNice, ort_shared.h), not on libuv's pool, which fs, dns and crypto
+// share and whose threads run at the JavaScript thread's priority.
+PriorityPool::Settings OnnxRuns() {
+  PriorityPool::Settings s{"sawt-onnx", kMaxConcurrentOnnxRuns};
+  s.nice = kOnnxThreadNice;
+  return s;
+}
+
+}  // namespace pools
+
+namespace {
+
+// The calling thread: `name`, and a nice value `nice` above the one it was born with (a thread
+// inherits its creator's; Linux applies PRIO_PROCESS with a thread id to that thread alone).
+void SetUpThread(const char* name, int nice) {
+  pthread_setname_np(pthread_self(), name);
+  if (nice == 0) return;
+  const auto tid = static_cast<id_t>(syscall(SYS_gettid));
+  errno = 0;
+  const int current = getpriority(PRIO_PROCESS, tid);
+  if (errno == 0) setpriority(PRIO_PROCESS, tid, std::min(19, current + nice));
+}
+
+thread_local bool tLaterLane = false;  // the calling thread is a pool's later-lane thread
+
+}  // namespace
+
+PriorityPool::PriorityPool(const Settings& settings, std::function<void(int slot)> onThreadStart) : settings_(settings) {
+  for (int slot = 0; slot < settings_.slots; ++slot) {
+    if (!settings_.splitLanes) {
+      threads_.emplace_back([this, slot, onThreadStart] { Loop(slot, Lane::kBoth, onThreadStart); });
+      continue;
+    }
+    threads_.emplace_back([this, slot, onThreadStart] { Loop(slot, Lane::kUrgent, onThreadStart); });
+    threads_.emplace_back([this, slot, onThreadStart] { Loop(slot, Lane::kLater, onThreadStart); });
+  }
+}
+
+PriorityPool::~PriorityPool() {
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    stopping_ = true;
+  }
+  urgentWake_.notify_all();
+  laterWake_.notify_all();
+  for (auto& thread : threads_) thread.join();
+}
+
+void PriorityPool::Submit(Task task, bool urgent) {
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    (urgent ? urgent_ : later_).push_back(std::move(task));
+    if (urgent) ++urgentPending_;
+  }
+  (urgent || !settings_.splitLanes ? urgentWake_ : laterWake_).notify_one();
+}
+
+void PriorityPool::YieldToUrgent() {
+  if (!tLaterLane) return;
+  const idle_priority::HoldingSharedLocks holding;  // the pool's lock (Submit takes it on the JavaScript thread)
+  std::unique_lock<std::mutex> guard(mutex_);
+  urgentDone_.wait_for(guard, settings_.laterYield, [&] { return urgentPending_ == 0; });
+}
+
+void PriorityPool::Loop(int slot, Lane lane, const std::function<void(int slot)>& onThreadStart) {
+  const bool later = lane == Lane::kLater;
+  SetUpThread(settings_.name, later ? settings_.laterNice : settings_.nice);
+  if (later && settings_.laterIdle) idle_priority::EnterIdle();
+  tLaterLane = later;
+  if (onThreadStart) onThreadStart(slot);
+  auto& wake = later ? laterWake_ : urgentWake_;
+  for (;;) {
+    Task task;
+    bool urgent;
+    {
+      const idle_priority::HoldingSharedLocks holding;
+      std::unique_lock<std::mutex> guard(mutex_);
+      const auto ready = [&] { return (lane != Lane::kLater && !urgent_.empty()) || (lane != Lane::kUrgent && !later_.empty()); };
+      wake.wait(guard, [&] { return stopping_ || ready(); });
+      if (!ready()) return;  // stopping, nothing left
+      urgent = lane != Lane::kLater && !urgent_.empty();
+      auto& queue = urgent ? urgent_ : later_;
+      task = std::move(queue.front());
+      queue.pop_front();
+    }
+    task(slot);
+    if (!urgent) continue;
+    bool none;
+    {
+      const idle_priority::HoldingSharedLocks holding;
+      std::lock_guard<std::mutex> guard(mutex_);
+      none = --urgentPending_ == 0;
+    }
+    if (none) urgentDone_.notify_all();
+  }
+}
+
+}  // namespace sawt
