@@ -28,4 +28,5 @@ export { CLUSTER_METRICS_ENV, PromMetrics, serveClusterMetrics } from './metrics
 export * from './log-sampler.js';
 export * from './work-dir.js';
 export * from './typed-arrays.js';
-export * from './turn-budget.js';
+export * from './clock.js';
+export * from './scheduling.js';

@@ -1,4 +1,4 @@
-import type { QuotaHold } from '@sawt/core';
+import { eachInTurns, systemClock, type Clock, type QuotaHold } from '@sawt/core';
 
 /** One reservation asked for. */
 export interface ReserveRequest {
@@ -38,6 +38,7 @@ export interface WriteQueueOptions {
   /** Closes wait this long before their transaction (ms): more of them share it, and a reservation asked for meanwhile goes first. */
   closeDelayMs: number;
   maxBatch: number;
+  clock?: Clock;
 }
 
 /**
@@ -62,16 +63,19 @@ export class WalletWriteQueue {
   #pendingCloses = new Set<Promise<boolean>>();
   #writing = false;
   #scheduled = false;
-  #closeTimer: NodeJS.Timeout | null = null;
+  #cancelCloseTimer: (() => void) | null = null;
   #closesDue = false;
   /** The last transaction wrote reservations (a due close batch goes next). */
   #lastWroteReservations = false;
+  readonly #clock: Clock;
 
   constructor(
     private readonly writeReservations: (batch: ReserveRequest[]) => Promise<Array<Error | null>>,
     private readonly writeCloses: (batch: CloseRequest[]) => Promise<boolean[]>,
     private readonly options: WriteQueueOptions = { closeDelayMs: 5, maxBatch: 64 },
-  ) {}
+  ) {
+    this.#clock = options.clock ?? systemClock;
+  }
 
   reserve(request: ReserveRequest): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -83,11 +87,11 @@ export class WalletWriteQueue {
   close(request: CloseRequest): Promise<boolean> {
     const closed = new Promise<boolean>((resolve, reject) => {
       this.#closes.push({ request, resolve, reject });
-      this.#closeTimer ??= setTimeout(() => {
-        this.#closeTimer = null;
+      this.#cancelCloseTimer ??= this.#clock.after(this.options.closeDelayMs, () => {
+        this.#cancelCloseTimer = null;
         this.#closesDue = true;
         this.#next();
-      }, this.options.closeDelayMs);
+      });
     });
     this.#pendingCloses.add(closed);
     const done = () => void this.#pendingCloses.delete(closed);
@@ -103,8 +107,8 @@ export class WalletWriteQueue {
     if (this.#pendingCloses.size === 0) return;
     const pending = [...this.#pendingCloses];
     if (this.#closes.length) {
-      if (this.#closeTimer) clearTimeout(this.#closeTimer);
-      this.#closeTimer = null;
+      this.#cancelCloseTimer?.();
+      this.#cancelCloseTimer = null;
       this.#closesDue = true;
       this.#next();
     }
@@ -114,7 +118,7 @@ export class WalletWriteQueue {
   #schedule(): void {
     if (this.#writing || this.#scheduled) return;
     this.#scheduled = true;
-    setImmediate(() => {
+    this.#clock.nextTurn(() => {
       this.#scheduled = false;
       this.#next();
     });
@@ -140,26 +144,13 @@ export class WalletWriteQueue {
     this.#writing = true;
     write()
       .then(
-        (outcomes) => settleInTurns(batch, (w, i) => settle(w, outcomes[i]!)),
-        (error: unknown) => settleInTurns(batch, (w) => w.reject(error)),
+        // One admitted request per turn: each goes on to start its audio (core's eachInTurns).
+        (outcomes) => eachInTurns(batch, (w, i) => settle(w, outcomes[i]!), this.#clock),
+        (error: unknown) => eachInTurns(batch, (w) => w.reject(error), this.#clock),
       )
       .finally(() => {
         this.#writing = false;
         this.#next();
       });
   }
-}
-
-/**
- * Settles the waiting requests one per turn of the event loop: each admitted request goes on to
- * start its audio, and thirty of them resolved at once would run those starts back to back in
- * one stretch of the JavaScript thread (measured: 49 ms with 30 WebSocket sessions).
- */
-function settleInTurns<T>(batch: T[], settle: (w: T, i: number) => void): void {
-  let i = 0;
-  const step = (): void => {
-    settle(batch[i]!, i);
-    if (++i < batch.length) setImmediate(step);
-  };
-  step();
 }

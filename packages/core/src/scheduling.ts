@@ -1,0 +1,181 @@
+/**
+ * The process's latency policy, in one place: who goes first (urgency), how long one stretch of the
+ * JavaScript thread may serve many clients (the turn budget), who yields to a client still waiting
+ * for its first audio, and when to let the event loop go round (nextTurn). Transports, the front
+ * end and billing ask this module; none calls setImmediate or keeps a budget of its own. Only when
+ * work happens changes, never what a client receives or its order within one stream.
+ *
+ * Where the turn budget is asked, and what one stretch held the thread before it was:
+ * - the front end, before each stage of a text and of each segment (grant): texts that arrive
+ *   together (30 sessions flushing at once) ran all their stages in one turn (measured: 19 ms);
+ * - Piper, before each chunk of a sentence (spend): a sentence comes whole from the model (seconds of
+ *   audio) and its writes ran in one stretch (measured: 15–27 ms);
+ * - an HTTP response before each chunk it writes, a WebSocket piece before each message (spend).
+ */
+import { systemClock, type Clock } from './clock.js';
+
+/**
+ * Which work goes first: a request's first segment is 'urgent' (its client hears nothing until it
+ * is done), every later one is 'later' (its audio is due only after the first segment's has played).
+ */
+export type Urgency = 'urgent' | 'later';
+
+export const urgencyOfSegment = (index: number): Urgency => (index === 0 ? 'urgent' : 'later');
+
+/** A promise of the event loop's next turn: the I/O callbacks and timers due now run first. */
+export function nextTurn(clock: Clock = systemClock): Promise<void> {
+  return new Promise((resolve) => clock.nextTurn(resolve));
+}
+
+/**
+ * Runs `step` on each item, one per turn of the event loop. Thirty admitted requests resolved at
+ * once would run their audio starts back to back in one stretch (measured: 49 ms with 30 WebSocket
+ * sessions).
+ */
+export function eachInTurns<T>(items: T[], step: (item: T, index: number) => void, clock: Clock = systemClock): void {
+  let i = 0;
+  const next = (): void => {
+    step(items[i]!, i);
+    if (++i < items.length) clock.nextTurn(next);
+  };
+  if (items.length) next();
+}
+
+/**
+ * A share of each turn of the event loop for work done on behalf of many clients at once. A step
+ * that finds the current stretch of such work already longer than the budget waits for the next
+ * turn, so timers, network reads and other requests' first steps run in between and no stretch of
+ * the thread grows with the number of clients. One budget per process (turnBudget): every caller
+ * counts against the same stretch.
+ */
+export class TurnBudget {
+  #stretchStart = -1;
+
+  /** budgetMs: how long a stretch may run before the next step waits for the next turn. */
+  constructor(readonly budgetMs: number, private readonly clock: Clock = systemClock) {}
+
+  /** Null while the current stretch is within the budget (go on); else a promise of the next turn. */
+  spend(): Promise<void> | null {
+    const now = this.clock.monotonic();
+    if (this.#stretchStart < 0) {
+      // The first step of a stretch: it ends when the event loop reaches its check phase.
+      this.#stretchStart = now;
+      this.clock.nextTurn(() => (this.#stretchStart = -1));
+      return null;
+    }
+    return now - this.#stretchStart < this.budgetMs ? null : nextTurn(this.clock);
+  }
+
+  /**
+   * spend() asked again after each wait until a turn grants the step: null when it may run now;
+   * else a promise that resolves in the turn that granted it, before anything else runs there. Steps
+   * that waited all wake in the same turn, and after spend() alone they would all run there.
+   */
+  grant(): Promise<void> | null {
+    const wait = this.spend();
+    return wait && this.#granted(wait);
+  }
+
+  async #granted(wait: Promise<void> | null): Promise<void> {
+    for (; wait; wait = this.spend()) await wait;
+  }
+}
+
+/**
+ * The process's budget: 5 ms of delivery work per stretch, a quarter of the 20 ms the event loop
+ * may be held (garbage collection pauses and the steps already under way come on top).
+ */
+export const turnBudget = new TurnBudget(5);
+
+/**
+ * Pieces waiting for their first audio, process-wide. A piece that is already sending audio
+ * yields the thread before each further message while another piece still waits for its first
+ * one: the waiting pieces' database round trips and front-end steps then run between those
+ * messages instead of after all of them.
+ */
+export class FirstAudioWaits {
+  #waiting = 0;
+
+  constructor(private readonly clock: Clock = systemClock) {}
+
+  /** A piece starts waiting for its first audio; the function returned (idempotent) ends the wait. */
+  enter(): () => void {
+    this.#waiting++;
+    let open = true;
+    return () => {
+      if (!open) return;
+      open = false;
+      this.#waiting--;
+    };
+  }
+
+  /** Null when no piece waits; else a promise of the event loop's next turn (I/O callbacks first). */
+  yieldToWaiting(): Promise<void> | null {
+    return this.#waiting > 0 ? nextTurn(this.clock) : null;
+  }
+}
+
+export const firstAudioWaits = new FirstAudioWaits();
+
+/**
+ * Model runs, at most `slots` at once, and one more for urgent requests only (so that a request's
+ * first segment never waits behind long runs of later ones). Requests that wait for a slot are
+ * merged into one run when one frees (urgent requests first, then in arrival order, up to `maxRows`
+ * rows; a larger request runs alone): under load, many small requests cost one padded run instead
+ * of one run each.
+ */
+export class RunQueue<Row> {
+  #active = 0;
+  readonly #waiting: Record<Urgency, QueuedRun<Row>[]> = { urgent: [], later: [] };
+
+  constructor(
+    private readonly slots: number,
+    private readonly maxRows: number,
+    private readonly run: (rows: Row[]) => Promise<void>,
+  ) {}
+
+  /** Resolves once `rows` went through the model (in a run of their own or shared). */
+  submit(rows: Row[], urgent: boolean | Urgency): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#waiting[urgent === true || urgent === 'urgent' ? 'urgent' : 'later'].push({ rows, resolve, reject });
+      this.#pump();
+    });
+  }
+
+  #pump(): void {
+    for (;;) {
+      const urgentOnly = this.#active >= this.slots;
+      if (this.#active > this.slots || (urgentOnly && this.#waiting.urgent.length === 0)) return;
+      const batch = this.#take(urgentOnly);
+      if (batch.length === 0) return;
+      this.#active++;
+      this.run(batch.flatMap((r) => r.rows)).then(
+        () => batch.forEach((r) => r.resolve()),
+        (error: unknown) => batch.forEach((r) => r.reject(error)),
+      ).finally(() => {
+        this.#active--;
+        this.#pump();
+      });
+    }
+  }
+
+  #take(urgentOnly: boolean): QueuedRun<Row>[] {
+    const batch: QueuedRun<Row>[] = [];
+    let rows = 0;
+    for (const queue of urgentOnly ? [this.#waiting.urgent] : [this.#waiting.urgent, this.#waiting.later]) {
+      while (queue.length && (batch.length === 0 || rows + queue[0]!.rows.length <= this.maxRows)) {
+        const next = queue.shift()!;
+        batch.push(next);
+        rows += next.rows.length;
+      }
+      if (queue.length) break; // the batch is full: what waits keeps its place
+    }
+    return batch;
+  }
+}
+
+interface QueuedRun<Row> {
+  rows: Row[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
