@@ -1,17 +1,8 @@
 #include "synthesis.h"
 
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -19,7 +10,7 @@
 #include "chunk_stream.h"
 #include "errors.h"
 #include "espeak_engine.h"
-#include "idle_priority.h"
+#include "priority_pool.h"
 #include "resampler.h"
 
 namespace sawt {
@@ -54,61 +45,13 @@ std::vector<uint32_t> Utf16Offsets(const std::string& text) {
   return offsets;
 }
 
-// How long a later segment waits for the first segments queued or in progress before it takes an
-// instance's lock anyway. A later segment holds the lock for the whole segment (tens of ms on a busy
-// core), so a first segment that queued behind it would wait that long for its first audio; the
-// audio before a later segment (its job's earlier segments, a word at least: ~300 ms) lasts far
-// longer than this wait. Bounded, so that a steady stream of new requests cannot starve them.
-constexpr auto kLaterYield = std::chrono::milliseconds(50);
-
-// The threads that synthesize for every job of the process: two per espeak-ng
-// instance (espeak runs one call at a time per instance, so more threads would
-// add no throughput; a thread per job also made RSS creep up, each new thread
-// drawing on another glibc arena). Jobs take turns one segment at a time, in FIFO
-// order, a job's first segment ahead of later ones; a job without credit is
+// The espeak synthesis threads of the process (pools::EspeakSynthesis): jobs take turns one segment
+// at a time, in FIFO order, a job's first segment ahead of later ones; a job without credit is
 // parked, holding no thread, until JS reads or resumes.
-class SynthesisScheduler {
- public:
-  static SynthesisScheduler& Instance() {
-    static auto* instance = new SynthesisScheduler();  // lives as long as the process
-    return *instance;
-  }
-
-  // `first`: the job's first (urgent) segment; such turns go ahead of later segments of other jobs.
-  void Enqueue(std::shared_ptr<SynthesisJob> job, bool first) {
-    {
-      std::lock_guard<std::mutex> guard(mutex_);
-      (first ? first_ : ready_).push_back(std::move(job));
-      if (first) ++firstPending_;
-    }
-    (first ? firstWake_ : readyWake_).notify_one();
-  }
-
-  // A later segment's thread, before it takes an instance: waits (at most kLaterYield) until no
-  // first segment is queued or being synthesized.
-  void YieldToFirstSegments() {
-    const idle_priority::HoldingSharedLocks holding;  // the scheduler's lock (Enqueue takes it on the main thread)
-    std::unique_lock<std::mutex> guard(mutex_);
-    firstDone_.wait_for(guard, kLaterYield, [&] { return firstPending_ == 0; });
-  }
-
- private:
-  // Per instance, a thread for first segments and one for later ones; they take turns on the
-  // instance's lock, so a first segment waits for at most the segment in progress there.
-  SynthesisScheduler() {
-    for (int i = 0; i < espeak::Instances(); ++i) {
-      std::thread([this, i] { Loop(i, true); }).detach();
-      std::thread([this, i] { Loop(i, false); }).detach();
-    }
-  }
-  void Loop(int instance, bool first);
-
-  std::mutex mutex_;
-  std::condition_variable firstWake_, readyWake_, firstDone_;
-  std::deque<std::shared_ptr<SynthesisJob>> first_;  // jobs whose urgent first segment is next
-  std::deque<std::shared_ptr<SynthesisJob>> ready_;
-  size_t firstPending_ = 0;  // first segments queued or being synthesized
-};
+PriorityPool& SynthesisPool() {
+  static auto* pool = new PriorityPool(pools::EspeakSynthesis());  // lives as long as the process
+  return *pool;
+}
 
 class SynthesisJob final : public espeak::SynthSink,
                            public ChunkStream,
@@ -119,28 +62,23 @@ class SynthesisJob final : public espeak::SynthSink,
         options_(std::move(options)),
         chunkSamples_(static_cast<size_t>(options_.chunkMs) * options_.sampleRate / 1000) {}
 
-  // Main thread. The pump holds a reference until the final event is delivered;
-  // the scheduler holds one while the job is queued.
-  static void Start(Napi::Env env, Napi::Function onEvent, const std::shared_ptr<SynthesisJob>& self) {
-    OpenEvents(env, onEvent, self);
-    SynthesisScheduler::Instance().Enqueue(self, self->FirstPending());
-  }
-
-  // Scheduler thread: one turn — send what waits, then synthesize one segment on `instance`; on a
-  // later segments' thread (not `first`), once no first segment waits for an instance.
-  void Step(int instance, bool first) {
+ private:
+  // A pool thread: one turn — send what waits, then synthesize one segment on `instance`; on a
+  // later segments' thread, once no first segment waits for an instance (YieldToUrgent).
+  void Step(int instance) {
     RunTurn("Synthesis failed: ", [&] {
       if (nextSegment_ == options_.segments.size()) return false;
-      if (!first) SynthesisScheduler::Instance().YieldToFirstSegments();
+      SynthesisPool().YieldToUrgent();
       SynthesizeSegment(nextSegment_++, instance);
       return true;
     });
   }
 
- private:
-  void QueueTurn() override { SynthesisScheduler::Instance().Enqueue(shared_from_this(), FirstPending()); }
-  // Read by the scheduler thread, or on the main thread before the job is queued.
-  bool FirstPending() const { return options_.urgent && nextSegment_ == 0; }
+  void QueueTurn() override {
+    // Read on the pool thread of the last turn, or on the main thread before the job is queued.
+    const bool first = options_.urgent && nextSegment_ == 0;
+    SynthesisPool().Submit([self = shared_from_this()](int instance) { self->Step(instance); }, first);
+  }
 
   void SynthesizeSegment(size_t index, int instance) {
     const std::string& text = options_.segments[index];
@@ -149,7 +87,7 @@ class SynthesisJob final : public espeak::SynthSink,
     ready_.clear();
     words_.clear();
     utf16Offsets_ = Utf16Offsets(text);
-    // Made here, on the scheduler thread and outside espeak's lock: the resampler designs its filter
+    // Made here, on the pool thread and outside espeak's lock: the resampler designs its filter
     // when made (~0.5 ms of CPU), which on the main thread was paid by every synthesizeStream() call.
     if (!resampler_) resampler_ = std::make_unique<Resampler>(espeak::kSampleRate, options_.sampleRate);
     if (!espeak::SynthesizeSegment(options_.params, text, *this, instance)) return;  // cancelled
@@ -191,48 +129,16 @@ class SynthesisJob final : public espeak::SynthSink,
   }
 
   const SynthesisOptions options_;
-  std::unique_ptr<Resampler> resampler_;  // scheduler thread only, made at the first segment
+  std::unique_ptr<Resampler> resampler_;  // pool threads only, made at the first segment
   const size_t chunkSamples_;  // 0: one chunk per segment
 
-  // Scheduler thread only.
+  // Pool threads only (one turn at a time).
   size_t nextSegment_ = 0;
   size_t segmentOutput_ = 0;  // samples of this segment already cut into chunks
   std::vector<int16_t> ready_;
   std::vector<espeak::WordEvent> words_;
   std::vector<uint32_t> utf16Offsets_;
 };
-
-void SynthesisScheduler::Loop(int instance, bool first) {
-  // Synthesis yields to the JavaScript thread when cores are busy: a nice value on this thread
-  // alone (Linux applies PRIO_PROCESS with a thread id per thread) keeps event-loop delay low while
-  // audio is still produced far above real time. Later segments (audio already far ahead of
-  // playback) run lower still: SCHED_IDLE where the process may (idle_priority.h), else nice 12.
-  // On busy cores they leave the JavaScript thread and the first audio of other requests their
-  // share; on idle cores neither changes anything.
-  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), first ? 5 : 12);
-  if (!first) idle_priority::EnterIdle();
-  auto& queue = first ? first_ : ready_;
-  auto& wake = first ? firstWake_ : readyWake_;
-  for (;;) {
-    std::shared_ptr<SynthesisJob> job;
-    {
-      const idle_priority::HoldingSharedLocks holding;  // the scheduler's lock (Enqueue takes it on the main thread)
-      std::unique_lock<std::mutex> guard(mutex_);
-      wake.wait(guard, [&] { return !queue.empty(); });
-      job = std::move(queue.front());
-      queue.pop_front();
-    }
-    job->Step(instance, first);
-    if (first) {
-      bool none;
-      {
-        std::lock_guard<std::mutex> guard(mutex_);
-        none = --firstPending_ == 0;
-      }
-      if (none) firstDone_.notify_all();
-    }
-  }
-}
 
 // --- argument parsing (main thread) ---
 
@@ -268,7 +174,7 @@ Napi::Value CreateSynthesis(const Napi::CallbackInfo& info) {
   SynthesisOptions options = ParseOptions(env, info[0]);
   const Napi::Function onEvent = args::Function(env, info[1], "onEvent");
   auto job = std::make_shared<SynthesisJob>(std::move(options));
-  SynthesisJob::Start(env, onEvent, job);
+  ChunkStream::Start(env, onEvent, job);
   return JobHandle(env, job);
 }
 
