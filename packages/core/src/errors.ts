@@ -23,7 +23,7 @@ export const ERRORS = {
   rateLimit: { code: 42902, status: 429, type: 'RateLimitError', meaning: 'Too many requests for this key in the current time window; Retry-After says when to retry.' },
   quotaExceeded: { code: 42903, status: 429, type: 'QuotaExceededError', meaning: "The key's character quota is exhausted." },
   internal: { code: 50001, status: 500, type: 'InternalError', meaning: 'Internal failure of the service, its database, storage or engine.' },
-  unavailable: { code: 50001, status: 503, type: 'InternalError', meaning: 'The service is shutting down or not ready.' },
+  unavailable: { code: 50001, status: 503, type: 'InternalError', meaning: 'The service is shutting down or not ready, or a speech back end did not answer in time.' },
 } as const satisfies Record<string, ErrorKind>;
 
 export type ErrorKindName = keyof typeof ERRORS;
