@@ -1,9 +1,5 @@
 #include "hts_synthesis.h"
 
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 extern "C" {
 #include <HTS_engine.h>
 // Exported by libHTSEngine, declared only in its private header.
@@ -13,7 +9,6 @@ size_t HTS_ModelSet_get_vector_length(HTS_ModelSet* ms, size_t stream_index);
 
 #include <algorithm>
 #include <cmath>
-#include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -23,12 +18,12 @@ size_t HTS_ModelSet_get_vector_length(HTS_ModelSet* ms, size_t stream_index);
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "chunk_stream.h"
 #include "errors.h"
+#include "priority_pool.h"
 #include "resampler.h"
 
 namespace sawt {
@@ -38,76 +33,41 @@ constexpr double kNoData = kHtsNoData;
 constexpr const char* const* kStreamNames = kHtsStreamNames;
 constexpr size_t kMaxStreams = kHtsMaxStreams;
 
-// --- one engine per worker thread, a pool per voice file ---
+// --- a pool per voice file, an engine per thread ---
 
 class HtsPool {
  public:
-  using Task = std::function<void(HTS_Engine*)>;
+  using Task = std::function<void(HTS_Engine*)>;  // the thread's engine, null when the voice did not load
 
   static HtsPool& For(const std::string& voicePath, int threads) {
     static std::mutex mutex;
     static auto* pools = new std::map<std::string, HtsPool*>();  // live as long as the process
     std::lock_guard<std::mutex> guard(mutex);
-    auto it = pools->find(voicePath);
-    if (it != pools->end()) return *it->second;
-    auto* pool = new HtsPool(voicePath, threads);
-    (*pools)[voicePath] = pool;
+    HtsPool*& pool = (*pools)[voicePath];
+    if (!pool) pool = new HtsPool(voicePath, threads);
     return *pool;
   }
 
   // `urgent` turns (a job's first audio) go ahead of the others, each kind in arrival order.
   void Submit(Task task, bool urgent = false) {
-    {
-      std::lock_guard<std::mutex> guard(mutex_);
-      (urgent ? urgentTasks_ : tasks_).push_back(std::move(task));
-    }
-    wake_.notify_one();
+    pool_.Submit([this, task = std::move(task)](int slot) { task(loaded_[slot] ? &engines_[slot] : nullptr); }, urgent);
   }
-
-  // Throws when the voice file did not load.
-  void CheckLoaded() {
-    std::unique_lock<std::mutex> guard(mutex_);
-    loadedCv_.wait(guard, [&] { return loadState_ != 0; });
-    if (loadState_ < 0) throw EngineFailure(ErrorCode::kInvalidArgument, "HTS voice failed to load: " + voicePath_);
-  }
-
-  int threads() const { return threads_; }
 
  private:
-  HtsPool(std::string voicePath, int threads) : voicePath_(std::move(voicePath)), threads_(threads) {
-    for (int i = 0; i < threads_; ++i) std::thread([this] { Loop(); }).detach();
-  }
+  HtsPool(std::string voicePath, int threads)
+      : voicePath_(std::move(voicePath)), engines_(threads), loaded_(threads), pool_(pools::Hts(threads), [this](int slot) { Load(slot); }) {}
 
-  void Loop() {
-    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5);
-    HTS_Engine engine;
-    HTS_Engine_initialize(&engine);
+  // The slot's own thread, before its first task.
+  void Load(int slot) {
+    HTS_Engine_initialize(&engines_[slot]);
     char* voices[] = {const_cast<char*>(voicePath_.c_str())};
-    const bool ok = HTS_Engine_load(&engine, voices, 1) == TRUE;
-    {
-      std::lock_guard<std::mutex> guard(mutex_);
-      if (loadState_ == 0 || !ok) loadState_ = ok ? 1 : -1;
-    }
-    loadedCv_.notify_all();
-    for (;;) {
-      Task task;
-      {
-        std::unique_lock<std::mutex> guard(mutex_);
-        wake_.wait(guard, [&] { return !urgentTasks_.empty() || !tasks_.empty(); });
-        auto& queue = urgentTasks_.empty() ? tasks_ : urgentTasks_;
-        task = std::move(queue.front());
-        queue.pop_front();
-      }
-      task(ok ? &engine : nullptr);
-    }
+    loaded_[slot] = HTS_Engine_load(&engines_[slot], voices, 1) == TRUE;
   }
 
   const std::string voicePath_;
-  const int threads_;
-  std::mutex mutex_;
-  std::condition_variable wake_, loadedCv_;
-  std::deque<Task> urgentTasks_, tasks_;
-  int loadState_ = 0;  // 0 loading, 1 loaded, -1 failed
+  std::vector<HTS_Engine> engines_;  // per slot, used by its thread alone
+  std::vector<char> loaded_;
+  PriorityPool pool_;  // last: its threads use the members above
 };
 
 // --- parameters ---
