@@ -94,6 +94,20 @@ t.test('a plugin that asks for a service it did not declare is refused, naming b
   t.match(e.message, /'undeclared' asked for service 'rec\.x' without declaring it/);
 });
 
+t.test('a plugin receives what it names in deps, resolved; optionalDeps without a provider come as undefined', async (t) => {
+  const withDeps = { resolve: path.join(repoRoot, 'test/core/fixtures/with-deps.js') };
+  globalThis.__sawtReceived = null;
+  const app = await boot(t, [withDeps, { resolve: fixture('recorder/x.js') }]);
+  t.ok(app.plugins.findIndex((p) => p.plugin.id === 'with-deps') > app.plugins.findIndex((p) => p.plugin.id === 'rec-x'), 'ordered after the provider of its deps');
+  t.same(globalThis.__sawtReceived, { x: { id: 'rec-x' }, y: undefined });
+  const e = await bootError(t, [withDeps]);
+  t.equal(e.code, 'SAWT_ERR_PLUGIN_MISSING_PROVIDER');
+  t.match(e.message, /'with-deps' needs service 'rec\.x'/);
+  const bad = await bootError(t, [{ resolve: path.join(repoRoot, 'test/core/fixtures/bad-deps.js') }]);
+  t.equal(bad.code, 'SAWT_ERR_PLUGIN_INVALID');
+  t.match(bad.message, /deps must be an object of service refs/);
+});
+
 t.test('two plugins providing the same service are refused', async (t) => {
   const e = await bootError(t, [storage, { resolve: '@sawt/plugin-storage', id: 'x' }]);
   t.ok(e.code === 'SAWT_ERR_PLUGIN_DUPLICATE_PROVIDER' || e.code === 'SAWT_ERR_PLUGIN_INVALID');

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { pino } from 'pino';
 import { loadConfig, runtimeFromEnv, type SawtConfig } from './config.js';
-import { collectScopes, importPlugin, orderPlugins, validateOptions, type LoadedPlugin } from './loader.js';
+import { collectScopes, declaredNeeds, importPlugin, orderPlugins, validateOptions, type LoadedPlugin } from './loader.js';
 import { PluginError } from './plugin-errors.js';
 import type { PluginContext, PluginLifecycle, SawtPlugin } from './plugin.js';
 import { PromMetrics } from './metrics.js';
@@ -152,15 +152,16 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
   for (const lp of ordered) {
     const { plugin } = lp;
     const provides = new Set(plugin.provides.map((r) => r.id));
-    const declared = new Set([...coreServices, ...plugin.provides, ...plugin.consumes, ...(plugin.optionalConsumes ?? [])].map((r) => r.id));
+    const { needs, wants } = declaredNeeds(plugin);
+    const declared = new Set([...coreServices, ...plugin.provides, ...needs, ...wants].map((r) => r.id));
     const ctx: PluginContext<any> = {
       pluginId: plugin.id,
       options: lp.options,
       runtime,
       logger: logger.child({ plugin: plugin.id }),
       get: <T>(ref: ServiceRef<T>) => {
-        if (!declared.has(ref.id)) throw new PluginError('SAWT_ERR_PLUGIN_REGISTER', `Plugin '${plugin.id}' asked for service '${ref.id}' without declaring it in consumes or optionalConsumes`, plugin.id);
-        if (!container.isRegistered(ref.symbol, true)) throw new PluginError('SAWT_ERR_PLUGIN_REGISTER', `Plugin '${plugin.id}' asked for service '${ref.id}', which is not registered (declare it in consumes)`, plugin.id);
+        if (!declared.has(ref.id)) throw new PluginError('SAWT_ERR_PLUGIN_REGISTER', `Plugin '${plugin.id}' asked for service '${ref.id}' without declaring it in deps or optionalDeps`, plugin.id);
+        if (!container.isRegistered(ref.symbol, true)) throw new PluginError('SAWT_ERR_PLUGIN_REGISTER', `Plugin '${plugin.id}' asked for service '${ref.id}', which is not registered (declare it in deps)`, plugin.id);
         return container.resolve<T>(ref.symbol);
       },
       provide: <T>(ref: ServiceRef<T>, value: T) => {
@@ -170,7 +171,11 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
       has: (ref) => container.isRegistered(ref.symbol, true),
     };
     try {
-      const returned = await plugin.register(ctx);
+      // What the plugin named in deps, resolved (optionalDeps: undefined when nobody provides it).
+      const deps: Record<string, unknown> = {};
+      for (const [name, ref] of Object.entries(plugin.deps ?? {})) deps[name] = ctx.get(ref);
+      for (const [name, ref] of Object.entries(plugin.optionalDeps ?? {})) deps[name] = ctx.has(ref) ? ctx.get(ref) : undefined;
+      const returned = await plugin.register(ctx, deps);
       lifecycles.set(lp, {
         start: returned?.start ?? (plugin.start && (() => plugin.start!(ctx))),
         stop: returned?.stop ?? (plugin.stop && (() => plugin.stop!(ctx))),

@@ -63,7 +63,8 @@ function checkShape(p: SawtPlugin<any>, spec: string): void {
   else {
     if (typeof p.id !== 'string' || !/^[a-z][a-z0-9-]*$/.test(p.id)) problems.push('id must be a lowercase string');
     if (!Array.isArray(p.provides)) problems.push('provides must be an array of service refs');
-    if (!Array.isArray(p.consumes)) problems.push('consumes must be an array of service refs');
+    for (const k of ['consumes', 'optionalConsumes'] as const) if (p[k] !== undefined && !Array.isArray(p[k])) problems.push(`${k} must be an array of service refs`);
+    for (const k of ['deps', 'optionalDeps'] as const) if (p[k] !== undefined && (typeof p[k] !== 'object' || p[k] === null || Array.isArray(p[k]))) problems.push(`${k} must be an object of service refs ({ name: tokens.x })`);
     if (typeof p.register !== 'function') problems.push('register must be a function');
     for (const k of ['start', 'stop'] as const) if (p[k] !== undefined && typeof p[k] !== 'function') problems.push(`${k} must be a function`);
     if (p.scopes !== undefined && !Array.isArray(p.scopes)) problems.push('scopes must be an array of { name, description }');
@@ -72,7 +73,8 @@ function checkShape(p: SawtPlugin<any>, spec: string): void {
       else if (typeof sc.description !== 'string' || !sc.description) problems.push(`scope '${sc.name}' needs a description`);
       else if (sc.after !== undefined && typeof sc.after !== 'string') problems.push(`scope '${sc.name}': after must be a scope name`);
     }
-    for (const ref of [...(p.provides ?? []), ...(p.consumes ?? []), ...(p.optionalConsumes ?? [])]) {
+    const { needs, wants } = problems.length ? { needs: [], wants: [] } : declaredNeeds(p);
+    for (const ref of [...(p.provides ?? []), ...needs, ...wants]) {
       if (!ref || typeof ref.id !== 'string' || typeof ref.symbol !== 'symbol') problems.push('every service ref must come from createServiceRef()');
     }
   }
@@ -146,12 +148,13 @@ export function orderPlugins(plugins: LoadedPlugin[], coreServices: ServiceRef<u
   const deps = new Map<LoadedPlugin, LoadedPlugin[]>();
   for (const lp of plugins) {
     const list: LoadedPlugin[] = [];
-    for (const ref of lp.plugin.consumes) {
+    const { needs, wants } = declaredNeeds(lp.plugin);
+    for (const ref of needs) {
       const p = provider.get(ref.id);
       if (!p) throw new PluginError('SAWT_ERR_PLUGIN_MISSING_PROVIDER', `Plugin '${lp.plugin.id}' needs service '${ref.id}', but no configured plugin provides it`, lp.plugin.id);
       if (p !== 'core' && p !== lp) list.push(p);
     }
-    for (const ref of lp.plugin.optionalConsumes ?? []) {
+    for (const ref of wants) {
       const p = provider.get(ref.id);
       if (p && p !== 'core' && p !== lp) list.push(p);
     }
@@ -173,4 +176,12 @@ export function orderPlugins(plugins: LoadedPlugin[], coreServices: ServiceRef<u
   };
   for (const lp of plugins) visit(lp, []);
   return order;
+}
+
+/** What a plugin needs (deps and the deprecated consumes) and what it uses when present. */
+export function declaredNeeds(plugin: SawtPlugin<any>): { needs: ServiceRef<unknown>[]; wants: ServiceRef<unknown>[] } {
+  return {
+    needs: [...Object.values(plugin.deps ?? {}), ...(plugin.consumes ?? [])],
+    wants: [...Object.values(plugin.optionalDeps ?? {}), ...(plugin.optionalConsumes ?? [])],
+  };
 }

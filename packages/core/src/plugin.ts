@@ -1,21 +1,33 @@
 import type { ServiceRef } from './tokens.js';
 import type { Logger, RuntimeSettings } from './services/index.js';
 import type { ScopeDeclaration } from './http-routes.js';
+import type { FromSchema } from './schema-types.js';
+
+/** Services a plugin receives by name: `{ db: tokens.database }`. */
+export type ServiceRefs = Record<string, ServiceRef<unknown>>;
+/** The services `D` names, resolved: `{ db: Database }`. */
+export type ResolvedServices<D> = { [K in keyof D]: D[K] extends ServiceRef<infer T> ? T : never };
 
 /**
- * What a plugin module's default export declares. Core orders plugins by
- * provides/consumes, validates `options` against `configSchema` (JSON Schema),
+ * What a plugin module's default export declares. Core orders plugins by what they
+ * provide and consume, validates `options` against `configSchema` (JSON Schema),
  * calls every register() in order, then every start(); stop() runs in reverse.
+ * A plugin names the services it needs once, in `deps` (and `optionalDeps`), and
+ * register receives them resolved, as Backstage's `registerInit({ deps })` does.
  * State shared by register, start and stop belongs in register's closure:
  * register returns `{ start, stop }` (a PluginLifecycle).
  */
-export interface SawtPlugin<Options = Record<string, unknown>> {
+export interface SawtPlugin<Options = Record<string, unknown>, Deps extends ServiceRefs = ServiceRefs, OptionalDeps extends ServiceRefs = ServiceRefs> {
   id: string;
   /** Services this plugin registers in the container. */
   provides: ServiceRef<unknown>[];
-  /** Services it needs from other plugins (or core: runtime, logger). */
-  consumes: ServiceRef<unknown>[];
-  /** Services it uses when present. */
+  /** Services it needs from other plugins (or core), by the name register receives them under. */
+  deps?: Deps;
+  /** Services it uses when present (register receives undefined when none is). */
+  optionalDeps?: OptionalDeps;
+  /** @deprecated Name them in `deps`: services it needs, looked up with ctx.get. */
+  consumes?: ServiceRef<unknown>[];
+  /** @deprecated Name them in `optionalDeps`. */
   optionalConsumes?: ServiceRef<unknown>[];
   /** JSON Schema of its options; defaults in it are applied. */
   configSchema?: Record<string, unknown>;
@@ -26,7 +38,7 @@ export interface SawtPlugin<Options = Record<string, unknown>> {
   scopes?: ScopeDeclaration[];
   /** 'transport' plugins are skipped by admin commands that only need the data layer. */
   tags?: string[];
-  register(ctx: PluginContext<Options>): void | PluginLifecycle | Promise<void | PluginLifecycle>;
+  register(ctx: PluginContext<Options>, deps: ResolvedServices<Deps> & Partial<ResolvedServices<OptionalDeps>>): void | PluginLifecycle | Promise<void | PluginLifecycle>;
   /** For plugins without state: called after every register() (register's returned start wins). */
   start?(ctx: PluginContext<Options>): void | Promise<void>;
   /** For plugins without state: called in reverse order on shutdown (register's returned stop wins). */
@@ -48,8 +60,8 @@ export interface PluginContext<Options> {
   readonly logger: Logger;
   /**
    * Typed lookup of a service registered by this or an earlier plugin. Only
-   * services the plugin declared (consumes, optionalConsumes, provides, or
-   * core's runtime and logger) can be asked for; any other is refused.
+   * services the plugin declared (deps, optionalDeps, provides, or core's
+   * runtime and logger) can be asked for; any other is refused.
    */
   get<T>(ref: ServiceRef<T>): T;
   /** Registers a service instance under a token this plugin declared in `provides`. */
@@ -57,7 +69,18 @@ export interface PluginContext<Options> {
   has(ref: ServiceRef<unknown>): boolean;
 }
 
-/** Identity helper that gives plugin authors type inference. */
-export function definePlugin<Options = Record<string, unknown>>(plugin: SawtPlugin<Options>): SawtPlugin<Options> {
+/** No services named (the default of deps and optionalDeps). */
+type NoServices = Record<never, ServiceRef<unknown>>;
+type OptionsOf<Schema> = unknown extends Schema ? Record<string, unknown> : FromSchema<Schema>;
+
+/**
+ * Identity helper that gives plugin authors type inference: the options' type from
+ * `configSchema` (declared `as const`), the services register receives from `deps`.
+ */
+export function definePlugin<Options>(plugin: SawtPlugin<Options, NoServices, NoServices> & { deps?: undefined; optionalDeps?: undefined }): SawtPlugin<Options>;
+export function definePlugin<Schema, Deps extends ServiceRefs = NoServices, OptionalDeps extends ServiceRefs = NoServices>(
+  plugin: SawtPlugin<OptionsOf<Schema>, Deps, OptionalDeps> & { configSchema?: Schema },
+): SawtPlugin<OptionsOf<Schema>, Deps, OptionalDeps>;
+export function definePlugin(plugin: SawtPlugin<unknown>): SawtPlugin<unknown> {
   return plugin;
 }
