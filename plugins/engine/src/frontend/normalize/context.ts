@@ -10,9 +10,9 @@ import type { Case } from './nouns.js';
 
 const GENITIVE_BEFORE = new Set([
   'في', 'من', 'إلى', 'الى', 'على', 'عن', 'حتى', 'عند', 'لدى', 'فوق', 'تحت', 'دون', 'حول', 'سوى', 'غير', 'منذ', 'مذ', 'مع', 'بعد', 'قبل', 'خلال', 'بين', 'لمدة', 'مدة', 'طوال',
-  'حوالي', 'حوالى', 'بحوالي', 'نحو', 'بنحو', 'قرابة', 'بقرابة', 'زهاء', 'أكثر', 'أقل', 'غضون', 'مدار', 'ظرف', 'أول', 'آخر',
+  'زائد', 'ناقص', 'مقابل', 'حوالي', 'حوالى', 'بحوالي', 'نحو', 'بنحو', 'قرابة', 'بقرابة', 'زهاء', 'أكثر', 'أقل', 'غضون', 'مدار', 'ظرف', 'أول', 'آخر',
   'عام', 'العام', 'لعام', 'بعام', 'سنة', 'السنة', 'لسنة', 'بسنة', 'نسبة', 'بنسبة', 'تاريخ', 'بتاريخ', 'مبلغ', 'بمبلغ',
-  'قيمة', 'بقيمة', 'سعر', 'بسعر', 'معدل', 'بمعدل', 'رقم', 'برقم', 'الرقم', 'عمر', 'بعمر', 'ارتفاع', 'بارتفاع', 'عمق', 'بعمق', 'مسافة', 'بمسافة',
+  'نتيجة', 'بنتيجة', 'قيمة', 'بقيمة', 'سعر', 'بسعر', 'معدل', 'بمعدل', 'رقم', 'برقم', 'الرقم', 'عمر', 'بعمر', 'ارتفاع', 'بارتفاع', 'عمق', 'بعمق', 'مسافة', 'بمسافة',
   'خصم', 'بخصم', 'تخفيض', 'بتخفيض', 'تخفيضات', 'زيادة', 'بزيادة', 'نمو', 'بنمو', 'انخفاض', 'بانخفاض', 'تراجع', 'بتراجع', 'مساحة', 'بمساحة', 'طول', 'بطول',
   'عرض', 'بعرض', 'وزن', 'بوزن', 'حجم', 'بحجم', 'سرعة', 'بسرعة', 'تكلفة', 'بتكلفة', 'كلفة', 'بكلفة', 'إجمالي', 'بإجمالي', 'مجموع', 'بمجموع',
 ]);
@@ -52,6 +52,16 @@ const NOT_VERBS = new Set([
   'وقت', 'بيت', 'صوت', 'بنت', 'أخت', 'تحت', 'ذات', 'موت', 'زيت', 'سبت', 'ثبت',
   'نظام', 'نموذج', 'نطاق', 'نشاط', 'نادي', 'نجوم', 'نساء', 'نقاط', 'نحو', 'يوم', 'يوما', 'يمين', 'يسار', 'تاريخ', 'تقرير', 'تحديد', 'تسجيل', 'تقريبا', 'تماما', 'تجاه',
 ]);
+/**
+ * Imperatives of instructions (recipes, payments, directions): the addressee is their subject, so
+ * a number after them is their object (أضف كوبين، ادفع خمسين ريالاً، خذ قرصين).
+ */
+const IMPERATIVES = new Set(`
+أضف أضيفي أضيفوا ضع ضعي ضعوا اخلط اخلطي اخلطوا خذ خذي خذوا اطبخ اطبخي اترك اتركي اتركوا اسكب اسكبي اغسل اغسلي اخفق اخفقي اعجن اعجني
+سخن سخني ذوب ذوبي انقع انقعي اطحن اطحني امزج امزجي رش رشي قلب قلبي اغل اغلي اشو اقل اقلي ادفع ادفعي ادفعوا حول حولي أرسل أرسلي أرسلوا
+أدخل أدخلي أدخلوا اشتر اشتري احجز احجزي احجزوا اختر اختاري اطلب اطلبي اطلبوا استخدم استخدمي استعمل استعملي زد زيدي اقرأ اقرئي اكتب اكتبي
+امش امشي اركض اشرب اشربي تناول تناولي املأ املئي اقطع اقطعي احسب احسبي اجمع اجمعي ابعد ابعدي انتظر انتظري اضبط اضبطي برد بردي
+`.split(/\s+/u).filter(Boolean));
 const bareVerb = (w: string) => w.replace(/^[وف](?=\p{L}{3})/u, '');
 
 interface Verb {
@@ -64,6 +74,7 @@ interface Verb {
 function verbOf(word: string): Verb | null {
   // a verb the lexicon knows as written (فقدت، وصلت), else without a leading و/ف
   const whole = TRANSITIVE_FORMS.has(word) || NOT_VERBS.has(word);
+  if (IMPERATIVES.has(word) || IMPERATIVES.has(bareVerb(word))) return { ownSubject: true, transitive: true };
   const w = whole ? word : bareVerb(word);
   if (NOT_VERBS.has(w) || /^ال|[ةى]$|ات$|ية$/u.test(w)) return null;
   const listed = TRANSITIVE_FORMS.has(w);
@@ -134,4 +145,19 @@ function objectOfVerb(before: string): boolean {
     return verb.ownSubject || !PREPOSITION.test(words[k + 1]!);
   }
   return false;
+}
+
+/**
+ * The case of a number whose digits start at `index`, `prefix` glued before them (ب، ل، و…): a
+ * number after و takes the case of the number it is joined to, looked up before it with up to two
+ * words after that one (3 ساعات و45 دقيقة، أضف 250 غ دقيق و2 ل ماء), else the context's.
+ */
+export function numberCaseAt(text: string, index: number, prefix: string): Case {
+  if (/^[وف]$/u.test(prefix) || /(?:^|\s)[وف]\s*$/u.test(text.slice(Math.max(0, index - 3), index))) {
+    const before = text.slice(0, index - prefix.length).replace(/\s*[وف]?\s*$/u, '');
+    const prev = /(?:^|[^\p{L}\p{N}])([بل]?)(\d+(?:\.\d+)?)((?:\s+[\p{L}²³/]+){0,2})\s*$/u.exec(before);
+    if (prev) return numberCaseAt(text, before.length - prev[2]!.length - prev[3]!.length, prev[1]!);
+    if (prefix) return caseAt(text, index - prefix.length);
+  }
+  return caseAt(text, index - prefix.length, prefix.replace(/^[وف]/u, ''));
 }

@@ -20,12 +20,25 @@ const OTHER_MONTHS = [
   'ربيع الثاني', 'جمادى الثانية', 'جمادى الأول', 'جمادى الآخر', 'ذي القعدة', 'ذي الحجة',
 ];
 const MONTH_NAMES = [...GREGORIAN, ...HIJRI, ...OTHER_MONTHS].sort((a, b) => b.length - a.length).join('|');
-const ERA = '(?:\\s*(هـ|ه|م|ق\\.\\s?م)(?![\\p{L}\\p{N}]))?';
+/** The era after a year: the abbreviations هـ / م / ق.م, or the words written out (هجري، للهجرة، ميلادي…). */
+const ERA_WORDS = 'هجري|هجرية|الهجري|الهجرية|للهجرة|ميلادي|ميلادية|الميلادي|الميلادية|للميلاد';
+const ERA = `(?:\\s*(${ERA_WORDS}|هـ|ه|م|ق\\.\\s?م)(?![\\p{L}\\p{N}]))?`;
 
 function eraWords(era: string | undefined): string {
   if (!era) return '';
+  // a word written out is read as written
+  if (era.length > 2 && !era.startsWith('ق')) return ` ${era}`;
   if (era.startsWith('ق')) return ' قبل الميلاد';
   return era === 'م' ? ' للميلاد' : ' للهجرة';
+}
+
+/**
+ * A Hijri date: marked so (هـ، هجري، للهجرة), or unmarked with a year of 1300–1499, which in a
+ * numeric date today is a Hijri year (1445 هـ is 2023–24), not a Gregorian one.
+ */
+function isHijri(era: string | undefined, year: number | undefined): boolean {
+  if (era) return /^(?:هـ|ه)$|هجر/u.test(era);
+  return year !== undefined && year >= 1300 && year < 1500;
 }
 
 function fullYear(y: string): number {
@@ -46,6 +59,9 @@ function contextCase(text: string, index: number): Case {
   return caseAt(text, index);
 }
 
+/** Words after which a number with م is a length in metres. */
+const DISTANCE_BEFORE = /(?:^|\s)[وف]?(?:ب|ل|ال|بال|لل)?(?:سباق|مسافة|طول|ارتفاع|عمق|عرض|علو|بعد|مساحة|قطر|محيط|سباحة|عدو|ركض|جري)\s*$/u;
+
 export function normalizeDates(text: string): string {
   // ISO: 2024-03-15
   text = text.replace(/(?<![\d\p{L}])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d])/gu, (all, y, m, d, off: number, s: string) =>
@@ -53,9 +69,17 @@ export function normalizeDates(text: string): string {
   // 15/3/2024, 15-03-2024, 15.3.1445 هـ, 1/9/1445هـ
   text = text.replace(new RegExp(`(?<![\\d\\p{L}.,/])(\\d{1,2})([/.-])(\\d{1,2})\\2(\\d{4}|\\d{2})(?![\\d/])${ERA}`, 'gu'), (all, d, _sep, m, y, era, off: number, s: string) => {
     if (Number(m) < 1 || Number(m) > 12 || Number(d) < 1 || Number(d) > 31) return all;
-    const hijri = era === 'هـ' || era === 'ه';
-    return readDate(Number(d), (hijri ? HIJRI : GREGORIAN)[Number(m) - 1]!, fullYear(y), era, contextCase(s, off));
+    return readDate(Number(d), (isHijri(era, fullYear(y)) ? HIJRI : GREGORIAN)[Number(m) - 1]!, fullYear(y), era, contextCase(s, off));
   });
+  // month and year: 03/2021، 03-2021، 9/1445 هـ (a month of 1–12 and a year of four digits; no range)
+  text = text.replace(new RegExp(`(?<![\\d\\p{L}.,/-])(\\d{1,2})[/-](\\d{4})(?![\\d/]|-\\d)${ERA}`, 'gu'), (all, m, y, era) => {
+    const year = Number(y);
+    if (Number(m) < 1 || Number(m) > 12 || year < 1000 || year > 2199) return all;
+    return `${(isHijri(era, year) ? HIJRI : GREGORIAN)[Number(m) - 1]} عام ${cardinal(year, { case: 'gen' })}${eraWords(era)}`;
+  });
+  // a card's expiry, month and two-digit year: تنتهي 08/27، صالحة حتى 12/26
+  text = text.replace(/((?:تنتهي|ينتهي|انتهاء|الانتهاء|صلاحية|الصلاحية|صالحة حتى|صالح حتى|Exp|EXP)[\s:：]*(?:في\s+)?)(\d{2})\/(\d{2})(?![\d/])/gu, (all, pre: string, m, y) =>
+    Number(m) >= 1 && Number(m) <= 12 ? `${pre}${GREGORIAN[Number(m) - 1]} عام ${cardinal(fullYear(y), { case: 'gen' })}` : all);
   // ranges of days before a month: من 1 إلى 15 يناير، بين 10 و20 مارس، 3-7 يونيو → both days ordinal, "من" before a bare dash range
   text = text.replace(new RegExp(`(?<![\\d\\p{L}.,])(\\d{1,2})\\s*(إلى|الى|حتى|و|-|–)\\s*(?=(\\d{1,2})\\s+(?:من\\s+)?(?:شهر\\s+)?(?:${MONTH_NAMES})(?![\\p{L}]))`, 'gu'), (all, d, conn: string, d2, off: number, s: string) => {
     if (Number(d) < 1 || Number(d) > 31 || Number(d2) < 1 || Number(d2) > 31) return all;
@@ -74,8 +98,9 @@ export function normalizeDates(text: string): string {
   // مارس 2024 / رمضان 1445هـ
   text = text.replace(new RegExp(`(?<![\\p{L}])(${MONTH_NAMES})\\s+(\\d{4})(?![\\d])${ERA}`, 'gu'), (_all, month, y, era) => `${month} عام ${cardinal(Number(y), { case: 'gen' })}${eraWords(era)}`);
   // years with an era: 1445هـ, 2024م, 500 ق.م
-  text = text.replace(/(?<![\d\p{L}.,])(\d{1,4})\s*(هـ|ه|م|ق\.\s?م)(?![\p{L}\p{N}])/gu, (all, y, era, off: number, s: string) => {
-    if (era === 'م' && y.length < 3) return all;
+  text = text.replace(/(?<![\d\p{L}.,])(\d{1,4})\s*(هـ|ه|م|ق\.\s?م)(?![\p{L}\p{N}²³/])/gu, (all, y, era, off: number, s: string) => {
+    // metres, not a year: after a distance, a length or a race (سباق 1500 م، بارتفاع 828 م)
+    if (era === 'م' && (y.length < 3 || DISTANCE_BEFORE.test(s.slice(Math.max(0, off - 25), off)))) return all;
     return `${cardinal(Number(y), { case: caseAt(s, off) })}${eraWords(era)}`;
   });
   return text;
@@ -107,7 +132,46 @@ function readTime(h: number, min: number, sec: number | undefined, marker: strin
 
 const MARKER = '(?:\\s*(صباحاً|صباحا|مساءً|مساء|ص|م|[AaPp]\\.?[Mm]\\.?)(?![\\p{L}]))?';
 
+/**
+ * Words before h:mm:ss that make it a duration, not a time of day: a race, a time taken, a period
+ * (سجل زمن 2:05:30، أنهى السباق في 2:05:30، استغرقت الرحلة 1:45، مدته 2:15).
+ */
+const DURATION_WORDS = /(?:^|\s)[وف]?(?:ب|ل|ال|بال|لل)?(?:سباق|زمن|زمنه|زمنها|زمني|مدة|مدته|مدتها|ماراثون|نصف ماراثون|قياسي|قدره|قدرها|استغرق|استغرقت|يستغرق|تستغرق|أنهى|أنهت|ينهي|تنهي|قطع|قطعت|توقيت قدره|الفيلم|مباراة|شوط|لفة|اللفة)(?=\s)/u;
+
+function isDuration(text: string, index: number): boolean {
+  const clause = text.slice(Math.max(0, index - 60), index).split(/[.!؟?\n؛،,]/u).pop()!;
+  if (/(?:^|\s)[وفبل]?(?:ال)?(?:ساعة|الساعة|تمام|صباحا|صباحاً|مساء|مساءً|موعد|يبدأ|تبدأ|ينطلق|تنطلق|بتوقيت)\s*$/u.test(clause)) return false;
+  // the last four words
+  return DURATION_WORDS.test(` ${clause.trim().split(/\s+/u).slice(-4).join(' ')} `);
+}
+
+/** h:mm:ss (or h:mm) as a duration: ساعتان وخمس دقائق وثلاثون ثانية, each part counted, zeros left out. */
+function readDuration(parts: number[], c: Case): string {
+  const nouns = parts.length === 3 ? [NOUNS.hour!, NOUNS.minute!, NOUNS.second!] : parts[0]! >= 24 ? [NOUNS.minute!, NOUNS.second!] : [NOUNS.hour!, NOUNS.minute!];
+  const shown = parts.map((n, k) => ({ n, noun: nouns[k]! })).filter((p) => p.n > 0);
+  if (!shown.length) return `صفر ${nouns.at(-1)!.sing}`;
+  // one (of several parts) is the noun alone: ساعة وخمس دقائق
+  return shown.map((p) => (p.n === 1 && shown.length > 1 ? p.noun.sing : countNoun(p.n, p.noun, { case: c }))).join(' و');
+}
+
+/** A time zone's offset: GMT+2 → GMT زائد اثنين، UTC-3 → UTC ناقص ثلاثة، +05:30 → زائد خمسة ونصف. */
+function normalizeOffsets(text: string): string {
+  return text.replace(/(GMT|UTC|غرينتش|جرينتش|غرينيتش|جي إم تي)\s?([+−-])\s?(\d{1,2})(?::?(\d{2}))?(?![\d])/gu, (all, zone: string, sign: string, h: string, m: string | undefined) => {
+    const min = Number(m ?? 0);
+    if (Number(h) > 14 || min > 59) return all;
+    const minutes = !min ? '' : min === 30 ? ' ونصف' : min === 45 ? ' وثلاثة أرباع' : ` و${countNoun(min, NOUNS.minute!, { case: 'gen' })}`;
+    return `${zone} ${sign === '+' ? 'زائد' : 'ناقص'} ${cardinal(Number(h), { case: 'gen' })}${minutes}`;
+  });
+}
+
 export function normalizeTimes(text: string): string {
+  text = normalizeOffsets(text);
+  // durations: h:mm:ss after a race, a time taken, a period
+  text = text.replace(/(?<![\d\p{L}.:])(\d{1,3}):(\d{2})(?::(\d{2}))?(?![\d:])/gu, (all, h, m, sec, off: number, s: string) => {
+    if (!isDuration(s, off) || Number(m) > 59 || (sec && Number(sec) > 59)) return all;
+    const parts = [Number(h), Number(m), ...(sec ? [Number(sec)] : [])];
+    return readDuration(parts, contextCase(s, off));
+  });
   text = text.replace(new RegExp(`(?<![\\d\\p{L}.:])(\\d{1,2}):(\\d{2})(?::(\\d{2}))?(?![\\d:])${MARKER}`, 'gu'), (all, h, m, sec, marker, off: number, s: string) => {
     if (Number(h) > 24 || Number(m) > 59 || (sec && Number(sec) > 59)) return all;
     return readTime(Number(h) % 24, Number(m), sec ? Number(sec) : undefined, marker, contextCase(s, off));

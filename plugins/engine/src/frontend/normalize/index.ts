@@ -1,9 +1,10 @@
 /**
  * Arabic text normalization for speech: raw text in, text an engine can read
  * out. Usable on its own (no engine needed). Stages, in order:
- * cleanup → URLs/e-mails → digits → phones → dates/times → money → ranges and
- * abbreviations → numbers (ordinals, percentages, counted nouns, cardinals)
- * → punctuation → finish. Phoneme input in [[...]] is left untouched.
+ * cleanup → URLs/e-mails → digits (decimal comma, % first) → money → phones →
+ * dates (month-year, Hijri) → times (durations, GMT±N) → fractions → scores and
+ * ranges → units → abbreviations → numbers (ordinals, percentages, counted
+ * nouns, cardinals) → punctuation → finish. Phoneme input in [[...]] is left untouched.
  *
  * Conventions (also the reference table's): MSA; undiacritized output except
  * the accusative tanween written as اً/اءً where it is pronounced (أحد عشر
@@ -16,10 +17,13 @@ import { expandAbbreviations } from './abbreviations.js';
 import { cleanup, finish } from './cleanup.js';
 import { normalizeCurrency } from './currency.js';
 import { normalizeDates, normalizeTimes } from './dates.js';
-import { stripThousands, toWesternDigits } from './digits.js';
+import { decimalComma, signsAfter, stripThousands, toWesternDigits } from './digits.js';
+import { normalizeFractions } from './fractions.js';
 import { normalizeNumbers } from './numbers.js';
 import { normalizePhones } from './phone.js';
 import { normalizePunctuation } from './punctuation.js';
+import { normalizeRanges } from './ranges.js';
+import { normalizeUnits } from './units.js';
 import { normalizeUrls } from './urls.js';
 
 export interface NormalizeOptions {
@@ -31,12 +35,15 @@ function normalizePlain(text: string, opts: NormalizeOptions): string {
   text = cleanup(text);
   if (opts.expand === false) return finish(text);
   text = normalizeUrls(text);
-  text = stripThousands(toWesternDigits(text));
+  text = signsAfter(decimalComma(stripThousands(toWesternDigits(text))));
   // Money first: a currency sign claims its digits, however many (the phone rule reads long runs digit by digit).
   text = normalizeCurrency(text);
   text = normalizePhones(text);
   text = normalizeDates(text);
   text = normalizeTimes(text);
+  text = normalizeFractions(text);
+  text = normalizeRanges(text);
+  text = normalizeUnits(text);
   text = expandAbbreviations(text);
   text = normalizeNumbers(text);
   text = normalizePunctuation(text);

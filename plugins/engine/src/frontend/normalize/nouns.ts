@@ -69,6 +69,9 @@ export const NOUNS: Record<string, Noun> = {
   mm: noun('m', 'مليمتر', 'مليمترات'),
   gram: noun('m', 'غرام', 'غرامات', ['جرام', 'جرامات']),
   liter: noun('m', 'لتر', 'لترات'),
+  ml: noun('m', 'مليلتر', 'مليلترات', ['ملليلتر', 'مللتر']),
+  mg: noun('m', 'مليغرام', 'مليغرامات', ['مليجرام', 'ملليغرام', 'ملليجرام']),
+  ton: noun('m', 'طن', 'أطنان'),
   // currencies and their sub-units
   riyal: noun('m', 'ريال', 'ريالات'),
   dirham: noun('m', 'درهم', 'دراهم'),

@@ -7,24 +7,12 @@
  * the number before it (بين 20 و30 → بين عشرين وثلاثين).
  */
 import { cardinal, countNoun, ordinal, readNumber } from './cardinals.js';
-import { caseAt } from './context.js';
+import { caseAt, numberCaseAt } from './context.js';
 import { adjectiveStem, BY_NOUN, readMoney } from './currency.js';
 import { analyzeNoun, accusativeOf, dualOf, looksCounted, nounGender, pluralOf } from './morphology.js';
 import { NOUNS, UNIT_ABBREVIATIONS, nounIdOf, type Case, type Gender, type Noun } from './nouns.js';
 
-const NUMBER = /(?<![\p{L}\p{N}.,])([وف]?[بل]?ال|[وف]?[بل]?)([-−](?=\d))?(\d+(?:\.\d+)?)(?![\d])(\s?%)?(?:(\s?°|\s[\p{L}\u064b-\u0652]+(?![\p{N}]))(\s\p{L}+(?![\p{N}]))?)?/gu;
-
-function caseOf(text: string, index: number, prefix: string): Case {
-  if (/^[وف]$/u.test(prefix) || /(?:^|\s)[وف]\s*$/u.test(text.slice(Math.max(0, index - 3), index))) {
-    // و + number: the case of the number it is joined to
-    const before = text.slice(0, index).replace(/\s*[وف]?\s*$/u, '');
-    // the number before, possibly with its counted noun (3 ساعات و45 دقيقة)
-    const prev = /(?:^|[^\p{L}\p{N}])([بل]?)(\d+(?:\.\d+)?)(\s+\p{L}+)?\s*$/u.exec(before);
-    if (prev) return caseOf(text, before.length - prev[2]!.length - (prev[3]?.length ?? 0), prev[1]!);
-    if (prefix) return caseAt(text, index - prefix.length);
-  }
-  return caseAt(text, index - prefix.length, prefix.replace(/^[وف]/u, ''));
-}
+const NUMBER = /(?<![\p{L}\p{N}.,])([وف]?[بل]?ال|[وف]?[بل]?)([-−](?=\d))?(\d+(?:\.\d+)?)(?![\d])(\s?[%‰])?(?:(\s?°|\s[\p{L}\u064b-\u0652]+(?![\p{N}]))(\s\p{L}+(?![\p{N}]))?)?/gu;
 
 /** Gender of the noun an ordinal follows (القرن الـ21 / المرة الـ3). */
 function genderBefore(text: string, index: number): Gender {
@@ -65,11 +53,11 @@ function ordinalHead(text: string, index: number): { gender: Gender; index: numb
 }
 
 /** Words after a number that are not its counted noun. */
-const NOT_COUNTED = /^(?:[وف]?(?:من|في|على|إلى|الى|عن|مع|أو|او|ثم|حتى|بين|منذ|لدى|عند|بعد|قبل|فقط|تقريبا|تقريباً|أيضا|أيضاً|جدا|معا|كل|هو|هي|هم|قد|لا|لم|لن|ما)|و|ال\p{L}+)$/u;
+const NOT_COUNTED = /^(?:[وف]?(?:من|في|على|إلى|الى|عن|مع|أو|او|ثم|حتى|بين|منذ|لدى|عند|بعد|قبل|فقط|تقريبا|تقريباً|أيضا|أيضاً|جدا|معا|كل|هو|هي|هم|قد|لا|لم|لن|ما|زائد|ناقص|مقابل)|و|ال\p{L}+|و(?:نصف|ربع|ثلث|ثلثا|ثلثان|ثلثي|ثلثين|نصفاً|ربعاً|ثلثاً)|بالمئة|بالألف|بالمائة)$/u;
 
 export function normalizeNumbers(text: string): string {
-  // 3-5 أيام → ٣ إلى ٥ أيام (ranges that are not dates or phones by now)
-  text = text.replace(/(?<![\d.])(\d{1,4})\s?[-–]\s?(\d{1,4})(?![\d.])/gu, '$1 إلى $2');
+  // a plus sign before a number (not a phone's, read before): زائد
+  text = text.replace(/(?<![\p{L}\p{N}+])\+\s?(?=\d)/gu, 'زائد ');
   // digits and Latin letters glued together are read apart (5G، MP3)
   text = text.replace(/(?<=\d)(?=[A-Za-z])|(?<=[A-Za-z])(?=\d)/gu, ' ');
   text = readNumbersInContext(text);
@@ -100,12 +88,12 @@ function readNumbersInContext(text: string): string {
       const c = prev ? caseAt(s, off - prev[0].length) : 'nom';
       return glued + ordinal(num, { gender: genderBefore(s, off), case: glued.replace(/^[وف]/u, '') ? 'gen' : c }).replace(/^ال/u, '') .replace(/^/u, 'ال') + after;
     }
-    const c = caseOf(s, off + prefix.length, prefix);
+    const c = numberCaseAt(s, off + prefix.length, prefix);
     // after an ordinal's head noun, unless a counted noun follows (a year after it is no count: الحرب العالمية 2 عام 1945)
     const counted = w1 && (nounIdOf(w1.trim()) ?? UNIT_ABBREVIATIONS[w1.trim()] ?? (/^\s[\u0621-\u064a]{2,}$/u.test(w1) && isCountedNoun(w1.trim()) && looksCounted(w1.trim()))) && !/^\s*\d/u.test(s.slice(off + all.length - (w2?.length ?? 0)));
     const head = !prefix && !sign && !num.includes('.') && !pct && !counted ? ordinalHead(s, off) : null;
     if (head) return ordinal(num, { gender: head.gender, case: head.glued ? 'gen' : caseAt(s, head.index) }) + after;
-    if (pct) return `${prefix}${readNumber(value, { case: c })} بالمئة${after}`;
+    if (pct) return `${prefix}${readNumber(value, { case: c })} ${pct.includes('‰') ? 'بالألف' : 'بالمئة'}${after}`;
     if (w1) {
       const word = w1.trim().replace(/[\u064c-\u0652]/gu, '');
       const id = nounIdOf(word) ?? UNIT_ABBREVIATIONS[word];
@@ -133,12 +121,22 @@ function readNumbersInContext(text: string): string {
       const inConstruct = !!w2 && /^\s[\u0621-\u064a]{2,}$/u.test(w2) && !/ا$/u.test(w2) && !/ا$/u.test(w1!) && isCountedNoun(w2.trim());
       return prefix + countUnknown(num, w1!.trim(), c, inConstruct) + (w2 ?? '');
     }
-    const g = construct ? nounGender(w1!.trim()) : 'm';
+    const g = construct ? nounGender(w1!.trim()) : rangeGender(w1, s.slice(off + all.length));
     const r = Number(num.replace(/\..*/u, '').slice(-2));
     // 11–99: the tamyiz is accusative; write the tanween an undiacritized ـا leaves out (فصلا → فصلاً)
     const w1out = w1 && !num.includes('.') && r >= 11 && /^\s\p{L}{2,}[^اى\s]ا$/u.test(w1) && !/^\s(?:أيضا|جدا|تقريبا|فقط|معا)$/u.test(w1) ? `${w1}\u064b` : (w1 ?? '');
     return prefix + readNumber(value, { case: c, gender: g, construct }) + w1out + (w2 ?? '');
   });
+}
+
+/**
+ * The first number of a range takes the gender of the noun counted after the second
+ * (من 3 إلى 5 ساعات → من ثلاث إلى خمس ساعات، بين 3 و4 سيارات، 7 أو 8 رحلات).
+ */
+function rangeGender(w1: string | undefined, rest: string): Gender {
+  const joined = /^\s?(?:إلى|الى|حتى|أو|او)$/u.test(w1 ?? '') ? rest : !w1 && /^\s+و\s?(?=\d)/u.test(rest) ? rest.replace(/^\s+و/u, '') : null;
+  const m = joined === null ? null : /^\s*\d+(?:\.\d+)?\s+([\u0621-\u0652]{2,})/u.exec(joined);
+  return m && isCountedNoun(m[1]!) ? nounGender(m[1]!) : 'm';
 }
 
 /** Adverbs in ـيًّا (سنويا، عالميا) and the like follow numbers without being counted. */

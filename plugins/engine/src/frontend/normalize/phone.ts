@@ -44,6 +44,7 @@ export function normalizePhones(text: string): string {
   text = text.replace(/(?<![\p{L}\d.,])0\d{1,4}(?:[\s-]?\d{2,4}){1,4}(?!\d|[.,]\d)/gu, (m) => (m.replace(/\D/gu, '').length >= 7 ? read(m) : m));
   // long digit strings; from 10 digits when no word follows and it is not round (a quantity is followed
   // by its noun or ends in zeros: 1400000000 نسمة، 3000000000; an ID or a number to dial is neither)
-  text = text.replace(/(?<![\d.])\d{14,}(?![\d.])/gu, digitByDigit);
-  return text.replace(/(?<![\d.,])\d{10,13}(?![\d.,]|\s*[\p{L}%$€£¥﷼])/gu, (m) => (m.endsWith('000') ? m : digitByDigit(m)));
+  // (a sign before it makes it a number, read with its sign at any length: -12345678901234)
+  text = text.replace(/(?<![\d.]|(?<![\p{L}\p{N}])[-−])\d{14,}(?![\d.])/gu, digitByDigit);
+  return text.replace(/(?<![\d.,]|(?<![\p{L}\p{N}])[-−])\d{10,13}(?![\d.,]|\s*[\p{L}%$€£¥﷼])/gu, (m) => (m.endsWith('000') ? m : digitByDigit(m)));
 }

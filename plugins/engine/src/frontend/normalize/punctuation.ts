@@ -15,6 +15,7 @@ export function normalizePunctuation(text: string): string {
     .replace(/["“”„«»‹›]|(?<!\p{L})'|'(?!\p{L})/gu, ' ')
     .replace(/\s*&\s*/gu, ' و')
     .replace(/%/gu, ' بالمئة ')
+    .replace(/‰/gu, ' بالألف ')
     // a currency sign without an amount is its name
     .replace(/\$/gu, ' دولار ').replace(/€/gu, ' يورو ').replace(/£/gu, ' جنيه ').replace(/¥/gu, ' ين ').replace(/﷼/gu, ' ريال ')
     .replace(/[*#_~^|\\<>=•●▪►✓✔@+/-]/gu, ' ')

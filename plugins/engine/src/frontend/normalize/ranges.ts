@@ -1,0 +1,38 @@
+/**
+ * Two numbers joined by a dash: a match score or a range, by context. After a word of a match
+ * (فاز، تعادل، خسر، هزم، بنتيجة، المباراة…) in the same clause, two small numbers with no noun
+ * after them are a score, read with مقابل (فاز الأهلي 3-1 → ثلاثة مقابل واحد; the number after
+ * مقابل, an adverb in construct, is genitive: واحد مقابل اثنين). Any other pair is a range:
+ * 3-5 → 3 إلى 5, left for the unit and number readers, which give the first number the gender of
+ * the noun counted after the second (من 3-5 ساعات → من ثلاث إلى خمس ساعات). Dates, month-years and
+ * phone numbers have been read before this stage.
+ */
+import { cardinal } from './cardinals.js';
+import { caseAt } from './context.js';
+import { analyzeNoun } from './morphology.js';
+
+/** Words of a match that make n-m a score. */
+const MATCH = new RegExp(
+  `(?:^|[\\s،,(])[وف]?(?:${[
+    'فاز', 'يفوز', 'تفوز', 'فوز', 'بفوز', 'الفوز', 'فازت', 'تغلب', 'يتغلب', 'تغلبت', 'هزم', 'يهزم', 'هزمت', 'خسر', 'يخسر', 'خسرت', 'خسارة', 'بخسارة',
+    'تعادل', 'يتعادل', 'تعادلت', 'التعادل', 'بالتعادل', 'تعادلا', 'نتيجة', 'بنتيجة', 'النتيجة', 'بنتيجتها', 'المباراة', 'مباراة', 'المواجهة', 'اللقاء',
+    'الشوط', 'سحق', 'اكتسح', 'أسقط', 'النهائي', 'نهائي', 'الديربي', 'الكلاسيكو', 'ذهابا', 'إيابا', 'ذهاباً', 'إياباً', 'المجموع', 'بمجموع', 'مجموع', 'الأهداف',
+  ].join('|')})(?=[\\s،,)]|$)`,
+  'u',
+);
+/** A plural right after the pair makes it a range of what it counts (سجل 2-3 أهداف، من 3-5 أيام). */
+function countsAfter(rest: string): boolean {
+  const w = /^\s*([\u0621-\u064a]{2,})/u.exec(rest)?.[1];
+  return !!w && !/^[وفبل]?(?:ال|لل)/u.test(w) && analyzeNoun(w).plural;
+}
+
+export function normalizeRanges(text: string): string {
+  return text.replace(/(?<![\d.,:/\p{L}])(\d{1,4})\s?[-–]\s?(\d{1,4})(?![\d.,:/])/gu, (_all, a: string, b: string, off: number, s: string) => {
+    const clause = s.slice(Math.max(0, off - 80), off).split(/[.!؟?\n؛]/u).pop()!;
+    const rest = s.slice(off + _all.length);
+    const score = a.length <= 2 && b.length <= 2 && MATCH.test(clause) && !/(?:^|\s)(?:من|بين)\s*$/u.test(clause)
+      && !countsAfter(rest);
+    if (score) return `${cardinal(a, { case: caseAt(s, off) })} مقابل ${cardinal(b, { case: 'gen' })}`;
+    return `${a} إلى ${b}`;
+  });
+}
