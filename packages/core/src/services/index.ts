@@ -11,3 +11,4 @@ export * from './billing.js';
 export * from './engine.js';
 export * from './http.js';
 export * from './cloning.js';
+export * from './pronunciation.js';
