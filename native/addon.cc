@@ -1,17 +1,13 @@
-// Entry point of sawt_native.node: see addon.h; the exported API is documented
-// in native/lib/addon.ts.
-#include "addon.h"
+// Entry point of sawt_native.node: per environment, an AddonState (addon_state.h) and the
+// exports, which native/lib types engine by engine.
+#include <napi.h>
 
-#include <condition_variable>
-#include <deque>
 #include <exception>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
-#include <utility>
 #include <vector>
 
+#include "addon_state.h"
 #include "args.h"
 #include "chunk_event.h"
 #include "dfn3_binding.h"
@@ -20,10 +16,8 @@
 #include "espeak_engine.h"
 #include "hts_binding.h"
 #include "onnx_binding.h"
-#include "ort_shared.h"
 #include "piper_binding.h"
 #include "priority_pool.h"
-#include "promise_worker.h"
 #include "resampler_binding.h"
 #include "synthesis.h"
 #include "voice_binding.h"
@@ -141,119 +135,11 @@ Napi::Value PcmInFlightValue(const Napi::CallbackInfo& info) {
   return result;
 }
 
-// One ONNX run between its thread and the main thread. The run's result reaches the main thread
-// through a thread-safe function of its own (its "channel"), which holds the event loop open until
-// the run is settled, as queued libuv work did.
-struct OnnxRun {
-  OnnxRunPromiseWorker* worker;
-  bool settled = false;  // main thread: the worker settled its promise and deleted itself
-  std::mutex mutex;
-  std::condition_variable threadDoneWake;
-  bool threadDone = false;  // the run's thread no longer uses the channel
-  explicit OnnxRun(OnnxRunPromiseWorker* w) : worker(w) {}
-};
-using OnnxRunHandle = std::shared_ptr<OnnxRun>;
-
-// Main thread: settles a finished run (its promise, its place in the queue) and deletes its worker.
-// env is null when the environment is torn down with the result still queued: the channel's
-// finalizer (below) has dealt with the run, and `run` is not used.
-void SettleOnnxRun(Napi::Env env, Napi::Function, OnnxRunHandle* run, void*) {
-  if (env == nullptr) return;
-  (*run)->settled = true;
-  (*run)->worker->OnWorkComplete(env, napi_ok);
-}
-
-using OnnxRunChannel = Napi::TypedThreadSafeFunction<OnnxRunHandle, void, SettleOnnxRun>;
-
-// Main thread, when the channel is destroyed: once the run is settled, or at environment teardown
-// with the run unsettled (maybe still running: this waits for its thread to let go of the channel,
-// as Node-API requires, and deletes the worker, whose promise nobody can await any more).
-void CloseOnnxRunChannel(Napi::Env, void*, OnnxRunHandle* run) {
-  std::unique_ptr<OnnxRunHandle> owned(run);
-  OnnxRun& r = **run;
-  {
-    std::unique_lock<std::mutex> guard(r.mutex);
-    r.threadDoneWake.wait(guard, [&] { return r.threadDone; });
-  }
-  if (!r.settled) delete r.worker;
-}
-
 }  // namespace
 
-// The addon's ONNX run threads (one environment's): SawtAddon lets at most as many runs as there
-// are threads in at once, so a run submitted here starts at once. Each thread is niced
-// (kOnnxThreadNice) at its start; so are the threads ONNX Runtime starts (UseNicedOrtThreads).
-class OnnxRunThreads {
- public:
-  explicit OnnxRunThreads(int count) {
-    for (int i = 0; i < count; ++i) threads_.emplace_back([this] { Loop(); });
-  }
-
-  // Environment teardown (main thread): every run's channel is gone by then (each was finalized,
-  // after its thread let go of it), so the threads are idle or about to be; they end and are joined.
-  ~OnnxRunThreads() {
-    {
-      std::lock_guard<std::mutex> guard(mutex_);
-      stopping_ = true;
-    }
-    wake_.notify_all();
-    for (auto& thread : threads_) thread.join();
-  }
-
-  // Main thread.
-  void Submit(OnnxRunPromiseWorker* worker) {
-    auto run = std::make_shared<OnnxRun>(worker);
-    auto* context = new OnnxRunHandle(run);
-    OnnxRunChannel channel;
-    try {
-      channel = OnnxRunChannel::New(worker->Env(), "sawt.onnx.run", 0, 1, context, CloseOnnxRunChannel);
-    } catch (...) {
-      delete context;
-      throw;
-    }
-    {
-      std::lock_guard<std::mutex> guard(mutex_);
-      jobs_.push_back(Job{std::move(run), channel});
-    }
-    wake_.notify_one();
-  }
-
- private:
-  struct Job {
-    OnnxRunHandle run;
-    OnnxRunChannel channel;
-  };
-
-  void Loop() {
-    NiceOnnxThread("sawt-onnx");
-    for (;;) {
-      Job job;
-      {
-        std::unique_lock<std::mutex> guard(mutex_);
-        wake_.wait(guard, [&] { return stopping_ || !jobs_.empty(); });
-        if (jobs_.empty()) return;
-        job = std::move(jobs_.front());
-        jobs_.pop_front();
-      }
-      job.run->worker->ExecuteOnRunThread();
-      // napi_closing: the environment is being torn down; the channel must not be used again.
-      if (job.channel.BlockingCall() != napi_closing) job.channel.Release();
-      {
-        std::lock_guard<std::mutex> guard(job.run->mutex);
-        job.run->threadDone = true;
-      }
-      job.run->threadDoneWake.notify_all();
-    }
-  }
-
-  std::vector<std::thread> threads_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::deque<Job> jobs_;
-  bool stopping_ = false;
-};
-
-SawtAddon::SawtAddon(Napi::Env env, Napi::Object exports) {
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  auto* state = new AddonState();
+  env.SetInstanceData(state);  // deleted at environment teardown
   exports.Set("phonemize", Napi::Function::New(env, Phonemize, "phonemize"));
   exports.Set("listVoices", Napi::Function::New(env, ListVoices, "listVoices"));
   exports.Set("espeakInstances", Napi::Function::New(env, EspeakInstances, "espeakInstances"));
@@ -268,43 +154,21 @@ SawtAddon::SawtAddon(Napi::Env env, Napi::Object exports) {
   exports.Set("Resampler", DefineResamplerClass(env));
   exports.Set("AudioEncoder", DefineEncoderClass(env));
   Napi::Function sessionClass = DefineOnnxSessionClass(env);
-  onnxSessionClass = Napi::Persistent(sessionClass);
+  state->onnxSessionClass = Napi::Persistent(sessionClass);
   exports.Set("OnnxSession", sessionClass);
   exports.Set("availableProviders", Napi::Function::New(env, AvailableProviders, "availableProviders"));
   RegisterVoiceFunctions(env, exports);
   RegisterDfn3Functions(env, exports);
   Napi::Function piperClass = DefinePiperSessionClass(env);
-  piperSessionClass = Napi::Persistent(piperClass);
+  state->piperSessionClass = Napi::Persistent(piperClass);
   exports.Set("PiperSession", piperClass);
   RegisterPiperFunctions(env, exports);
-}
-
-SawtAddon::~SawtAddon() = default;
-
-void SawtAddon::QueueOnnxRun(OnnxRunPromiseWorker* worker) {
-  if (activeOnnxRuns_ < kMaxConcurrentOnnxRuns) {
-    StartOnnxRun(worker);
-  } else {
-    waitingOnnxRuns_.push_back(worker);
-  }
-}
-
-void SawtAddon::OnnxRunFinished() {
-  --activeOnnxRuns_;
-  if (!waitingOnnxRuns_.empty()) {
-    OnnxRunPromiseWorker* next = waitingOnnxRuns_.front();
-    waitingOnnxRuns_.pop_front();
-    StartOnnxRun(next);
-  }
-}
-
-void SawtAddon::StartOnnxRun(OnnxRunPromiseWorker* worker) {
-  if (!onnxRunThreads_) onnxRunThreads_ = std::make_unique<OnnxRunThreads>(kMaxConcurrentOnnxRuns);
-  onnxRunThreads_->Submit(worker);
-  ++activeOnnxRuns_;
+  return exports;
 }
 
 }  // namespace sawt
 
-using sawt::SawtAddon;
-NODE_API_ADDON(SawtAddon)
+namespace {
+Napi::Object InitAddon(Napi::Env env, Napi::Object exports) { return sawt::Init(env, exports); }
+}  // namespace
+NODE_API_MODULE(sawt_native, InitAddon)

@@ -3,12 +3,12 @@
 #include <chrono>
 #include <utility>
 
-#include "addon.h"
+#include "addon_state.h"
 
 namespace sawt {
 
 std::shared_ptr<EventPump> EventPump::Of(Napi::Env env) {
-  std::shared_ptr<EventPump>& pump = SawtAddon::Of(env).eventPump;
+  std::shared_ptr<EventPump>& pump = AddonState::Of(env).eventPump;
   if (!pump) {
     pump.reset(new EventPump(env));
     // The hook's own reference: the pump outlives the addon's instance data until it has closed.

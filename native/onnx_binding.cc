@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "addon.h"
+#include "addon_state.h"
 #include "args.h"
 #include "errors.h"
 #include "onnx_session.h"
@@ -61,7 +61,7 @@ class CreateSessionWorker : public CodedPromiseWorker {
       auto* holder = new std::shared_ptr<OnnxModel>(std::move(model_));
       Napi::External<std::shared_ptr<OnnxModel>> external = Napi::External<std::shared_ptr<OnnxModel>>::New(
           env, holder, [](Napi::Env, std::shared_ptr<OnnxModel>* p) { delete p; });
-      deferred_.Resolve(SawtAddon::Of(env).onnxSessionClass.New({external}));
+      deferred_.Resolve(AddonState::Of(env).onnxSessionClass.New({external}));
     } catch (const Napi::Error& e) {
       deferred_.Reject(e.Value());
     }

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "addon.h"
+#include "addon_state.h"
 #include "args.h"
 #include "errors.h"
 #include "espeak_engine.h"
@@ -201,7 +201,7 @@ void LoadWorker::OnOK() {
   auto* holder = new std::shared_ptr<PiperModel>(std::move(model_));
   auto external = Napi::External<std::shared_ptr<PiperModel>>::New(
       env, holder, [](Napi::Env, std::shared_ptr<PiperModel>* p) { delete p; });
-  Napi::Function cls = SawtAddon::Of(env).piperSessionClass.Value();
+  Napi::Function cls = AddonState::Of(env).piperSessionClass.Value();
   deferred_.Resolve(cls.New({external}));
 }
 

@@ -20,7 +20,7 @@
 
 namespace sawt {
 
-// The PiperSession class (SawtAddon keeps it to construct sessions).
+// The PiperSession class (AddonState keeps it to construct sessions).
 Napi::Function DefinePiperSessionClass(Napi::Env env);
 // piperClauses and phonemeInputIpa.
 void RegisterPiperFunctions(Napi::Env env, Napi::Object exports);

@@ -6,7 +6,7 @@
 
 #include <exception>
 
-#include "addon.h"
+#include "addon_state.h"
 #include "errors.h"
 
 namespace sawt {
@@ -53,14 +53,14 @@ class CodedPromiseWorker : public PromiseWorker {
 };
 
 // A CodedPromiseWorker (fallback SAWT_ENGINE_ONNX) that runs an ONNX model: it
-// goes through the addon's bounded queue of ONNX runs (SawtAddon::QueueOnnxRun),
+// goes through its environment's bounded queue of ONNX runs (onnx_runs.h),
 // executes on one of the addon's niced ONNX threads (never on libuv's pool), and
 // frees its place in the queue when it settles, before OnOK or OnError.
 class OnnxRunPromiseWorker : public CodedPromiseWorker {
  public:
   Napi::Promise Start() {
     Napi::Promise p = deferred_.Promise();
-    SawtAddon::Of(Env()).QueueOnnxRun(this);
+    AddonState::Of(Env()).onnxRuns.Queue(this);
     return p;
   }
   // An ONNX thread of the addon: the work, as libuv's pool would run it (an exception becomes the error).
@@ -73,7 +73,7 @@ class OnnxRunPromiseWorker : public CodedPromiseWorker {
   }
   // Main thread, once ExecuteOnRunThread returned (status napi_ok): settles, then deletes the worker.
   void OnWorkComplete(Napi::Env env, napi_status status) override {
-    SawtAddon::Of(env).OnnxRunFinished();
+    AddonState::Of(env).onnxRuns.Finished();
     CodedPromiseWorker::OnWorkComplete(env, status);
   }
 
