@@ -18,6 +18,9 @@ type LedgerKind = LedgerEntry['kind'];
 
 const now = () => new Date().toISOString();
 
+/** The lease of a durable reservation (reserveDurable): later than any sweep's now, so never expired. */
+const DURABLE_LEASE_EXPIRY = '9999-12-31T23:59:59.999Z';
+
 function requireMicro(name: string, value: unknown, { positive }: { positive: boolean }): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < (positive ? 1 : 0)) {
     throw new RangeError(`Expected ${positive ? 'a positive' : 'a non-negative'} integer of micro-units for ${name} but received ${JSON.stringify(value)}`);
@@ -115,6 +118,24 @@ export class SqlWallet implements Wallet {
     const reservation = new SqlReservation(this, { id, accountId, amount: amountMicro, requestId: meta.requestId, keyId: quota?.keyId ?? null, quotaChars: quota?.chars ?? 0 });
     this.open.set(id, reservation);
     return reservation;
+  }
+
+  /**
+   * A reservation for durable work (a long-form job): taken like any other, then handed from this
+   * process's lease to none, with a lease that never runs out, so neither a sweep (its owner died)
+   * nor this process's shutdown releases it; the work's finisher closes it through reservation(id).
+   */
+  async reserveDurable(accountId: string, amountMicro: number, meta: { requestId: string; description?: string; quota?: QuotaHold }): Promise<WalletReservation> {
+    const reservation = await this.reserve(accountId, amountMicro, meta);
+    this.open.delete(reservation.id);
+    await this.knex('reservations').where({ id: reservation.id, status: 'open' }).update({ owner_id: null, lease_expires_at: DURABLE_LEASE_EXPIRY });
+    return reservation;
+  }
+
+  async reservation(id: string): Promise<WalletReservation | null> {
+    const row = await this.knex('reservations').where({ id, status: 'open' }).first('id', 'account_id', 'amount', 'request_id', 'key_id', 'quota_chars');
+    if (!row) return null;
+    return new SqlReservation(this, { id: row.id, accountId: row.account_id, amount: Number(row.amount), requestId: row.request_id, keyId: row.key_id ?? null, quotaChars: Number(row.quota_chars) });
   }
 
   /**

@@ -61,6 +61,15 @@ export interface Wallet {
   reserve(accountId: string, amountMicro: number, meta: { requestId: string; description?: string; quota?: QuotaHold }): Promise<WalletReservation>;
   /** Newest first. */
   ledger(accountId: string, opts?: { limit?: number }): Promise<LedgerEntry[]>;
+  /**
+   * Like reserve(), but the reservation belongs to durable work (a long-form job) rather than to
+   * this process: no lease owner, so no sweep releases it when a process dies and shutdown keeps it
+   * open; no concurrency slot. Whoever finishes the work, on any node, settles or releases it
+   * through reservation(id).
+   */
+  reserveDurable(accountId: string, amountMicro: number, meta: { requestId: string; description?: string; quota?: QuotaHold }): Promise<WalletReservation>;
+  /** A handle to the open reservation `id` (e.g. a durable one after a restart); null when it is closed or unknown. */
+  reservation(id: string): Promise<WalletReservation | null>;
 }
 
 export interface ConcurrencySlot {
