@@ -12,7 +12,7 @@ const GENITIVE_BEFORE = new Set([
   'في', 'من', 'إلى', 'الى', 'على', 'عن', 'حتى', 'عند', 'لدى', 'فوق', 'تحت', 'دون', 'حول', 'سوى', 'غير', 'منذ', 'مذ', 'مع', 'بعد', 'قبل', 'خلال', 'بين', 'لمدة', 'مدة', 'طوال',
   'زائد', 'ناقص', 'مقابل', 'حوالي', 'حوالى', 'بحوالي', 'نحو', 'بنحو', 'قرابة', 'بقرابة', 'زهاء', 'أكثر', 'أقل', 'غضون', 'مدار', 'ظرف', 'أول', 'آخر',
   'عام', 'العام', 'لعام', 'بعام', 'سنة', 'السنة', 'لسنة', 'بسنة', 'نسبة', 'بنسبة', 'تاريخ', 'بتاريخ', 'مبلغ', 'بمبلغ',
-  'نتيجة', 'بنتيجة', 'قيمة', 'بقيمة', 'سعر', 'بسعر', 'معدل', 'بمعدل', 'رقم', 'برقم', 'الرقم', 'عمر', 'بعمر', 'ارتفاع', 'بارتفاع', 'عمق', 'بعمق', 'مسافة', 'بمسافة',
+  'سباق', 'بسباق', 'لسباق', 'مقاس', 'بمقاس', 'نتيجة', 'بنتيجة', 'زمن', 'بزمن', 'حرارة', 'بحرارة', 'قيمة', 'بقيمة', 'سعر', 'بسعر', 'معدل', 'بمعدل', 'رقم', 'برقم', 'الرقم', 'عمر', 'بعمر', 'ارتفاع', 'بارتفاع', 'عمق', 'بعمق', 'مسافة', 'بمسافة',
   'خصم', 'بخصم', 'تخفيض', 'بتخفيض', 'تخفيضات', 'زيادة', 'بزيادة', 'نمو', 'بنمو', 'انخفاض', 'بانخفاض', 'تراجع', 'بتراجع', 'مساحة', 'بمساحة', 'طول', 'بطول',
   'عرض', 'بعرض', 'وزن', 'بوزن', 'حجم', 'بحجم', 'سرعة', 'بسرعة', 'تكلفة', 'بتكلفة', 'كلفة', 'بكلفة', 'إجمالي', 'بإجمالي', 'مجموع', 'بمجموع',
 ]);
@@ -76,8 +76,9 @@ function verbOf(word: string): Verb | null {
   const whole = TRANSITIVE_FORMS.has(word) || NOT_VERBS.has(word);
   if (IMPERATIVES.has(word) || IMPERATIVES.has(bareVerb(word))) return { ownSubject: true, transitive: true };
   const w = whole ? word : bareVerb(word);
-  if (NOT_VERBS.has(w) || /^ال|[ةى]$|ات$|ية$/u.test(w)) return null;
   const listed = TRANSITIVE_FORMS.has(w);
+  // a listed verb in ـى (مشى، تلقى، احتوى) is a verb for all its shape
+  if (NOT_VERBS.has(w) || (!listed && /^ال|[ةى]$|ات$|ية$/u.test(w))) return null;
   // past with a subject suffix: ـنا (we), ـتم/ـتن (you), ـوا (they)
   const past = /^(\p{L}{2,6}?)(?:نا|تم|تن|وا)$/u.exec(w);
   if (past && !/انا$/u.test(w)) return { ownSubject: true, transitive: listed || TRANSITIVE_FORMS.has(past[1]!) };
@@ -105,6 +106,9 @@ const PREPOSITION = /^(?:[وف]?(?:في|من|إلى|الى|على|عن|مع|لد
 /** Indefinite verbal nouns of the derived forms (تسجيل، إنتاج، استخدام، انتخاب، اختيار): only those head a construct. */
 const VERBAL_NOUN = /^[وف]?(?:ت\p{L}\p{L}ي\p{L}|إ\p{L}\p{L}ا\p{L}|است\p{L}\p{L}ا\p{L}|ان\p{L}\p{L}ا\p{L}|ا\p{L}ت\p{L}ا\p{L})$/u;
 
+/** Indefinite nouns in ة after which a number is a label or an ordinal (صفحة 5، غرفة 12), not a count in construct. */
+const ORDINAL_LIKE = /^[وف]?[بلك]?(?:صفحة|غرفة|مادة|فقرة|حلقة|دورة|نسخة|طبعة|مرحلة|جولة|قاعة|بوابة|منصة|محطة|دقيقة)$/u;
+
 /** The case for a number whose digits start at `index` in `text` (`prefix` is a preposition glued to the digits). */
 export function caseAt(text: string, index: number, prefix = ''): Case {
   if (prefix === 'ب' || prefix === 'ل' || prefix === 'وب' || prefix === 'ول' || prefix === 'فب' || prefix === 'لل') return 'gen';
@@ -115,6 +119,9 @@ export function caseAt(text: string, index: number, prefix = ''): Case {
   if (GENITIVE_BEFORE.has(word)) return 'gen';
   // و/ف + preposition (وفي، ومن)
   if (/^[وف]/u.test(word) && GENITIVE_BEFORE.has(word.slice(1))) return 'gen';
+  // an indefinite noun in ة right before the number is its construct head: عبوة كيلوغرامين، بسعة خمسين لتراً
+  // (not a nisba adjective in ـية, and not a noun that heads an ordinal: المادة 5، الفقرة 3 are definite)
+  if (/^[وف]?[بلك]?\p{L}{2,}[^يا]ة$/u.test(word) && !/^[وف]?(?:[بلك]?ال|لل)/u.test(word) && !ORDINAL_LIKE.test(word)) return 'gen';
   // a verbal noun governs the number in construct: تم تسجيل 1250 إصابة
   if (VERBAL_NOUN.test(word)) return 'gen';
   // تم/يتم + a verbal noun of any form governs the number in construct: تم رفض عمليتين

@@ -60,7 +60,7 @@ function contextCase(text: string, index: number): Case {
 }
 
 /** Words after which a number with م is a length in metres. */
-const DISTANCE_BEFORE = /(?:^|\s)[وف]?(?:ب|ل|ال|بال|لل)?(?:سباق|مسافة|طول|ارتفاع|عمق|عرض|علو|بعد|مساحة|قطر|محيط|سباحة|عدو|ركض|جري)\s*$/u;
+const DISTANCE_BEFORE = /(?:^|\s)[وف]?(?:ب|ل|ال|بال|لل)?(?:سباق|مسافة|طول|طوله|طولها|ارتفاع|ارتفاعه|ارتفاعها|عمق|عرض|علو|بعد|مساحة|قطر|محيط|سباحة|عدو|ركض|جري)(?:\s+[\p{L}]+){0,2}\s*$/u;
 
 export function normalizeDates(text: string): string {
   // ISO: 2024-03-15
@@ -71,6 +71,9 @@ export function normalizeDates(text: string): string {
     if (Number(m) < 1 || Number(m) > 12 || Number(d) < 1 || Number(d) > 31) return all;
     return readDate(Number(d), (isHijri(era, fullYear(y)) ? HIJRI : GREGORIAN)[Number(m) - 1]!, fullYear(y), era, contextCase(s, off));
   });
+  // day and month without a year after a date word: يوم 1/2، بتاريخ 15/3 (else 1/2 is a fraction)
+  text = text.replace(/((?:^|\s)[وفبل]?(?:ال)?(?:يوم|تاريخ|الموافق|موعد)\s+)(\d{1,2})\/(\d{1,2})(?![\d/]|[.,]\d)/gu, (all, pre: string, d, m, off: number, s: string) =>
+    Number(m) >= 1 && Number(m) <= 12 && Number(d) >= 1 && Number(d) <= 31 ? pre + readDate(Number(d), GREGORIAN[Number(m) - 1]!, undefined, undefined, contextCase(s, off + pre.length)) : all);
   // month and year: 03/2021، 03-2021، 9/1445 هـ (a month of 1–12 and a year of four digits; no range)
   text = text.replace(new RegExp(`(?<![\\d\\p{L}.,/-])(\\d{1,2})[/-](\\d{4})(?![\\d/]|-\\d)${ERA}`, 'gu'), (all, m, y, era) => {
     const year = Number(y);
@@ -100,7 +103,7 @@ export function normalizeDates(text: string): string {
   // years with an era: 1445هـ, 2024م, 500 ق.م
   text = text.replace(/(?<![\d\p{L}.,])(\d{1,4})\s*(هـ|ه|م|ق\.\s?م)(?![\p{L}\p{N}²³/])/gu, (all, y, era, off: number, s: string) => {
     // metres, not a year: after a distance, a length or a race (سباق 1500 م، بارتفاع 828 م)
-    if (era === 'م' && (y.length < 3 || DISTANCE_BEFORE.test(s.slice(Math.max(0, off - 25), off)))) return all;
+    if (era === 'م' && (y.length < 3 || DISTANCE_BEFORE.test(s.slice(Math.max(0, off - 40), off)))) return all;
     return `${cardinal(Number(y), { case: caseAt(s, off) })}${eraWords(era)}`;
   });
   return text;

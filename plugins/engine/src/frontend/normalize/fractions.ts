@@ -10,8 +10,9 @@
  * reads "من": ثمانية عشر من عشرين. A slash after a date word (يوم 1/2) is left to be a date.
  */
 import { cardinal } from './cardinals.js';
-import { caseAt } from './context.js';
-import type { Case } from './nouns.js';
+import { numberCaseAt } from './context.js';
+import { accusativeOf, analyzeNoun } from './morphology.js';
+import { NOUNS, nounIdOf, type Case } from './nouns.js';
 import { UNITS, unitSingular } from './units.js';
 
 const SINGULAR = ['', '', 'نصف', 'ثلث', 'ربع', 'خمس', 'سدس', 'سبع', 'ثمن', 'تسع', 'عشر'];
@@ -36,10 +37,19 @@ export function fractionWords(n: number, d: number, c: Case = 'nom', construct =
 /** Words that follow a fraction without being what it is a part of. */
 const NOT_A_NOUN = /^(?:[وف]?(?:من|في|على|إلى|الى|عن|مع|أو|او|ثم|حتى|بين|فقط|تقريبا|تقريباً|أيضا|أيضاً|هو|هي|قد|لا|لم|لن|ما|كل)|و)$/u;
 const DATE_BEFORE = /(?:^|\s)[وفبل]?(?:ال)?(?:يوم|تاريخ|الموافق|موعد)\s*$/u;
-const FRACTION = /(?<![\p{L}\p{N}.,/])(?:(\d{1,3})(?:\s+|(?=[¼½¾⅐-⅞])))?(?:(\d{1,2})\s?[/⁄]\s?(\d{1,2})(?![\d/]|[.,]\d)|([¼½¾⅐-⅞]))(\s+[\p{L}\u064b-\u0652²³/]+)?/gu;
+const FRACTION = /(?<![\p{L}\p{N}.,/])([وف]?[بل]?)(?:(\d{1,3})(?:\s+|(?=[¼½¾⅐-⅞])))?(?:(\d{1,2})\s?[/⁄]\s?(\d{1,2})(?![\d/]|[.,]\d)|([¼½¾⅐-⅞]))(\s+[\p{L}\u064b-\u0652²³/]+)?/gu;
+
+/** A single unit or noun, as the whole part 1 of a mixed number leaves it: كيلوغرام، كوباً (accusative). */
+function oneOf(word: string, c: Case): string {
+  const unit = UNITS[word];
+  const known = unit?.noun ?? NOUNS[nounIdOf(word) ?? ''];
+  if (known) return c === 'acc' ? `${known.acc}${unit?.adjective ? ` ${unit.adjective}${known.gender === 'f' ? 'ة' : 'اً'}` : ''}${unit?.tail ? ` ${unit.tail}` : ''}` : unit ? unitSingular(unit) : known.sing;
+  const a = analyzeNoun(word);
+  return c === 'acc' && a.gender === 'm' && !a.plural ? accusativeOf(a.bare) : word;
+}
 
 export function normalizeFractions(text: string): string {
-  return text.replace(FRACTION, (all, whole: string | undefined, ns: string | undefined, ds: string | undefined, vulgar: string | undefined, after: string | undefined, off: number, s: string) => {
+  return text.replace(FRACTION, (all, prefix: string, whole: string | undefined, ns: string | undefined, ds: string | undefined, vulgar: string | undefined, after: string | undefined, off: number, s: string) => {
     const [n, d] = vulgar ? VULGAR[vulgar]! : [Number(ns), Number(ds)];
     if (!vulgar && DATE_BEFORE.test(s.slice(Math.max(0, off - 20), off))) return all;
     const word = after?.trim();
@@ -49,16 +59,18 @@ export function normalizeFractions(text: string): string {
     if (d > 10) {
       // a score out of a total (18/20): no month, so no date
       if (d <= 12 || whole || vulgar) return all;
-      const c = caseAt(s, off);
-      return `${cardinal(n, { case: c })} من ${cardinal(d, { case: 'gen' })}${after ?? ''}`;
+      const c = numberCaseAt(s, off + prefix.length, prefix);
+      return `${prefix}${cardinal(n, { case: c })} من ${cardinal(d, { case: 'gen' })}${after ?? ''}`;
     }
-    const c = caseAt(s, off);
+    const c = numberCaseAt(s, off + prefix.length, prefix);
     if (whole) {
+      // one and a fraction is the noun and the fraction (ساعة ونصف، كوباً ونصفاً)
+      if (noun && Number(whole) === 1) return `${prefix}${oneOf(word!, c)} و${fractionWords(n, d, c)}`;
       // the whole part counts the noun (left for the number and unit readers), the fraction follows it
-      if (noun) return `${whole} ${word} و${fractionWords(n, d, c)}`;
-      return `${cardinal(whole, { case: c })} و${fractionWords(n, d, c)}${after ?? ''}`;
+      if (noun) return `${prefix}${whole} ${word} و${fractionWords(n, d, c)}`;
+      return `${prefix}${cardinal(whole, { case: c })} و${fractionWords(n, d, c)}${after ?? ''}`;
     }
-    if (noun) return `${fractionWords(n, d, c, true)} ${unit ? unitSingular(unit) : word}`;
-    return `${fractionWords(n, d, c)}${after ?? ''}`;
+    if (noun) return `${prefix}${fractionWords(n, d, c, true)} ${unit ? unitSingular(unit) : word}`;
+    return `${prefix}${fractionWords(n, d, c)}${after ?? ''}`;
   });
 }

@@ -88,7 +88,8 @@ function readNumbersInContext(text: string): string {
       const c = prev ? caseAt(s, off - prev[0].length) : 'nom';
       return glued + ordinal(num, { gender: genderBefore(s, off), case: glued.replace(/^[وف]/u, '') ? 'gen' : c }).replace(/^ال/u, '') .replace(/^/u, 'ال') + after;
     }
-    const c = numberCaseAt(s, off + prefix.length, prefix);
+    // a signed or decimal number is no year: after العام/السنة it is not in their construct (منذ بداية العام -2,4%)
+    const c = (sign || num.includes('.')) && YEAR_BEFORE.test(s.slice(Math.max(0, off - 12), off)) ? 'nom' : numberCaseAt(s, off + prefix.length, prefix);
     // after an ordinal's head noun, unless a counted noun follows (a year after it is no count: الحرب العالمية 2 عام 1945)
     const counted = w1 && (nounIdOf(w1.trim()) ?? UNIT_ABBREVIATIONS[w1.trim()] ?? (/^\s[\u0621-\u064a]{2,}$/u.test(w1) && isCountedNoun(w1.trim()) && looksCounted(w1.trim()))) && !/^\s*\d/u.test(s.slice(off + all.length - (w2?.length ?? 0)));
     const head = !prefix && !sign && !num.includes('.') && !pct && !counted ? ordinalHead(s, off) : null;
@@ -121,7 +122,10 @@ function readNumbersInContext(text: string): string {
       const inConstruct = !!w2 && /^\s[\u0621-\u064a]{2,}$/u.test(w2) && !/ا$/u.test(w2) && !/ا$/u.test(w1!) && isCountedNoun(w2.trim());
       return prefix + countUnknown(num, w1!.trim(), c, inConstruct) + (w2 ?? '');
     }
-    const g = construct ? nounGender(w1!.trim()) : rangeGender(w1, s.slice(off + all.length));
+    const ranged = construct || sign || num.includes('.') || pct ? undefined : rangeNoun(w1, s.slice(off + all.length));
+    const g = construct ? nounGender(w1!.trim()) : ranged ? nounGender(ranged) : 'm';
+    const asNoun = ranged && (num === '1' || num === '2') ? rangeCountOf(num, ranged, c) : undefined;
+    if (asNoun) return prefix + asNoun + (w1 ?? '') + (w2 ?? '');
     const r = Number(num.replace(/\..*/u, '').slice(-2));
     // 11–99: the tamyiz is accusative; write the tanween an undiacritized ـا leaves out (فصلا → فصلاً)
     const w1out = w1 && !num.includes('.') && r >= 11 && /^\s\p{L}{2,}[^اى\s]ا$/u.test(w1) && !/^\s(?:أيضا|جدا|تقريبا|فقط|معا)$/u.test(w1) ? `${w1}\u064b` : (w1 ?? '');
@@ -133,10 +137,18 @@ function readNumbersInContext(text: string): string {
  * The first number of a range takes the gender of the noun counted after the second
  * (من 3 إلى 5 ساعات → من ثلاث إلى خمس ساعات، بين 3 و4 سيارات، 7 أو 8 رحلات).
  */
-function rangeGender(w1: string | undefined, rest: string): Gender {
+function rangeNoun(w1: string | undefined, rest: string): string | undefined {
   const joined = /^\s?(?:إلى|الى|حتى|أو|او)$/u.test(w1 ?? '') ? rest : !w1 && /^\s+و\s?(?=\d)/u.test(rest) ? rest.replace(/^\s+و/u, '') : null;
   const m = joined === null ? null : /^\s*\d+(?:\.\d+)?\s+([\u0621-\u0652]{2,})/u.exec(joined);
-  return m && isCountedNoun(m[1]!) ? nounGender(m[1]!) : 'm';
+  return m && isCountedNoun(m[1]!) ? m[1]! : undefined;
+}
+
+/** A range's first number of one or two is the noun itself, singular or dual (يومين إلى أربعة أيام، ساعة إلى ساعتين). */
+function rangeCountOf(num: string, noun: string, c: Case): string | undefined {
+  const a = analyzeNoun(noun);
+  const known = NOUNS[nounIdOf(a.singular) ?? ''];
+  if (num === '1') return known ? (c === 'acc' ? known.acc : known.sing) : c === 'acc' && a.gender === 'm' ? accusativeOf(a.singular) : a.singular;
+  return (known ? (c === 'nom' ? known.dualNom : known.dualGen) : dualOf(a.singular, c !== 'nom')) || undefined;
 }
 
 /** Adverbs in ـيًّا (سنويا، عالميا) and the like follow numbers without being counted. */

@@ -5,7 +5,8 @@
  * مقابل, an adverb in construct, is genitive: واحد مقابل اثنين). Any other pair is a range:
  * 3-5 → 3 إلى 5, left for the unit and number readers, which give the first number the gender of
  * the noun counted after the second (من 3-5 ساعات → من ثلاث إلى خمس ساعات). Dates, month-years and
- * phone numbers have been read before this stage.
+ * phone numbers have been read before this stage. Dimensions (2 م × 3 م، 1920x1080) are read with
+ * "في" between the numbers.
  */
 import { cardinal } from './cardinals.js';
 import { caseAt } from './context.js';
@@ -14,19 +15,22 @@ import { analyzeNoun } from './morphology.js';
 /** Words of a match that make n-m a score. */
 const MATCH = new RegExp(
   `(?:^|[\\s،,(])[وف]?(?:${[
-    'فاز', 'يفوز', 'تفوز', 'فوز', 'بفوز', 'الفوز', 'فازت', 'تغلب', 'يتغلب', 'تغلبت', 'هزم', 'يهزم', 'هزمت', 'خسر', 'يخسر', 'خسرت', 'خسارة', 'بخسارة',
+    'فاز', 'يفوز', 'انتصر', 'ينتصر', 'انتصرت', 'انتصار', 'الانتصار', 'بانتصار', 'أطاح', 'تفوق', 'يتفوق', 'فوزه', 'فوزها', 'تفوز', 'فوز', 'بفوز', 'الفوز', 'فازت', 'تغلب', 'يتغلب', 'تغلبت', 'هزم', 'يهزم', 'هزمت', 'خسر', 'يخسر', 'خسرت', 'خسارة', 'بخسارة',
     'تعادل', 'يتعادل', 'تعادلت', 'التعادل', 'بالتعادل', 'تعادلا', 'نتيجة', 'بنتيجة', 'النتيجة', 'بنتيجتها', 'المباراة', 'مباراة', 'المواجهة', 'اللقاء',
     'الشوط', 'سحق', 'اكتسح', 'أسقط', 'النهائي', 'نهائي', 'الديربي', 'الكلاسيكو', 'ذهابا', 'إيابا', 'ذهاباً', 'إياباً', 'المجموع', 'بمجموع', 'مجموع', 'الأهداف',
-  ].join('|')})(?=[\\s،,)]|$)`,
+  ].join('|')})(?:اً|ا|ً)?(?=[\\s،,)]|$)`,
   'u',
 );
 /** A plural right after the pair makes it a range of what it counts (سجل 2-3 أهداف، من 3-5 أيام). */
 function countsAfter(rest: string): boolean {
   const w = /^\s*([\u0621-\u064a]{2,})/u.exec(rest)?.[1];
-  return !!w && !/^[وفبل]?(?:ال|لل)/u.test(w) && analyzeNoun(w).plural;
+  // a plural with a preposition glued to it (بركلات الترجيح) is a phrase of its own
+  return !!w && !/^[وفبل]?(?:ال|لل)/u.test(w) && analyzeNoun(w).plural && !(/^[بلك]/u.test(w) && analyzeNoun(w.slice(1)).plural);
 }
 
 export function normalizeRanges(text: string): string {
+  // dimensions: 2 م × 3 م، 1920x1080 → "في" between the numbers
+  text = text.replace(/(?<=\d(?:\s?[\p{L}²³]{1,3})?)\s*[×xX]\s*(?=\d)/gu, ' في ');
   return text.replace(/(?<![\d.,:/\p{L}])(\d{1,4})\s?[-–]\s?(\d{1,4})(?![\d.,:/])/gu, (_all, a: string, b: string, off: number, s: string) => {
     const clause = s.slice(Math.max(0, off - 80), off).split(/[.!؟?\n؛]/u).pop()!;
     const rest = s.slice(off + _all.length);
