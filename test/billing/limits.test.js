@@ -1,6 +1,6 @@
 import t from 'tap';
 import { randomUUID } from 'node:crypto';
-import { tokens } from '@sawt/core';
+import { ManualClock, tokens } from '@sawt/core';
 import { FixedWindowRateLimiter } from '@sawt/plugin-billing';
 import { bootDataLayer } from '../storage/fixtures/boot.js';
 
@@ -128,19 +128,19 @@ t.test('rate limit: over the window budget gives 42902 with Retry-After', async 
 });
 
 t.test('rate limit: the window resets, Retry-After is at least 1, max 0 is unlimited', async (t) => {
-  let now = 1_000_000;
-  const limiter = new FixedWindowRateLimiter({ windowMs: 10_000, max: 2 }, () => now);
+  const clock = new ManualClock();
+  const limiter = new FixedWindowRateLimiter({ windowMs: 10_000, max: 2 }, clock);
   await limiter.hit('k');
-  now += 9_950;
+  await clock.advance(9_950);
   await limiter.hit('k');
   const err = await limiter.hit('k').catch((e) => e);
   t.equal(err.code, 42902);
   t.equal(err.headers['retry-after'], '1', '50 ms left rounds up to 1 second');
-  now += 50;
+  await clock.advance(50);
   await limiter.hit('k');
   t.pass('a new window starts');
 
-  const unlimited = new FixedWindowRateLimiter({ windowMs: 1000, max: 0 }, () => now);
+  const unlimited = new FixedWindowRateLimiter({ windowMs: 1000, max: 0 }, clock);
   for (let i = 0; i < 10_000; i++) await unlimited.hit('k');
   t.pass('max 0 never limits');
 });

@@ -1,7 +1,6 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { CLUSTER_METRICS_ENV, createSawt, serveClusterMetrics, tokens } from '@sawt/core';
-import { serveWorkerLimits, WORKER_LIMITS_ENV } from '@sawt/plugin-billing';
+import { CLUSTER_METRICS_ENV, createSawt, serveClusterMetrics, tokens, type ClusterPrimaryDuty } from '@sawt/core';
 import { UsageError, type Flags } from './args.js';
 import { announceWhenListening, nextSteps } from './next-steps.js';
 import { runPrimary } from './serve-primary.js';
@@ -24,18 +23,19 @@ export async function serve(values: Flags = {}): Promise<number> {
   const workers = workerCount(typeof values.workers === 'string' ? values.workers : process.env.SAWT_WORKERS, typeof values.workers === 'string' ? '--workers' : 'SAWT_WORKERS');
   if (workers === 1) return serveOne();
   // Migrations run once, here, before any worker boots (the workers then find nothing pending).
-  if (!(await migrateBeforeForking())) return 1;
-  const stopLimits = serveWorkerLimits();
+  const prepared = await migrateBeforeForking();
+  if (!prepared) return 1;
+  // What a plugin serves the workers from here (billing: the machine's limits, unless Redis shares them).
+  const stopDuties = prepared.duties.map((d) => d.serve());
   // GET /metrics, whichever worker answers it, counts what every worker did.
   const stopMetrics = serveClusterMetrics();
   const stopAnnouncing = announceWhenListening(workers);
   try {
-    // Workers share the primary's limiter and rate counter (unless a Redis plugin is configured).
-    return await runPrimary(workers, { [WORKER_LIMITS_ENV]: 'ipc', [CLUSTER_METRICS_ENV]: '1' });
+    return await runPrimary(workers, Object.assign({ [CLUSTER_METRICS_ENV]: '1' }, ...prepared.duties.map((d) => d.workerEnv)));
   } finally {
     stopAnnouncing();
     stopMetrics();
-    stopLimits();
+    for (const stop of stopDuties) stop();
   }
 }
 
@@ -52,15 +52,18 @@ function workerCount(raw: string | undefined, name: string): number {
   return n;
 }
 
-/** The primary applies pending migrations (the data layer only: no transport, no engine start). */
-async function migrateBeforeForking(): Promise<boolean> {
+/**
+ * The primary applies pending migrations (the data layer only: no transport, no engine start) and
+ * finds what the plugins ask it to serve their workers; null when the migration failed.
+ */
+async function migrateBeforeForking(): Promise<{ duties: ClusterPrimaryDuty[] } | null> {
   const app = await createSawt({ skipTags: ['transport'] });
   try {
     await app.migrate();
-    return true;
+    return { duties: app.has(tokens.workerLimits) ? [app.get(tokens.workerLimits)] : [] };
   } catch (e) {
     app.logger.error({ err: e }, 'database migration failed; not starting the workers');
-    return false;
+    return null;
   }
 }
 

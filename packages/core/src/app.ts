@@ -11,6 +11,7 @@ import type { Logger, Metrics, RuntimeSettings } from './services/index.js';
 import { tokens, type ServiceRef } from './tokens.js';
 import { currentProcess } from './process-identity.js';
 import { ProcessWorkDir, workDirBase } from './work-dir.js';
+import { systemClock, type Clock } from './clock.js';
 
 export interface CreateSawtOptions {
   runtime?: Partial<RuntimeSettings>;
@@ -22,6 +23,8 @@ export interface CreateSawtOptions {
   metrics?: Metrics;
   /** Skip plugins carrying any of these tags (the admin CLI skips 'transport'). */
   skipTags?: string[];
+  /** The clock plugins get (tokens.clock): tests pass a ManualClock and advance it. */
+  clock?: Clock;
 }
 
 /** A booted set of plugins sharing one container. */
@@ -129,6 +132,7 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
   container.registerInstance(tokens.metrics.symbol, opts.metrics ?? new PromMetrics({ processMetrics: !opts.skipTags?.includes('transport') }));
   const workDir = new ProcessWorkDir(workDirBase(runtime.dataDir), currentProcess(runtime.nodeId));
   container.registerInstance(tokens.workDir.symbol, workDir);
+  container.registerInstance(tokens.clock.symbol, opts.clock ?? systemClock);
 
   const loaded: LoadedPlugin[] = [];
   const seen = new Set<string>();
@@ -145,7 +149,7 @@ export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp>
     loaded.push({ plugin, source, options: validateOptions(plugin, entry.options ?? {}) });
   }
   container.registerInstance(tokens.scopes.symbol, collectScopes(declaring));
-  const coreServices = [tokens.runtime, tokens.logger, tokens.metrics, tokens.workDir, tokens.scopes];
+  const coreServices = [tokens.runtime, tokens.logger, tokens.metrics, tokens.workDir, tokens.clock, tokens.scopes];
   const ordered = orderPlugins(loaded, coreServices);
 
   const lifecycles = new Map<LoadedPlugin, PluginLifecycle>();

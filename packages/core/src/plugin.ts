@@ -77,7 +77,7 @@ type OptionsOf<Schema> = unknown extends Schema ? Record<string, unknown> : From
  * Identity helper that gives plugin authors type inference: the options' type from
  * `configSchema` (declared `as const`), the services register receives from `deps`.
  */
-export function definePlugin<Options>(plugin: SawtPlugin<Options, NoServices, NoServices> & { deps?: undefined; optionalDeps?: undefined }): SawtPlugin<Options>;
+export function definePlugin<Options>(plugin: SawtPlugin<Options, NoServices, NoServices> & { consumes: ServiceRef<unknown>[]; deps?: undefined; optionalDeps?: undefined }): SawtPlugin<Options>;
 export function definePlugin<Schema, Deps extends ServiceRefs = NoServices, OptionalDeps extends ServiceRefs = NoServices>(
   plugin: SawtPlugin<OptionsOf<Schema>, Deps, OptionalDeps> & { configSchema?: Schema },
 ): SawtPlugin<OptionsOf<Schema>, Deps, OptionalDeps>;

@@ -23,6 +23,8 @@ export const tokens = {
   metrics: createServiceRef<S.Metrics>('core.metrics'),
   /** This process's temporary folder (uploads, spooled audio), removed at stop and swept after a crash. */
   workDir: createServiceRef<import('./work-dir.js').WorkDir>('core.workDir'),
+  /** Time for TTLs, rate windows and timeouts (core registers it: systemClock, or createSawt's `clock` in tests). */
+  clock: createServiceRef<import('./clock.js').Clock>('core.clock'),
   /** The scopes the configured plugins declare in their manifests (API keys are restricted to them). */
   scopes: createServiceRef<ScopeRegistry>('core.scopes'),
   database: createServiceRef<S.Database>('storage.database'),
@@ -37,6 +39,8 @@ export const tokens = {
   /** Concurrency and rate limits shared by every node (Redis plugin); billing uses them when present. */
   sharedLimits: createServiceRef<S.SharedLimits>('cluster.sharedLimits'),
   admission: createServiceRef<S.AdmissionControl>('billing.admission'),
+  /** What the primary of `sawt serve --workers N` serves the workers for billing (the machine's limits). */
+  workerLimits: createServiceRef<S.ClusterPrimaryDuty>('billing.workerLimits'),
   models: createServiceRef<S.ModelCatalog>('engine.models'),
   voices: createServiceRef<S.VoiceCatalog>('engine.voices'),
   synthesizer: createServiceRef<S.SpeechSynthesizer>('engine.synthesizer'),

@@ -11,16 +11,16 @@ export { generateSecret, hashSecret } from './secrets.js';
 export default definePlugin({
   id: 'auth',
   provides: [tokens.accounts, tokens.apiKeys, tokens.authenticator, tokens.quota],
-  consumes: [tokens.database],
+  deps: { db: tokens.database, scopes: tokens.scopes, clock: tokens.clock },
   configSchema: { type: 'object', additionalProperties: false, properties: {} },
 
-  register(ctx) {
-    const db = ctx.get(tokens.database);
+  register(ctx, { db, scopes, clock }) {
     db.addMigrations(ctx.pluginId, authMigrations);
     const accounts = new SqlAccountStore(db);
     ctx.provide(tokens.accounts, accounts);
-    ctx.provide(tokens.apiKeys, new SqlApiKeyStore(db, accounts, ctx.get(tokens.scopes).names));
-    ctx.provide(tokens.authenticator, new SqlAuthenticator(db));
+    ctx.provide(tokens.apiKeys, new SqlApiKeyStore(db, accounts, scopes.names));
+    // The clock decides whether a key's expiry date has passed.
+    ctx.provide(tokens.authenticator, new SqlAuthenticator(db, clock));
     ctx.provide(tokens.quota, new SqlCharacterQuota());
   },
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { SawtError, errors, type Account, type AccountStore, type ApiKeyRecord, type ApiKeyStore, type AuthContext, type Authenticator, type CreatedApiKey, type Database, type EndpointScope, type Plan } from '@sawt/core';
+import { SawtError, errors, systemClock, type Account, type Clock, type AccountStore, type ApiKeyRecord, type ApiKeyStore, type AuthContext, type Authenticator, type CreatedApiKey, type Database, type EndpointScope, type Plan } from '@sawt/core';
 import { DISPLAY_PREFIX_LENGTH, SECRET_PATTERN, generateSecret, hashSecret } from './secrets.js';
 import { validateEndpoints, validateExpiresAt, validateName, validatePlan, validateQuotaChars } from './validation.js';
 
@@ -147,7 +147,7 @@ export class SqlApiKeyStore implements ApiKeyStore {
 const MISSING_KEY = 'Missing API key: provide it in the x-api-key header (or as Authorization: Bearer <key>)';
 
 export class SqlAuthenticator implements Authenticator {
-  constructor(private readonly db: Database, private readonly now: () => number = Date.now) {}
+  constructor(private readonly db: Database, private readonly clock: Clock = systemClock) {}
 
   async authenticate(secret: string | undefined): Promise<AuthContext> {
     if (secret === undefined || secret === null || (typeof secret === 'string' && secret.trim() === '')) throw errors.authentication(MISSING_KEY);
@@ -191,7 +191,7 @@ export class SqlAuthenticator implements Authenticator {
   private whyInvalid(row: Pick<ApiKeyRow, 'deleted_at' | 'revoked_at' | 'expires_at'>): SawtError | null {
     if (row.deleted_at) return errors.keyDeleted();
     if (row.revoked_at) return errors.authentication('Invalid API key: this key has been revoked');
-    if (row.expires_at && Date.parse(row.expires_at) <= this.now()) return errors.authentication(`Invalid API key: this key expired at ${row.expires_at}`);
+    if (row.expires_at && Date.parse(row.expires_at) <= this.clock.now()) return errors.authentication(`Invalid API key: this key expired at ${row.expires_at}`);
     return null;
   }
 

@@ -1,10 +1,10 @@
-import { type FromSchema, currentProcess, definePlugin, tokens, type ConcurrencyLimiter, type RateLimiter, type SharedLimits } from '@sawt/core';
+import { type Clock, type FromSchema, currentProcess, definePlugin, tokens, type ConcurrencyLimiter, type RateLimiter, type SharedLimits } from '@sawt/core';
 import { billingMigrations } from './migrations.js';
 import { SqlWallet } from './wallet.js';
 import { FixedWindowRateLimiter, InMemoryConcurrencyLimiter, type RateLimitSettings } from './limits.js';
 import { SawtAdmissionControl } from './admission.js';
 import { ReservationLeases } from './leases.js';
-import { PrimaryConcurrencyLimiter, PrimaryRateLimiter, usesPrimaryLimits } from './worker-limits.js';
+import { PrimaryConcurrencyLimiter, PrimaryRateLimiter, serveWorkerLimits, usesPrimaryLimits, WORKER_LIMITS_ENV } from './worker-limits.js';
 
 export { SqlWallet, SqlReservation } from './wallet.js';
 export { FixedWindowRateLimiter, InMemoryConcurrencyLimiter, type RateLimitSettings } from './limits.js';
@@ -42,42 +42,40 @@ const configSchema = {
 export type BillingOptions = FromSchema<typeof configSchema>;
 
 /** Wallet with leased reservations and ledger, concurrency and rate limits, and admission control. */
-export default definePlugin<BillingOptions>({
+export default definePlugin({
   id: 'billing',
-  provides: [tokens.wallet, tokens.concurrency, tokens.rateLimiter, tokens.admission],
+  provides: [tokens.wallet, tokens.concurrency, tokens.rateLimiter, tokens.admission, tokens.workerLimits],
   // accounts: wallets belong to accounts; quota: the per-key character quota lives in auth (it owns api_keys).
-  consumes: [tokens.database, tokens.logger, tokens.accounts, tokens.quota, tokens.metrics],
+  deps: { db: tokens.database, accounts: tokens.accounts, quota: tokens.quota, metrics: tokens.metrics, clock: tokens.clock },
   // Present in a cluster (Redis plugin): limits every node shares, used instead of this process's own.
-  optionalConsumes: [tokens.sharedLimits],
+  optionalDeps: { shared: tokens.sharedLimits },
   configSchema,
 
-  register(ctx) {
+  register(ctx, { db, accounts, quota, metrics, clock, shared }) {
     const { leases: lease } = ctx.options;
     if (lease.heartbeatMs >= lease.ttlMs) {
       throw new Error(`leases.heartbeatMs (${lease.heartbeatMs}) must be shorter than leases.ttlMs (${lease.ttlMs}), or live reservations would expire between heartbeats`);
     }
-    const db = ctx.get(tokens.database);
     db.addMigrations(ctx.pluginId, billingMigrations);
-    const leases = new ReservationLeases(db, currentProcess(ctx.runtime.nodeId), lease, ctx.logger);
-    const wallet = new SqlWallet(db, ctx.get(tokens.accounts), ctx.get(tokens.quota), leases, ctx.logger);
-    const { concurrency, rateLimiter, localRate } = chooseLimits(ctx.has(tokens.sharedLimits) ? ctx.get(tokens.sharedLimits) : null, ctx.options.rateLimit);
+    const leases = new ReservationLeases(db, currentProcess(ctx.runtime.nodeId), lease, ctx.logger, clock);
+    const wallet = new SqlWallet(db, accounts, quota, leases, ctx.logger);
+    const { concurrency, rateLimiter, localRate } = chooseLimits(shared ?? null, ctx.options.rateLimit, clock);
     const admission = new SawtAdmissionControl(concurrency, wallet, ctx.logger);
     ctx.provide(tokens.wallet, wallet);
     ctx.provide(tokens.concurrency, concurrency);
     ctx.provide(tokens.rateLimiter, rateLimiter);
     ctx.provide(tokens.admission, admission);
-    ctx.get(tokens.metrics).addGauge({ name: 'sawt_wallet_reservations_open', help: 'Wallet reservations this process holds open (synthesis or denoise paid for but not yet settled or released).', read: () => wallet.openReservations });
-    let sweeper: NodeJS.Timeout | undefined;
+    // Workers share the primary's limiter and rate counter (unless a Redis plugin is configured).
+    ctx.provide(tokens.workerLimits, { workerEnv: { [WORKER_LIMITS_ENV]: 'ipc' }, serve: () => serveWorkerLimits(clock) });
+    metrics.addGauge({ name: 'sawt_wallet_reservations_open', help: 'Wallet reservations this process holds open (synthesis or denoise paid for but not yet settled or released).', read: () => wallet.openReservations });
+    let stopSweeping = () => {};
     return {
       async start() {
         await leases.start((row, reason) => wallet.releaseOrphan(row, reason));
-        if (localRate) {
-          sweeper = setInterval(() => localRate.sweep(), Math.max(ctx.options.rateLimit.windowMs, 1000));
-          sweeper.unref();
-        }
+        if (localRate) stopSweeping = clock.after(Math.max(ctx.options.rateLimit.windowMs, 1000), () => localRate.sweep(), { every: true, unref: true });
       },
       async stop() {
-        clearInterval(sweeper);
+        stopSweeping();
         await admission.releaseAll('shutdown');
         await wallet.releaseOpen('shutdown');
         await leases.stop();
@@ -90,9 +88,9 @@ export default definePlugin<BillingOptions>({
  * Shared limits (Redis) when a plugin provides them; else, in a worker of
  * `sawt serve --workers`, the primary's; else this process's own.
  */
-function chooseLimits(shared: SharedLimits | null, rate: RateLimitSettings): { concurrency: ConcurrencyLimiter; rateLimiter: RateLimiter; localRate: FixedWindowRateLimiter | null } {
+function chooseLimits(shared: SharedLimits | null, rate: RateLimitSettings, clock: Clock): { concurrency: ConcurrencyLimiter; rateLimiter: RateLimiter; localRate: FixedWindowRateLimiter | null } {
   if (shared) return { concurrency: shared.concurrency, rateLimiter: shared.rateLimiter(rate), localRate: null };
   if (usesPrimaryLimits()) return { concurrency: new PrimaryConcurrencyLimiter(), rateLimiter: new PrimaryRateLimiter(rate), localRate: null };
-  const localRate = new FixedWindowRateLimiter(rate);
+  const localRate = new FixedWindowRateLimiter(rate, clock);
   return { concurrency: new InMemoryConcurrencyLimiter(), rateLimiter: localRate, localRate };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isLocalProcessGone, type Database, type Logger, type ProcessOwner } from '@sawt/core';
+import { isLocalProcessGone, systemClock, type Clock, type Database, type Logger, type ProcessOwner } from '@sawt/core';
 
 export interface LeaseSettings {
   /** How long a reservation stays held after its owner's last heartbeat. */
@@ -48,7 +48,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
  */
 export class ReservationLeases {
   readonly ownerId = randomUUID();
-  private timers: NodeJS.Timeout[] = [];
+  private timers: Array<() => void> = [];
   private sweeping: Promise<number> | null = null;
   private release: ((row: OrphanReservation, reason: string) => Promise<boolean>) | null = null;
 
@@ -57,12 +57,12 @@ export class ReservationLeases {
     private readonly self: ProcessOwner,
     readonly settings: LeaseSettings,
     private readonly logger: Logger,
-    private readonly clock: () => number = Date.now,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** The lease expiry to stamp on a reservation taken now. */
   expiry(): string {
-    return iso(this.clock() + this.settings.ttlMs);
+    return iso(this.clock.now() + this.settings.ttlMs);
   }
 
   /** Registers this process, sweeps once, then heartbeats and sweeps on timers. */
@@ -71,9 +71,7 @@ export class ReservationLeases {
     await this.heartbeat();
     await this.sweep();
     const every = (ms: number, fn: () => Promise<unknown>, what: string) => {
-      const timer = setInterval(() => void fn().catch((err) => this.logger.error({ err }, `reservation lease ${what} failed`)), ms);
-      timer.unref();
-      this.timers.push(timer);
+      this.timers.push(this.clock.after(ms, () => void fn().catch((err) => this.logger.error({ err }, `reservation lease ${what} failed`)), { every: true, unref: true }));
     };
     every(this.settings.heartbeatMs, () => this.heartbeat(), 'heartbeat');
     every(this.settings.sweepMs, () => this.sweep(), 'sweep');
@@ -81,7 +79,7 @@ export class ReservationLeases {
 
   /** Stops the timers and unregisters this process once none of its reservations is open. */
   async stop(): Promise<void> {
-    for (const t of this.timers) clearInterval(t);
+    for (const cancel of this.timers) cancel();
     this.timers = [];
     await this.sweeping?.catch(() => {});
     const k = this.db.knex;
@@ -93,7 +91,7 @@ export class ReservationLeases {
 
   /** Renews this process's registration and the leases of every reservation it holds. */
   async heartbeat(): Promise<void> {
-    const now = this.clock();
+    const now = this.clock.now();
     const expiresAt = iso(now + this.settings.ttlMs);
     const k = this.db.knex;
     // Re-inserted when a sweeper removed it while this process was paused (SIGSTOP).
@@ -117,7 +115,7 @@ export class ReservationLeases {
 
   private async sweepOnce(): Promise<number> {
     const k = this.db.knex;
-    const nowMs = this.clock();
+    const nowMs = this.clock.now();
     const now = iso(nowMs);
     const sameNode = (await k<OwnerRow>('lease_owners').where({ node_id: this.self.nodeId }).whereNot({ id: this.ownerId })) as OwnerRow[];
     const gone = new Map(

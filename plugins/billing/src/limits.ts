@@ -1,4 +1,4 @@
-import { errors, type ConcurrencySlot, type ConcurrencyLimiter, type RateLimiter } from '@sawt/core';
+import { errors, systemClock, type Clock, type ConcurrencySlot, type ConcurrencyLimiter, type RateLimiter } from '@sawt/core';
 
 /**
  * In-flight synthesis per account, counted in this process. A shared (Redis)
@@ -39,12 +39,12 @@ export interface RateLimitSettings {
 export class FixedWindowRateLimiter implements RateLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();
 
-  constructor(private readonly settings: RateLimitSettings, private readonly now: () => number = Date.now) {}
+  constructor(private readonly settings: RateLimitSettings, private readonly clock: Clock = systemClock) {}
 
   async hit(keyId: string): Promise<void> {
     const { windowMs, max } = this.settings;
     if (max === 0) return;
-    const t = this.now();
+    const t = this.clock.now();
     let w = this.windows.get(keyId);
     if (!w || t >= w.start + windowMs) {
       w = { start: t, count: 0 };
@@ -56,7 +56,7 @@ export class FixedWindowRateLimiter implements RateLimiter {
 
   /** Forgets windows that have ended, so idle keys do not accumulate. */
   sweep(): void {
-    const t = this.now();
+    const t = this.clock.now();
     for (const [key, w] of this.windows) if (t >= w.start + this.settings.windowMs) this.windows.delete(key);
   }
 }

@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { randomUUID } from 'node:crypto';
-import { SawtError, errors, type ConcurrencyLimiter, type ConcurrencySlot, type RateLimiter } from '@sawt/core';
+import { SawtError, errors, systemClock, type Clock, type ConcurrencyLimiter, type ConcurrencySlot, type RateLimiter } from '@sawt/core';
 import { FixedWindowRateLimiter, InMemoryConcurrencyLimiter, type RateLimitSettings } from './limits.js';
 
 /**
@@ -26,12 +26,11 @@ export function usesPrimaryLimits(): boolean {
 }
 
 /** Primary side: answers the workers' limit requests; returns a function that stops serving. */
-export function serveWorkerLimits(): () => void {
+export function serveWorkerLimits(clock: Clock = systemClock): () => void {
   const concurrency = new InMemoryConcurrencyLimiter();
   const counters = new Map<string, FixedWindowRateLimiter>();
   const slotsOf = new Map<number, Map<string, ConcurrencySlot>>();
-  const sweep = setInterval(() => counters.forEach((c) => c.sweep()), 10_000);
-  sweep.unref();
+  const stopSweeping = clock.after(10_000, () => counters.forEach((c) => c.sweep()), { every: true, unref: true });
 
   const answer = async (worker: Worker, req: Request): Promise<unknown> => {
     switch (req.op) {
@@ -58,7 +57,7 @@ export function serveWorkerLimits(): () => void {
       case 'hit': {
         const name = `${req.windowMs}/${req.max}`;
         let c = counters.get(name);
-        if (!c) counters.set(name, (c = new FixedWindowRateLimiter({ windowMs: req.windowMs, max: req.max })));
+        if (!c) counters.set(name, (c = new FixedWindowRateLimiter({ windowMs: req.windowMs, max: req.max }, clock)));
         await c.hit(req.keyId);
         return null;
       }
@@ -79,7 +78,7 @@ export function serveWorkerLimits(): () => void {
   cluster.on('message', onMessage);
   cluster.on('exit', onExit);
   return () => {
-    clearInterval(sweep);
+    stopSweeping();
     cluster.off('message', onMessage);
     cluster.off('exit', onExit);
   };

@@ -29,10 +29,9 @@ const configSchema = {
 export type RedisOptions = FromSchema<typeof configSchema>;
 
 /** Concurrency slots (leases with heartbeat) and per-key rate limits shared by every node, on Redis. */
-export default definePlugin<RedisOptions>({
+export default definePlugin({
   id: 'redis',
   provides: [tokens.sharedLimits],
-  consumes: [tokens.logger],
   configSchema,
 
   register(ctx) {

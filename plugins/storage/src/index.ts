@@ -26,10 +26,9 @@ const configSchema = {
 
 export type StorageOptions = FromSchema<typeof configSchema>;
 
-export default definePlugin<StorageOptions>({
+export default definePlugin({
   id: 'storage',
   provides: [tokens.database, tokens.blobStore],
-  consumes: [],
   configSchema,
 
   register(ctx) {

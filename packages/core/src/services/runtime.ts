@@ -47,3 +47,14 @@ export interface Metrics {
   /** The Prometheus text exposition. */
   render(): Promise<{ contentType: string; body: string }>;
 }
+
+/**
+ * What the primary of `sawt serve --workers N` runs for its workers on a plugin's behalf
+ * (billing: the one concurrency limiter and rate counter of the machine, when no Redis).
+ */
+export interface ClusterPrimaryDuty {
+  /** Set in every worker's environment. */
+  workerEnv: Record<string, string>;
+  /** Starts serving the workers from the primary; returns the function that stops it. */
+  serve(): () => void;
+}
