@@ -1,12 +1,13 @@
-// PiperStream on the tiny stand-in: the first audio of a long text comes before its last sentence
+// Piper's chunks (piperChunks in a speech stream) on the tiny stand-in: the first audio of a long text comes before its last sentence
 // is synthesized; a consumer that stops reading stops synthesis; destroying the stream stops the
 // ONNX work; word timings are spread over each sentence.
 import { join } from 'node:path';
 import t from 'tap';
 import { STANDIN } from './helpers.js';
 
-const { PiperStream, piperSentences, readPiperVoiceConfig, wordsBySentence } = await import('../../plugins/engine/dist/index.js');
+const { piperChunks, piperSentences, readPiperVoiceConfig, wordsBySentence } = await import('../../plugins/engine/dist/index.js');
 const { PiperSession } = await import('@sawt/native');
+const { speechStream } = await import('@sawt/core');
 
 const onnx = join(STANDIN, 'ar_JO-standin-tiny.onnx');
 const config = readPiperVoiceConfig(`${onnx}.json`);
@@ -14,12 +15,12 @@ const session = await PiperSession.create(onnx, { intraOpThreads: 1 });
 t.teardown(() => session.release());
 
 const SENTENCES = Array.from({ length: 12 }, (_, i) => `ذَهَبَ الطَّالِبُ رَقْمُ ${['وَاحِدٍ', 'اثْنَيْنِ', 'ثَلَاثَةٍ'][i % 3]} إِلَى الْمَدْرَسَةِ صَبَاحًا.`);
-const stream = (texts = SENTENCES, chunkMs = 200) => new PiperStream({
+const stream = (texts = SENTENCES, chunkMs = 200) => speechStream((signal) => piperChunks({
   session, config,
-  pieces: texts.map((text) => ({ text, sentences: piperSentences(text, 'ar', config.phonemeMap) })),
+  pieces: texts.map((text) => ({ text, cut: false, sentences: piperSentences(text, 'ar', config.phonemeMap) })),
   scales: { noiseScale: 0.667, lengthScale: 1, noiseW: 0.8 }, sid: 0, sampleRate: 24000, chunkMs,
-  silenceMs: () => 200, onMissing: () => {},
-});
+  sentenceSilenceMs: 200, onMissing: () => {}, signal,
+}));
 
 t.test('the first audio of a long text arrives before its last sentence is synthesized', async (t) => {
   const before = session.stats().finished;
@@ -30,8 +31,12 @@ t.test('the first audio of a long text arrives before its last sentence is synth
   t.ok(done < SENTENCES.length, `${done} of ${SENTENCES.length} sentences synthesized at the first chunk`);
   // Each chunk carries its info: the first sentence's are no longer missed (they were events
   // emitted before a listener could be added, hence "length - 1" here before).
-  const infos = [first.info];
-  for await (const { info } of s) infos.push(info);
+  const chunks = [first];
+  for await (const c of s) chunks.push(c);
+  const infos = chunks.map((c) => c.info);
+  t.ok(chunks.every((c) => c.sampleRate === 24000), 'every chunk carries its rate');
+  t.same(chunks.map((c) => c.isLast).lastIndexOf(true), chunks.length - 1, 'the last chunk says so');
+  t.equal(chunks.filter((c) => c.isLast).length, 1, 'and only the last');
   t.equal(session.stats().finished - before, SENTENCES.length, 'every sentence once');
   t.ok(infos.at(-1).segmentEnd);
   t.same([...new Set(infos.filter((i) => i.segmentEnd).map((i) => i.segment))].length, SENTENCES.length, 'segmentEnd per sentence');

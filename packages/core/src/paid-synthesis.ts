@@ -1,7 +1,8 @@
 import { errors } from './errors.js';
 import { billableChars } from './text-rules.js';
 import { tokens, type ServiceRef } from './tokens.js';
-import { observeSpeech } from './speech-stream.js';
+import { observable } from './speech-stream.js';
+import { nextTurn } from './scheduling.js';
 import { DeliveryMeter } from './delivery.js';
 import type { SawtError } from './errors.js';
 import type { AccountStore, Admission, AdmissionControl, AuthContext, Logger, Metrics, ModelCatalog, ModelInfo, SpeechStream, SpeechSynthesizer, VoiceCatalog, VoiceInfo } from './services/index.js';
@@ -101,7 +102,7 @@ export async function resolveVoiceFor(services: Pick<PaidSynthesisServices, 'voi
  */
 export async function startPaidSynthesis(services: PaidSynthesisServices, req: PaidSynthesisRequest): Promise<{ stream: SpeechStream; admission: PaidAdmission; model: ModelInfo; chars: number }> {
   const model = await resolveModelFor(services, req.auth, req.modelId);
-  if (!req.start) await resolveVoiceFor(services, req.auth, req.voiceId, model);
+  const voice = req.start ? undefined : await resolveVoiceFor(services, req.auth, req.voiceId, model);
   const chars = billableChars(req.text);
   if (req.maxOutputSeconds !== undefined && model.secondsPerChar && (chars * model.secondsPerChar) / (req.speed > 0 ? req.speed : 1) > req.maxOutputSeconds) {
     throw outputTooLong(req.maxOutputSeconds);
@@ -127,6 +128,8 @@ export async function startPaidSynthesis(services: PaidSynthesisServices, req: P
     stability: req.stability,
     sampleRate: req.sampleRate,
     requestId: req.requestId,
+    model,
+    voice,
   })));
   synthesis?.catch(() => {}); // awaited below, once the admission is known
   let admission: Admission;
@@ -160,7 +163,7 @@ class SynthesisWatch {
 
   /** `stream` as the caller gets it, watched as its chunks go by (it may hold chunks already). */
   attach(stream: SpeechStream): SpeechStream {
-    const watched = observeSpeech(stream, ({ info }) => {
+    const watched = observable(stream).observe(({ info }) => {
       this.meter.add(info);
       if (info.samples > 0 && this.firstChunkAt < 0) {
         this.firstChunkAt = performance.now();
@@ -233,7 +236,7 @@ function observed(services: PaidSynthesisServices, req: PaidSynthesisRequest, wa
 async function startUnlessRefused(admitting: Promise<unknown>, start: () => Promise<SpeechStream>): Promise<SpeechStream | null> {
   let refused = false;
   admitting.catch(() => (refused = true));
-  await new Promise((resolve) => setImmediate(resolve));
+  await nextTurn();
   if (refused) return null;
   const stream = await start();
   stream.on('error', () => {});

@@ -11,49 +11,82 @@ export const SPEECH_HIGH_WATER_MARK = 1;
 /** Options of an object-mode Readable of SpeechChunk. */
 export const SPEECH_STREAM_OPTIONS = { objectMode: true, highWaterMark: SPEECH_HIGH_WATER_MARK } as const;
 
-/**
- * Options of a stream that passes another's chunks on: what the engine pushed at once (a sentence
- * cut into chunks) reaches the consumer together, as its 16 KiB byte buffer let it before.
- */
-export const SPEECH_RELAY_OPTIONS = { objectMode: true, highWaterMark: 8 } as const;
+/** What watches a speech stream's chunks as they are generated (samples, first audio, delivery). */
+export type SpeechObserver = (chunk: SpeechChunk) => void;
 
 /**
- * `source` passed on chunk for chunk, `onChunk` seeing each as it goes by (counting samples, first
- * audio). Backpressure reaches `source`; destroying the result destroys `source`, and an error of
- * `source` (or its closing before the end) destroys the result; `atEnd`, asked when `source` ends,
- * may turn the end into an error. The result keeps `source`'s `sampleRate`.
+ * The one speech stream: the chunks `produce` yields, pulled one at a time as the consumer reads
+ * (backpressure reaches the producer, as an async generator gives it: no wake handshake).
+ * Destroying the stream aborts `signal` at once (a producer cancels its native work there; the
+ * generator itself may be waiting on that work) and returns the generator. Observers see each
+ * chunk as it is generated, before the consumer reads it.
  */
-export function observeSpeech(source: SpeechStream, onChunk: (chunk: SpeechChunk) => void, atEnd?: () => Error | null): SpeechStream {
-  const out = new Readable({
-    ...SPEECH_RELAY_OPTIONS,
-    read() {
-      source.resume();
-    },
-    destroy(error, callback) {
-      source.destroy();
-      callback(error);
-    },
-  });
-  const rate = (source as { sampleRate?: number }).sampleRate;
-  if (rate !== undefined) Object.defineProperty(out, 'sampleRate', { value: rate, enumerable: true });
-  source.on('data', (chunk: SpeechChunk) => {
-    if (out.destroyed) return;
-    onChunk(chunk);
-    if (!out.push(chunk)) source.pause();
-  });
-  let ended = false;
-  source.once('end', () => {
-    ended = true;
-    const error = atEnd?.();
-    if (error) out.destroy(error);
-    else out.push(null);
-  });
-  source.once('error', (error) => out.destroy(error));
-  // Destroyed without an error before its end (cancelled): the result ends the same way.
-  source.once('close', () => {
-    if (!ended && !out.destroyed) out.destroy(new Error('speech stream closed before its end'));
-  });
-  return out;
+export class GeneratedSpeech extends Readable {
+  readonly #abort = new AbortController();
+  readonly #chunks: AsyncIterator<SpeechChunk>;
+  readonly #observers: SpeechObserver[] = [];
+  #pulling = false;
+
+  constructor(produce: (signal: AbortSignal) => AsyncIterable<SpeechChunk>) {
+    super(SPEECH_STREAM_OPTIONS);
+    this.#chunks = produce(this.#abort.signal)[Symbol.asyncIterator]();
+  }
+
+  /** Calls `observer` with every chunk from now on, as it is generated. */
+  observe(observer: SpeechObserver): this {
+    this.#observers.push(observer);
+    return this;
+  }
+
+  override _read(): void {
+    if (!this.#pulling) void this.#pull();
+  }
+
+  async #pull(): Promise<void> {
+    this.#pulling = true;
+    try {
+      for (;;) {
+        const next = await this.#chunks.next();
+        if (this.destroyed) return;
+        if (next.done) {
+          this.push(null);
+          return;
+        }
+        for (const observe of this.#observers) observe(next.value);
+        if (!this.push(next.value)) return;
+      }
+    } catch (error) {
+      this.destroy(error as Error);
+    } finally {
+      this.#pulling = false;
+    }
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.#abort.abort();
+    this.#chunks.return?.().catch(() => {});
+    callback(error);
+  }
+}
+
+/** A speech stream of `produce`'s chunks (see GeneratedSpeech). */
+export function speechStream(produce: (signal: AbortSignal) => AsyncIterable<SpeechChunk>): GeneratedSpeech {
+  return new GeneratedSpeech(produce);
+}
+
+/**
+ * `source`'s chunks, for a generator to pass on: destroying the consumer (aborting `signal`)
+ * destroys `source`, so its native work stops at once.
+ */
+export function chunksOf(source: SpeechStream, signal: AbortSignal): AsyncIterable<SpeechChunk> {
+  if (signal.aborted) source.destroy();
+  else signal.addEventListener('abort', () => source.destroy(), { once: true });
+  return source as AsyncIterable<SpeechChunk>;
+}
+
+/** `stream` as a GeneratedSpeech that observers can watch (itself when it is one). */
+export function observable(stream: SpeechStream): GeneratedSpeech {
+  return stream instanceof GeneratedSpeech ? stream : speechStream((signal) => chunksOf(stream, signal));
 }
 
 /** The PCM of a speech stream as a byte stream (for a file, a player or an HTTP body). */

@@ -44,6 +44,8 @@ export const tokens = {
   models: createServiceRef<S.ModelCatalog>('engine.models'),
   voices: createServiceRef<S.VoiceCatalog>('engine.voices'),
   synthesizer: createServiceRef<S.SpeechSynthesizer>('engine.synthesizer'),
+  /** Where a plugin adds a speech back end (speech-backend.ts; the engine provides it). */
+  speechBackends: createServiceRef<import('./speech-backend.js').SpeechBackendRegistry>('engine.backends'),
   /** The engine's text front end, stage by stage (operator CLI `sawt text …`). */
   textPipeline: createServiceRef<S.TextPipeline>('engine.textPipeline'),
   /** Speaker analysis, voice preview and cloned voices (engine). */

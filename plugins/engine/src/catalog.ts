@@ -121,26 +121,35 @@ export class ConfiguredModelCatalog implements ModelCatalog {
   private readonly models: ModelInfo[];
   private readonly extraParts: ModelPart[] = [];
 
-  constructor(private readonly configs: ModelConfig[], files: ModelFiles, private readonly defaultId: string) {
-    this.models = configs.map((c) => {
-      const costPerCharMicro = toMicro(c.cost_per_char);
-      const available = files.missing(c.files ?? []).length === 0;
-      return {
-        id: stableUuid(c.model_id),
-        model_id: c.model_id,
-        model_name: c.model_name,
-        description: c.description ?? null,
-        engine: c.engine,
-        cost_per_char: Number(c.cost_per_char),
-        costPerCharMicro,
-        secondsPerChar: c.seconds_per_char ?? null,
-        access: c.access ?? 'public',
-        available,
-        downloads: c.downloads ?? [],
-      };
-    });
+  constructor(private readonly configs: ModelConfig[], private readonly files: ModelFiles, private readonly defaultId: string) {
+    this.models = configs.map((c) => this.info(c));
     if (!this.models.some((m) => m.model_id === defaultId)) {
       throw new Error(`defaultModel '${defaultId}' is not in the model catalog`);
+    }
+  }
+
+  private info(c: ModelConfig): ModelInfo {
+    return {
+      id: stableUuid(c.model_id),
+      model_id: c.model_id,
+      model_name: c.model_name,
+      description: c.description ?? null,
+      engine: c.engine,
+      cost_per_char: Number(c.cost_per_char),
+      costPerCharMicro: toMicro(c.cost_per_char),
+      secondsPerChar: c.seconds_per_char ?? null,
+      access: c.access ?? 'public',
+      available: this.files.missing(c.files ?? []).length === 0,
+      downloads: c.downloads ?? [],
+    };
+  }
+
+  /** Adds the models a plugin's back end brings; a model_id taken already is a start-up Error. */
+  add(configs: ModelConfig[]): void {
+    for (const c of configs) {
+      if (this.get(c.model_id)) throw new Error(`model '${c.model_id}' is in the catalog already`);
+      this.configs.push(c);
+      this.models.push(this.info(c));
     }
   }
 
@@ -201,6 +210,14 @@ export class BuiltinVoiceCatalog implements VoiceCatalog {
 
   config(voiceId: string): VoiceConfig | undefined {
     return this.voices.find((v) => v.voice_id === voiceId);
+  }
+
+  /** Adds the voices a plugin's back end brings; a voice_id taken already is a start-up Error. */
+  add(voices: VoiceConfig[]): void {
+    for (const v of voices) {
+      if (this.config(v.voice_id)) throw new Error(`voice '${v.voice_id}' is in the catalog already`);
+      this.voices.push(v);
+    }
   }
 
   private toInfo(v: VoiceConfig): VoiceInfo {

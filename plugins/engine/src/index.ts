@@ -1,7 +1,8 @@
 import path from 'node:path';
-import { definePlugin, ModelFiles, tokens, type FromSchema, type ModelCatalog, type ModelDownload, type SpeechSynthesizer, type TextPipeline, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
+import { definePlugin, ModelFiles, tokens, type FromSchema, type ModelCatalog, type ModelDownload, type SpeechBackendRegistry, type SpeechSynthesizer, type TextPipeline, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
 import { BuiltinVoiceCatalog, ConfiguredModelCatalog, downloadSchema, modelSchema, voiceSchema, type VoiceConfig } from './catalog.js';
-import { EspeakBackend, HtsBackend } from './backends.js';
+import { EspeakBackend, HtsBackend, phonesFor, type EngineBackend } from './backends.js';
+import { BackendHandOff } from './frontend/ready-input.js';
 import { PiperBackend } from './piper/backend.js';
 import { loadPiperModels, piperFiles } from './piper/setup.js';
 import { espeakInstances, htsParameters, pcmInFlight, phonemize } from '@sawt/native';
@@ -133,7 +134,7 @@ export type EngineOptions = FromSchema<typeof configSchema>;
 
 export default definePlugin<EngineOptions>({
   id: 'engine',
-  provides: [tokens.models, tokens.voices, tokens.synthesizer, tokens.textPipeline, tokens.voiceCloning],
+  provides: [tokens.models, tokens.voices, tokens.synthesizer, tokens.textPipeline, tokens.voiceCloning, tokens.speechBackends],
   consumes: [tokens.logger, tokens.runtime, tokens.database, tokens.blobStore, tokens.metrics],
   configSchema,
   async register(ctx) {
@@ -145,10 +146,9 @@ export default definePlugin<EngineOptions>({
     const htsModel = options.models.find((m) => m.engine === 'hts' && m.files?.length);
     const htsVoice = htsModel ? files.find(htsModel.files![0]!) : null;
     const dialects = loadDialects([BUILTIN_DIALECTS_DIR, ...options.dialectDirs.map((d) => path.resolve(runtime.configDir ?? '.', d))]);
-    const hts = new HtsBackend(htsVoice, options.chunkMs, options.hts.labels, options.hts.threads, dialects);
-    const htsWarmup = hts.voicePathIfAny();
+    const hts = new HtsBackend(htsVoice, options.chunkMs, options.hts.threads, dialects);
     const piper = new PiperBackend(options.piper, options.chunkMs, (o, m) => ctx.logger.warn(o, m));
-    const backends = [new EspeakBackend(options.chunkMs), hts, piper];
+    const builtin = [new EspeakBackend(options.chunkMs), hts, piper];
     // A voice is a persona, a model an engine: a voice speaks on every offered model whose engine has its
     // parameters (its `models`, when set, narrow that). Voices that speak on no offered model (e.g. a Piper
     // voice without its files) are not offered.
@@ -156,23 +156,33 @@ export default definePlugin<EngineOptions>({
     for (const v of options.voices) {
       for (const id of v.models ?? []) {
         const engine = engineOf(id);
-        if (engine && !backends.find((b) => b.engine === engine)?.acceptsVoice(v)) ctx.logger.warn({ voice: v.voice_id, model: id, engine }, 'voice names a model whose engine it has no parameters for; it does not speak on it');
+        if (engine && !builtin.find((b) => b.engine === engine)?.acceptsVoice(v)) ctx.logger.warn({ voice: v.voice_id, model: id, engine }, 'voice names a model whose engine it has no parameters for; it does not speak on it');
       }
     }
-    const speaksOn = (v: VoiceConfig) => models.list()
-      .filter((m) => m.available && (!v.models || v.models.includes(m.model_id)) && backends.some((b) => b.engine === m.engine && b.acceptsVoice(v)))
+    const backendOf = (modelId: string): EngineBackend | undefined => synthesizer.backends.get(models.get(modelId)?.engine ?? '');
+    const speaksOn = (v: VoiceConfig): string[] => models.list()
+      .filter((m) => m.available && (!v.models || v.models.includes(m.model_id)) && backendOf(m.model_id)?.acceptsVoice(v))
       .map((m) => m.model_id);
-    const voices = new BuiltinVoiceCatalog(options.voices.filter((v) => speaksOn(v).length > 0), speaksOn);
+    const voices: BuiltinVoiceCatalog = new BuiltinVoiceCatalog([], speaksOn);
+    const phoneModels = {
+      phonesOf: (id: string): 'espeak' | 'hts' | undefined => (models.get(id) ? phonesFor(backendOf(id)?.input ?? 'text') : undefined),
+      known: () => models.list().map((m) => m.model_id),
+      htsPhones: (text: string, dialect: Dialect | undefined) => textToPhones(text, options.hts.labels, dialect?.hasHtsRules ? (p) => dialect.applyHts(p) : undefined),
+    };
+    const pipeline = new EngineTextPipeline({ segment: options.segment, diacritizer: null, dialects, lexicon: options.lexicon, latin: options.latin, models: phoneModels });
+    const handOff = new BackendHandOff({ labelOptions: options.hts.labels, dialects, piperConfig: (id) => piper.loaded(id)?.config, piperFirstChars: options.piper.firstChunkChars });
+    // The built-in back ends register as a plugin's do (tokens.speechBackends).
+    const synthesizer: EngineSynthesizer = new EngineSynthesizer(models, voices, pipeline.frontEnd, handOff);
+    for (const b of builtin) synthesizer.add(b);
+    voices.add(options.voices.filter((v) => speaksOn(v).length > 0));
     models.resolveDefaultVoices(voices, (model, voice, own) => ctx.logger.warn({ model, voice, voices: own }, 'default_voice_id does not speak on its model; the first voice that does is the default'));
     for (const m of models.list()) {
-      if (!backends.some((b) => b.engine === m.engine)) throw new Error(`model '${m.model_id}' names engine '${m.engine}', which this build does not have (known: ${backends.map((b) => b.engine).join(', ')})`);
-      if (!m.available) {
-        const wanted = options.models.find((c) => c.model_id === m.model_id)?.files ?? [];
-        const missing = files.missing(wanted);
-        // An optional download not installed at all (sawt-neural on a fresh clone) is no fault; a partial install is.
-        if (m.downloads.length && missing.length === wanted.length) ctx.logger.info({ model: m.model_id }, `model not installed; not offered (\`sawt models pull ${m.model_id}\` fetches it)`);
-        else ctx.logger.warn({ model: m.model_id, missing: missing.map((f) => files.searched(f)) }, 'model files missing; model not offered');
-      }
+      if (m.available) continue;
+      const wanted = options.models.find((c) => c.model_id === m.model_id)?.files ?? [];
+      const missing = files.missing(wanted);
+      // An optional download not installed at all (sawt-neural on a fresh clone) is no fault; a partial install is.
+      if (m.downloads.length && missing.length === wanted.length) ctx.logger.info({ model: m.model_id }, `model not installed; not offered (\`sawt models pull ${m.model_id}\` fetches it)`);
+      else ctx.logger.warn({ model: m.model_id, missing: missing.map((f) => files.searched(f)) }, 'model files missing; model not offered');
     }
     models.addPart({ name: 'diacritizer', files: Object.values(options.diacritizer.files), downloads: options.diacritizer.downloads });
     const diacritizerFiles = findDiacritizer(ctx, files, options);
@@ -180,18 +190,12 @@ export default definePlugin<EngineOptions>({
     for (const v of options.voices) {
       for (const d of v.dialect) if (!dialects.has(d)) ctx.logger.warn({ voice: v.voice_id, dialect: d }, 'voice dialect has no rules file; read as written');
     }
-    const phoneModels = {
-      phonesOf: (id: string) => (models.get(id) ? backends.find((b) => b.engine === models.get(id)!.engine)?.phonemes ?? null : undefined),
-      known: () => models.list().map((m) => m.model_id),
-      htsPhones: (text: string, dialect: Dialect | undefined) => textToPhones(text, options.hts.labels, dialect?.hasHtsRules ? (p) => dialect.applyHts(p) : undefined),
-    };
-    const pipeline = new EngineTextPipeline({ segment: options.segment, diacritizer: null, dialects, lexicon: options.lexicon, latin: options.latin, models: phoneModels });
     ctx.provide<ModelCatalog>(tokens.models, models);
     const database = ctx.get(tokens.database);
     database.addMigrations(ctx.pluginId, cloningMigrations);
     // Base voices of a model that is not offered (e.g. sawt-hts without its voice file) are skipped.
     for (const id of options.cloning.baseVoices) if (!options.voices.some((v) => v.voice_id === id)) throw new Error(`cloning.baseVoices names '${id}', which is not a configured voice`);
-    const synthesizer = new EngineSynthesizer(models, voices, pipeline.frontEnd, ctx.logger, backends);
+    ctx.provide<SpeechBackendRegistry>(tokens.speechBackends, synthesizer);
     const clones = new CloneStore(database, ctx.get(tokens.blobStore), ctx.logger);
     const cloning = new VoiceCloningService(synthesizer, voices, clones, { baseVoiceIds: options.cloning.baseVoices, defaultModelId: () => models.defaultModelId() });
     ctx.provide<VoiceCatalog>(tokens.voices, new VoiceCatalogWithClones(voices, clones));
@@ -208,6 +212,9 @@ export default definePlugin<EngineOptions>({
     });
     return {
       async start() {
+        // Every plugin has added its back ends by now: a configured model must have one.
+        const unknown = options.models.find((m) => !synthesizer.backends.has(m.engine));
+        if (unknown) throw new Error(`model '${unknown.model_id}' names engine '${unknown.engine}', which no back end provides (known: ${[...synthesizer.backends.keys()].join(', ')})`);
         // Before espeak's first use (it takes effect once per process).
         espeakInstances(options.espeak.instances);
         // espeak-ng loads its Arabic data on first use (~13 ms): pay that at boot, not on the first request.
@@ -218,7 +225,7 @@ export default definePlugin<EngineOptions>({
           // Piper voice files load here; a broken one (config, id map, inputs, CUDA) stops the start.
           loadPiperModels(piper, files, options, (o, m) => ctx.logger.info(o, m)),
           diacritizerFiles && loadDiacritizer(ctx, diacritizerFiles, options).then((d) => (d ? pipeline.useDiacritizer(d) : noteNoDiacritizer(models, options))),
-          htsWarmup && htsParameters({ voicePath: htsWarmup, utterances: [textToLabels('نَعَمْ')[0]!], threads: options.hts.threads }),
+          hts.voicePath && htsParameters({ voicePath: hts.voicePath, utterances: [textToLabels('نَعَمْ')[0]!], threads: options.hts.threads }),
         ]);
       },
       stop() {
@@ -271,11 +278,12 @@ export { segmentText } from './frontend/segment.js';
 export { normalizeText } from './frontend/normalize.js';
 export { stableUuid, type PiperVoiceParams } from './catalog.js';
 export { HTS_QUALITY_DEFAULTS, HTS_OUTPUT_EQ } from './backends.js';
+export { firstChunk } from './frontend/ready-input.js';
 export { outputEqOffset, addOffsets, type OutputEq } from './hts/output-eq.js';
 export { piperSentences, phonemeIds, clausePhonemes } from './piper/phonemes.js';
 export { readPiperVoiceConfig } from './piper/voice-config.js';
-export { firstChunk, ARABIC_PROBE, PiperBackend } from './piper/backend.js';
-export { PiperStream, wordsBySentence } from './piper/stream.js';
+export { ARABIC_PROBE, PiperBackend } from './piper/backend.js';
+export { piperChunks, wordsBySentence } from './piper/stream.js';
 export { textToLabels, textToPhones, textToUtterances, splitUtterances, splitUtterancesAt, wordStartLabels, parseUtterance, utteranceLabels, wordPhones, syllabify, DEFAULT_LABEL_OPTIONS, FESTIVAL_LABEL_OPTIONS, type LabelOptions, type PhoneRewrite, type HtsUtterance, type HtsWord } from './hts/labels.js';
 export { alphaForWarp, eqToMelCepstrum, htsVoiceToward, keepLoudness, melCepstrumGainDb, warpFrequency, TRAINED_ALPHA, HTS_RATE, MCEP_LENGTH, type SpeakerMapping } from './hts/voice-mapping.js';
 export { baseSpeed, calibrate, closestBase, conversionAt, f0Mapping, logF0Center, mapOnto, rateRatio, speakerMapping, RunningF0, CLONE_RATE, MIN_CALIBRATION_FRAMES, MAX_CALIBRATION_FRAMES, type AnalyzedBase, type BaseMapping, type F0Target, type StoredProfile } from './clone/profile-math.js';

@@ -1,14 +1,21 @@
-import { errors, observeSpeech, type Logger, type SpeechStream, type SpeechSynthesizer, type SynthesisRequest } from '@sawt/core';
+import { checkBackendContract, errors, isSawtError, SawtError, speechStream, type BackendSynthesis, type SpeechBackendRegistry, type SpeechChunk, type SpeechStream, type SpeechSynthesizer, type SynthesisRequest } from '@sawt/core';
+import { Resampler } from '@sawt/native';
 import type { BuiltinVoiceCatalog, ConfiguredModelCatalog, VoiceConfig } from './catalog.js';
-import { phonemeInventoryOf, refuseSilence, type SpeechBackend } from './backends.js';
+import { phonemeInventoryOf, phonesFor, type EngineBackend } from './backends.js';
 import { checkPhonemePassages } from './frontend/phoneme-passages.js';
 import type { TextFrontEnd } from './frontend/index.js';
-import { SpeechSequence } from './speech-sequence.js';
+import type { BackendHandOff } from './frontend/ready-input.js';
 
 export const OUTPUT_RATES = [8000, 16000, 22050, 24000] as const;
 
-export class EngineSynthesizer implements SpeechSynthesizer {
-  private readonly backends = new Map<string, SpeechBackend>();
+/** How long a back end may take for its next chunk unless it says otherwise (then 503). */
+const CHUNK_TIMEOUT_MS = 30_000;
+
+type Job = Omit<BackendSynthesis<unknown, VoiceConfig>, 'sentences' | 'urgency' | 'signal'>;
+
+/** The speech back ends (the registry plugins add theirs to) and synthesis through them. */
+export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegistry {
+  readonly backends = new Map<string, EngineBackend>();
   /** Synthesis jobs started and not yet ended or cancelled, per engine (the metrics' queue depth). */
   private readonly jobs = new Map<string, number>();
 
@@ -16,15 +23,23 @@ export class EngineSynthesizer implements SpeechSynthesizer {
     private readonly models: ConfiguredModelCatalog,
     private readonly voices: BuiltinVoiceCatalog,
     private readonly frontEnd: TextFrontEnd,
-    private readonly logger: Logger,
-    backends: SpeechBackend[],
-  ) {
-    for (const b of backends) this.backends.set(b.engine, b);
+    private readonly handOff: BackendHandOff,
+  ) {}
+
+  /** Adds a back end with the models and voices it brings (a plugin's: models are billed at their price). */
+  add(backend: EngineBackend): void {
+    checkBackendContract(backend);
+    if (this.backends.has(backend.engine)) throw new Error(`speech back end '${backend.engine}' is added twice`);
+    this.backends.set(backend.engine, backend);
+    const own = (backend.models ?? []).map((m) => m.model_id);
+    this.models.add((backend.models ?? []).map((m) => ({ ...m, engine: backend.engine, access: m.access ?? 'public' })));
+    this.voices.add((backend.voices ?? []).map((v) => ({ ...v, models: v.models ?? own })));
+    if (own.length) this.models.resolveDefaultVoices(this.voices);
   }
 
   /** Synthesis with a built-in voice (cloned voices: clone/service.ts's CloningSynthesizer wraps this one). */
   async synthesize(req: SynthesisRequest): Promise<SpeechStream> {
-    const voice = this.voices.config(req.voiceId);
+    const voice = this.voices.config(req.voice?.voice_id ?? req.voiceId);
     if (!voice) throw errors.voiceNotFound(req.voiceId);
     return this.synthesizeVoice(req, voice);
   }
@@ -42,10 +57,11 @@ export class EngineSynthesizer implements SpeechSynthesizer {
 
   /**
    * Synthesis with the voice parameters `voice` (a built-in voice's, or one derived from it, as a
-   * cloned voice's HTS parameters are); `voice.voice_id` names it in errors and logs.
+   * cloned voice's HTS parameters are); `voice.voice_id` names it in errors and logs. The model
+   * comes resolved with the request (the paid path), else by its id.
    */
   async synthesizeVoice(req: SynthesisRequest, voice: VoiceConfig): Promise<SpeechStream> {
-    const model = this.models.get(req.modelId);
+    const model = req.model?.model_id === req.modelId ? req.model : this.models.get(req.modelId);
     if (!model || !model.available) throw errors.modelNotFound(req.modelId);
     const backend = this.backends.get(model.engine);
     if (!backend) throw errors.internal(`Model '${model.model_id}' uses engine '${model.engine}', which this server does not run`);
@@ -53,43 +69,100 @@ export class EngineSynthesizer implements SpeechSynthesizer {
       throw errors.voiceNotOnModel(req.voiceId, model.model_id, this.voices.voicesOf(model.model_id).map((v) => v.voice_id));
     }
     // [[ ]] passages: symbols the model can say, within the caps espeak survives (400 / 40001 otherwise).
-    checkPhonemePassages(req.text, phonemeInventoryOf(backend, model.model_id));
-    const sampleRate = req.sampleRate ?? 24000;
-    const input = {
-      text: req.text,
-      dialect: voice.dialect[0] ?? null,
-      diacritize: this.models.wantsDiacritics(model.model_id),
-      phonemes: backend.phonemes,
-    };
-    const settings = { modelId: model.model_id, voice, speed: req.speed, stability: req.stability, sampleRate };
+    checkPhonemePassages(req.text, phonemeInventoryOf(backend.input, model.model_id));
+    const dialect = voice.dialect[0] ?? null;
     // The first segment is synthesized as soon as it is through the front end; the others follow
     // (their front end runs meanwhile), so the first audio does not wait for the whole text.
-    const { count, first, rest } = await this.frontEnd.processInParts(input);
+    const { count, first, rest } = await this.frontEnd.processInParts({ text: req.text, dialect, diacritize: this.models.wantsDiacritics(model.model_id), phonemes: phonesFor(backend.input) });
     if (count === 0) throw errors.validation('text contains nothing that can be spoken');
-    const head = await first;
+    const ready = (segments: string[]) => this.handOff.sentences(backend.input, segments, { modelId: model.model_id, dialect });
+    const parts: Array<unknown[] | Promise<unknown[]>> = [ready((await first).segments)];
+    if (rest) {
+      const later = rest.then((r) => ready(r.segments));
+      later.catch(() => {}); // awaited in speak(), after the first part's audio
+      parts.push(later);
+    }
+    const job: Job = { model, voice, speed: req.speed, stability: req.stability, sampleRate: req.sampleRate ?? 24000 };
+    return speechStream((signal) => this.speak(backend, parts, job, signal));
+  }
 
-    const started = performance.now();
-    // A whole request without a sample of audio is refused (400), never an empty WAV that is paid for.
-    const source = refuseSilence(rest
-      ? new SpeechSequence(backend.synthesize({ ...head, ...settings, urgent: true }), async () => backend.synthesize({ ...(await rest), ...settings, urgent: false }))
-      : backend.synthesize({ ...head, ...settings, urgent: true }));
-    this.jobs.set(model.engine, (this.jobs.get(model.engine) ?? 0) + 1);
-    source.once('close', () => this.jobs.set(model.engine, this.jobs.get(model.engine)! - 1));
-    // Counted as the chunks go by, generated (not when the consumer reads them).
+  /**
+   * The parts' audio one after the other, as one stream: a part's back-end synthesis starts once
+   * the previous part's audio has been generated (so it never competes with it), its segment
+   * numbers continue the previous part's. A back end's own rate is resampled to the job's; its
+   * failure is 500 / 50001, a chunk that does not come in time 503. A synthesis that ends without a
+   * sample of audio is 400 / 40001 (the client gets no empty WAV that is paid for).
+   */
+  private async *speak(backend: EngineBackend, parts: Array<unknown[] | Promise<unknown[]>>, job: Job, signal: AbortSignal): AsyncGenerator<SpeechChunk> {
+    const engine = backend.engine;
+    this.jobs.set(engine, (this.jobs.get(engine) ?? 0) + 1);
+    const resampler = backend.sampleRate && backend.sampleRate !== job.sampleRate ? new Resampler(backend.sampleRate, job.sampleRate) : null;
     let samples = 0;
-    let firstMs = -1;
-    const stream = observeSpeech(source, ({ info }) => {
-      if (firstMs < 0) firstMs = performance.now() - started;
-      samples += info.samples;
-    });
-    stream.once('end', () => {
-      const elapsed = performance.now() - started;
-      const audioSeconds = samples / sampleRate;
-      this.logger.debug(
-        { requestId: req.requestId, model: model.model_id, voice: voice.voice_id, segments: count, audioSeconds, firstChunkMs: Math.round(firstMs), elapsedMs: Math.round(elapsed), rtf: audioSeconds ? elapsed / 1000 / audioSeconds : null },
-        'synthesis finished',
-      );
-    });
-    return stream;
+    let base = 0;
+    try {
+      for (const [i, part] of parts.entries()) {
+        const sentences = await part;
+        if (signal.aborted) return;
+        const final = i === parts.length - 1;
+        let last = -1;
+        const chunks = timed(() => backend.synthesize({ ...job, sentences, urgency: i === 0 ? 'urgent' : 'later', signal }), engine, backend.chunkTimeoutMs ?? CHUNK_TIMEOUT_MS);
+        for await (let chunk of chunks) {
+          last = chunk.info.segment;
+          if (resampler) chunk = resampled(resampler, chunk, job.sampleRate);
+          samples += chunk.info.samples;
+          yield base === 0 && (final || !chunk.isLast) ? chunk : { ...chunk, isLast: final && chunk.isLast, info: { ...chunk.info, segment: chunk.info.segment + base } };
+        }
+        base += last + 1;
+      }
+      if (samples === 0) throw errors.validation('text contains nothing that can be spoken (its audio is empty)');
+    } finally {
+      this.jobs.set(engine, this.jobs.get(engine)! - 1);
+    }
+  }
+}
+
+/** `chunk` at `rate` (the resampler's tail joins the last chunk). */
+function resampled(resampler: Resampler, chunk: SpeechChunk, rate: number): SpeechChunk {
+  const body = resampler.process(new Int16Array(chunk.pcm.buffer, chunk.pcm.byteOffset, chunk.pcm.length / 2));
+  const pcm = chunk.isLast ? Buffer.concat([Buffer.from(body.buffer, body.byteOffset, body.byteLength), Buffer.from(tail(resampler))]) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return { pcm, sampleRate: rate, isLast: chunk.isLast, info: { ...chunk.info, samples: pcm.length / 2 } };
+}
+
+function tail(resampler: Resampler): ArrayBuffer {
+  const t = resampler.flush();
+  return t.buffer.slice(t.byteOffset, t.byteOffset + t.byteLength) as ArrayBuffer;
+}
+
+/**
+ * A back end's chunks with its failures in the error table: any error that is not a client error
+ * already is 500 / 50001 (the cause kept for the log), and a chunk later than `timeoutMs` is 503.
+ */
+async function* timed(start: () => AsyncIterable<SpeechChunk>, engine: string, timeoutMs: number): AsyncGenerator<SpeechChunk> {
+  const failed = (error: unknown) => (isSawtError(error) ? error : errors.internal('Speech synthesis failed', error));
+  let chunks: AsyncIterator<SpeechChunk>;
+  try {
+    chunks = start()[Symbol.asyncIterator]();
+  } catch (error) {
+    throw failed(error);
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const late = () => new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new SawtError('unavailable', `The speech engine '${engine}' sent no audio for ${timeoutMs / 1000} s; try again later`)), timeoutMs);
+  });
+  try {
+    for (;;) {
+      let next: IteratorResult<SpeechChunk>;
+      try {
+        next = await Promise.race([chunks.next(), late()]);
+      } catch (error) {
+        throw failed(error);
+      } finally {
+        clearTimeout(timer);
+      }
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    chunks.return?.().catch(() => {});
   }
 }

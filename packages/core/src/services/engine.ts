@@ -92,6 +92,9 @@ export interface SynthesisRequest {
   /** Output sample rate; default 24000. */
   sampleRate?: number;
   requestId?: string;
+  /** The model and voice as the paid path resolved them (the engine then looks neither up again). */
+  model?: ModelInfo;
+  voice?: VoiceInfo;
 }
 
 /** Where a word starts in the text and in the audio of the chunk that carries it. */
@@ -115,15 +118,23 @@ export interface ChunkInfo {
   words: WordTiming[];
 }
 
-/** One chunk of a speech stream: PCM16LE mono at the stream's rate, and what the engine says of it. */
+/**
+ * One chunk of a speech stream: PCM16LE mono, its rate, what the engine says of it and whether it
+ * is the last (libpiper's piper_audio_chunk: audio and its metadata travel together).
+ */
 export interface SpeechChunk {
   pcm: Buffer;
+  /** Rate of `pcm` in Hz (the request's output rate). */
+  sampleRate: number;
+  /** True on the last chunk of the speech: the stream ends after it. */
+  isLast: boolean;
   info: ChunkInfo;
 }
 
 /**
  * An object-mode stream of SpeechChunk, chunk by chunk as the audio is generated; its end is the
- * end of the speech. Destroying it cancels the synthesis.
+ * end of the speech. Destroying it cancels the synthesis. The engine's are GeneratedSpeech
+ * (speech-stream.ts), which observers can watch.
  */
 export type SpeechStream = Readable;
 
@@ -158,3 +169,4 @@ export interface TextPipeline {
   /** run() over many texts at once, in order; model stages batch across them (corpus work). */
   runMany(stage: TextStageName, texts: string[], opts?: TextPipelineOptions): Promise<string[]>;
 }
+export * from '../speech-backend.js';

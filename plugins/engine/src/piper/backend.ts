@@ -1,8 +1,9 @@
 /**
  * The `piper` engine back end: any Piper-format voice (a VITS generator exported to ONNX and its
  * .onnx.json). Sawt's front end (normalization, lexicon, diacritization, Latin words, dialect rules
- * as espeak phonemes) gives the segments; espeak-ng makes the IPA as Piper does; the config's
- * phoneme_id_map gives the ids; the addon runs the model one sentence at a time.
+ * as espeak phonemes) gives the segments and, with espeak-ng as Piper does, their IPA
+ * (frontend/ready-input.ts); the config's phoneme_id_map gives the ids; the addon runs the model
+ * one sentence at a time.
  *
  * Controls:
  * - speed: length_scale = the voice's length_scale / speed (speed 2 halves every duration).
@@ -14,12 +15,11 @@
  *   boundary there (the model plans that part's intonation without the rest of the sentence, and
  *   ends it as a phrase, without the sentence's final fall).
  */
-import { errors, type SpeechStream } from '@sawt/core';
-import type { BackendRequest, SpeechBackend } from '../backends.js';
-import type { PiperVoiceParams } from '../catalog.js';
+import { SPEECH_BACKEND_CONTRACT, type BackendSynthesis, type SpeechBackend, type SpeechChunk } from '@sawt/core';
+import type { PiperVoiceParams, VoiceConfig } from '../catalog.js';
 import { PiperSession } from '@sawt/native';
 import { piperSentences } from './phonemes.js';
-import { PiperStream } from './stream.js';
+import { piperChunks, type PiperPiece } from './stream.js';
 import { readPiperVoiceConfig, speakerId, type PiperVoiceConfig } from './voice-config.js';
 
 export interface PiperOptions {
@@ -48,10 +48,11 @@ export const ARABIC_PROBE = [
   'ظَلَّ الضَّابِطُ يُغَنِّي فِي الْقَاعَةِ، وَالْعُيُونُ تَنْظُرُ إِلَيْهِ.',
 ].join(' ');
 
-export class PiperBackend implements SpeechBackend {
+export class PiperBackend implements SpeechBackend<PiperPiece, VoiceConfig> {
+  readonly contract = SPEECH_BACKEND_CONTRACT;
   readonly engine = 'piper';
-  readonly phonemes = 'espeak' as const;
-  private readonly voices = new Map<string, LoadedPiper>();
+  readonly input = 'piper-phonemes';
+  private readonly files = new Map<string, LoadedPiper>();
 
   constructor(private readonly options: PiperOptions, private readonly chunkMs: number, private readonly warn: (o: object, m: string) => void) {}
 
@@ -61,60 +62,42 @@ export class PiperBackend implements SpeechBackend {
 
   /** Adds a loaded voice file for `modelId`. */
   add(loaded: LoadedPiper): void {
-    this.voices.set(loaded.modelId, loaded);
+    this.files.set(loaded.modelId, loaded);
   }
 
   loaded(modelId: string): LoadedPiper | undefined {
-    return this.voices.get(modelId);
+    return this.files.get(modelId);
   }
 
   release(): void {
-    for (const v of this.voices.values()) v.session.release();
-    this.voices.clear();
+    for (const v of this.files.values()) v.session.release();
+    this.files.clear();
   }
 
-  synthesize(req: BackendRequest): SpeechStream {
-    const loaded = this.voices.get(req.modelId);
-    if (!loaded) throw errors.internal(`Piper model '${req.modelId}' is not loaded`);
+  synthesize(job: BackendSynthesis<PiperPiece, VoiceConfig>): AsyncIterable<SpeechChunk> {
+    const modelId = job.model.model_id;
+    const loaded = this.files.get(modelId);
+    if (!loaded) throw new Error(`Piper model '${modelId}' is not loaded`);
     const { config } = loaded;
-    const p = req.voice.piper ?? {};
-    const noise = 1.5 - req.stability;
-    const pieces = firstChunk(req.segments, this.options.firstChunkChars);
-    return new PiperStream({
+    const p = job.voice.piper ?? {};
+    const noise = 1.5 - job.stability;
+    return piperChunks({
       session: loaded.session,
       config,
-      pieces: pieces.map(({ text }) => ({ text, sentences: piperSentences(text, config.espeakVoice, config.phonemeMap) })),
+      pieces: job.sentences,
       scales: {
         noiseScale: (p.noiseScale ?? config.inference.noiseScale) * noise,
-        lengthScale: Math.min(20, Math.max(0.05, (p.lengthScale ?? config.inference.lengthScale) / req.speed)),
+        lengthScale: Math.min(20, Math.max(0.05, (p.lengthScale ?? config.inference.lengthScale) / job.speed)),
         noiseW: (p.noiseW ?? config.inference.noiseW) * noise,
       },
-      sid: loaded.speakers.get(req.voice.voice_id) ?? 0,
-      sampleRate: req.sampleRate,
+      sid: loaded.speakers.get(job.voice.voice_id) ?? 0,
+      sampleRate: job.sampleRate,
       chunkMs: this.chunkMs,
-      silenceMs: (piece) => (pieces[piece]!.cut ? 0 : this.options.sentenceSilenceMs),
-      onMissing: (missing) => this.warn({ model: req.modelId, missing: [...new Set(missing)] }, 'phonemes missing from the Piper id map were skipped'),
+      sentenceSilenceMs: this.options.sentenceSilenceMs,
+      onMissing: (missing) => this.warn({ model: modelId, missing: [...new Set(missing)] }, 'phonemes missing from the Piper id map were skipped'),
+      signal: job.signal,
     });
   }
-}
-
-/**
- * The segments, the first one cut when it is longer than `maxChars`: at the last clause mark
- * within the limit, else at the last word boundary within it (`cut`: the piece ends mid-sentence).
- */
-export function firstChunk(segments: string[], maxChars: number): Array<{ text: string; cut: boolean }> {
-  const out = segments.map((text) => ({ text, cut: false }));
-  const first = segments[0];
-  if (!first || maxChars <= 0 || first.length <= maxChars || first.includes('[[')) return out;
-  const head = first.slice(0, maxChars + 1);
-  const clause = Math.max(...[...head.matchAll(/[،,؛;:]\s/gu)].map((m) => m.index! + 1), -1);
-  const space = head.lastIndexOf(' ');
-  const at = clause > maxChars / 3 ? clause : space;
-  if (at <= 0) return out;
-  const a = first.slice(0, at).trim();
-  const b = first.slice(at).trim();
-  if (!/[\p{L}\p{N}]/u.test(a) || !/[\p{L}\p{N}]/u.test(b)) return out;
-  return [{ text: a, cut: true }, { text: b, cut: false }, ...out.slice(1)];
 }
 
 /** Loads a Piper voice file and checks it against its config and voices; every failure is a start-up Error. */

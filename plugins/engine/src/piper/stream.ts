@@ -1,32 +1,40 @@
 /**
- * A Piper synthesis as a SpeechStream (`{ pcm, info }` chunks, PCM16LE mono at the requested rate,
- * as the native streams give them). One ONNX run per sentence, in order; the next sentence starts only
- * while the consumer keeps reading (backpressure). Destroying the stream terminates the run in
- * flight and starts no other (client disconnect, cancel).
+ * A Piper synthesis as speech chunks (PCM16LE mono at the requested rate). One ONNX run per
+ * sentence, in order; the next sentence starts only when the consumer has read the previous one's
+ * chunks (an async generator: backpressure for free). An abort terminates the run in flight and
+ * starts no other (client disconnect, cancel).
  *
  * Word timings: Piper's ONNX export has no duration output, so each sentence's speech (its audio
  * less the silence appended after it) is spread over its words in proportion to their length in
  * characters. They are estimates, not the model's alignment.
  */
-import { Readable } from 'node:stream';
-import { SPEECH_STREAM_OPTIONS, turnBudget, type ChunkInfo, type SpeechChunk, type WordTiming } from '@sawt/core';
+import { turnBudget, type SpeechChunk, type WordTiming } from '@sawt/core';
 import type { PiperSession } from '@sawt/native';
 import { phonemeIds } from './phonemes.js';
 import type { PiperVoiceConfig } from './voice-config.js';
 
-export interface PiperJob {
+/** A piece of text as the front end hands it to Piper: its phonemes per sentence (in flight). */
+export interface PiperPiece {
+  text: string;
+  /** The piece ends mid-sentence (a long first sentence cut): no sentence silence after it. */
+  cut: boolean;
+  sentences: Promise<string[][]>;
+}
+
+export interface PiperRun {
   session: PiperSession;
   config: PiperVoiceConfig;
-  /** Text pieces in order (the stream's segments), and their phonemes per sentence (started already). */
-  pieces: Array<{ text: string; sentences: Promise<string[][]> }>;
+  /** Text pieces in order (the stream's segments). */
+  pieces: PiperPiece[];
   scales: { noiseScale: number; lengthScale: number; noiseW: number };
   sid: number;
   sampleRate: number;
   /** Chunks of about this length (0: one chunk per sentence). */
   chunkMs: number;
-  /** Silence after each sentence but the last, ms (pieces split off a sentence get none). */
-  silenceMs: (piece: number, sentence: number, last: boolean) => number;
+  /** Silence after each sentence but the last, ms (pieces cut off a sentence get none). */
+  sentenceSilenceMs: number;
   onMissing: (phonemes: string[]) => void;
+  signal: AbortSignal;
 }
 
 let nextTag = 1;
@@ -36,105 +44,70 @@ interface Word {
   length: number;
 }
 
-export class PiperStream extends Readable {
-  readonly sampleRate: number;
-  readonly #job: PiperJob;
-  readonly #tag = nextTag++ % 0xffffffff;
-  #started = false;
-  #wake: (() => void) | null = null;
-
-  constructor(job: PiperJob) {
-    super(SPEECH_STREAM_OPTIONS);
-    this.#job = job;
-    this.sampleRate = job.sampleRate;
-    // Rejections are handled where each is awaited; this keeps an early one from being unhandled.
-    for (const p of job.pieces) p.sentences.catch(() => {});
-  }
-
-  override _read(): void {
-    if (!this.#started) {
-      this.#started = true;
-      this.#pump().catch((error: unknown) => {
-        if (!this.destroyed) this.destroy(error as Error);
-      });
-      return;
-    }
-    const wake = this.#wake;
-    this.#wake = null;
-    wake?.();
-  }
-
-  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    this.#job.session.cancel(this.#tag);
-    const wake = this.#wake;
-    this.#wake = null;
-    wake?.();
-    callback(error);
-  }
-
-  async #pump(): Promise<void> {
-    const job = this.#job;
-    for (let p = 0; p < job.pieces.length; p++) {
-      const piece = job.pieces[p]!;
+export async function* piperChunks(run: PiperRun): AsyncGenerator<SpeechChunk> {
+  const tag = nextTag++ % 0xffffffff;
+  const cancel = () => run.session.cancel(tag);
+  run.signal.addEventListener('abort', cancel, { once: true });
+  // Rejections are handled where each is awaited; this keeps an early one from being unhandled.
+  for (const p of run.pieces) p.sentences.catch(() => {});
+  try {
+    for (const [p, piece] of run.pieces.entries()) {
       const sentences = await piece.sentences;
-      if (this.destroyed) return;
       const words = wordsBySentence(piece.text, sentences);
-      for (let s = 0; s < sentences.length; s++) {
-        const { ids, missing } = phonemeIds(sentences[s]!, job.config.idMap);
-        if (missing.length) job.onMissing(missing);
-        const last = p === job.pieces.length - 1 && s === sentences.length - 1;
-        const silenceMs = last ? 0 : job.silenceMs(p, s, s === sentences.length - 1);
-        const { pcm } = await job.session.synthesize(BigInt64Array.from(ids, BigInt), {
-          ...job.scales, sid: job.sid, inRate: job.config.sampleRate, outRate: job.sampleRate, silenceMs, tag: this.#tag,
+      for (const [s, phonemes] of sentences.entries()) {
+        if (run.signal.aborted) return;
+        const { ids, missing } = phonemeIds(phonemes, run.config.idMap);
+        if (missing.length) run.onMissing(missing);
+        const sentenceEnd = s === sentences.length - 1;
+        const last = p === run.pieces.length - 1 && sentenceEnd;
+        const silenceMs = last || piece.cut ? 0 : run.sentenceSilenceMs;
+        const { pcm } = await run.session.synthesize(BigInt64Array.from(ids, BigInt), {
+          ...run.scales, sid: run.sid, inRate: run.config.sampleRate, outRate: run.sampleRate, silenceMs, tag,
         });
-        if (this.destroyed) return;
-        const speech = pcm.length - Math.round((silenceMs * job.sampleRate) / 1000);
-        const wanted = await this.#send(pcm, speech, words[s] ?? [], p, s === sentences.length - 1);
-        if (!wanted) await new Promise<void>((resolve) => (this.#wake = resolve));
-        if (this.destroyed) return;
+        if (run.signal.aborted) return;
+        const speech = pcm.length - Math.round((silenceMs * run.sampleRate) / 1000);
+        yield* sentenceChunks(run, pcm, speech, words[s] ?? [], p, sentenceEnd, last);
       }
     }
-    this.push(null);
+  } finally {
+    run.signal.removeEventListener('abort', cancel);
   }
+}
 
-  /**
-   * Pushes one sentence in chunks, each with its info; false when the consumer wants no more now.
-   * A sentence comes whole from the model (seconds of audio): its chunks go out within the
-   * process's turn budget (core's turnBudget), so what the consumer does with each (an HTTP write,
-   * a WebSocket message) does not run for the whole sentence in one stretch of the JavaScript
-   * thread (measured: 15–27 ms).
-   */
-  async #send(pcm: Int16Array, speechSamples: number, words: Word[], segment: number, pieceEnd: boolean): Promise<boolean> {
-    const rate = this.sampleRate;
-    const step = this.#job.chunkMs > 0 ? Math.max(1, Math.round((this.#job.chunkMs * rate) / 1000)) : pcm.length;
-    const totalChars = words.reduce((n, w) => n + w.length, 0);
-    let before = 0;
-    const starts = words.map((w) => {
-      const at = totalChars ? (before / totalChars) * speechSamples : 0;
-      before += w.length;
-      return at;
-    });
-    let wanted = true;
-    let k = 0;
-    let pushed = 0;
-    for (let from = 0; from < pcm.length; from += step) {
-      const later = pushed > 0 ? turnBudget.spend() : null;
-      if (later) {
-        await later;
-        if (this.destroyed) return false;
-      }
-      pushed++;
-      const to = Math.min(pcm.length, from + step);
-      const timings: WordTiming[] = [];
-      while (k < words.length && (starts[k]! < to || to === pcm.length)) {
-        timings.push({ textOffset: words[k]!.textOffset, length: words[k]!.length, audioMs: ((starts[k]! - from) / rate) * 1000 });
-        k++;
-      }
-      const info: ChunkInfo = { segment, segmentEnd: pieceEnd && to === pcm.length, samples: to - from, words: timings };
-      const chunk: SpeechChunk = { pcm: Buffer.from(pcm.buffer, pcm.byteOffset + from * 2, (to - from) * 2), info };
-      wanted = this.push(chunk) && wanted;
+/**
+ * One sentence in chunks, each with its info. A sentence comes whole from the model (seconds of
+ * audio): its chunks go out within the process's turn budget (core's scheduling), so what the
+ * consumer does with each (an HTTP write, a WebSocket message) does not run for the whole sentence
+ * in one stretch of the JavaScript thread (measured: 15–27 ms).
+ */
+async function* sentenceChunks(run: PiperRun, pcm: Int16Array, speechSamples: number, words: Word[], segment: number, sentenceEnd: boolean, last: boolean): AsyncGenerator<SpeechChunk> {
+  const rate = run.sampleRate;
+  const step = run.chunkMs > 0 ? Math.max(1, Math.round((run.chunkMs * rate) / 1000)) : pcm.length;
+  const totalChars = words.reduce((n, w) => n + w.length, 0);
+  let before = 0;
+  const starts = words.map((w) => {
+    const at = totalChars ? (before / totalChars) * speechSamples : 0;
+    before += w.length;
+    return at;
+  });
+  let k = 0;
+  for (let from = 0; from < pcm.length; from += step) {
+    const later = from > 0 ? turnBudget.spend() : null;
+    if (later) await later;
+    if (run.signal.aborted) return;
+    const to = Math.min(pcm.length, from + step);
+    const timings: WordTiming[] = [];
+    while (k < words.length && (starts[k]! < to || to === pcm.length)) {
+      timings.push({ textOffset: words[k]!.textOffset, length: words[k]!.length, audioMs: ((starts[k]! - from) / rate) * 1000 });
+      k++;
     }
-    return wanted;
+    const end = to === pcm.length;
+    yield {
+      pcm: Buffer.from(pcm.buffer, pcm.byteOffset + from * 2, (to - from) * 2),
+      sampleRate: rate,
+      isLast: last && end,
+      info: { segment, segmentEnd: sentenceEnd && end, samples: to - from, words: timings },
+    };
   }
 }
 

@@ -1,0 +1,59 @@
+/**
+ * The one hand-off from the front end to a back end: the front end's segments in the form the back
+ * end reads (its `input`), per sentence. Back ends never call the front end.
+ */
+import { errors, type BackendInputKind } from '@sawt/core';
+import { textToUtterances, type HtsUtterance, type LabelOptions } from '../hts/labels.js';
+import { piperSentences } from '../piper/phonemes.js';
+import type { PiperPiece } from '../piper/stream.js';
+import type { PiperVoiceConfig } from '../piper/voice-config.js';
+import type { Dialect } from './dialects.js';
+
+export interface HandOffSources {
+  /** Label front-end fixes (hts.labels options). */
+  labelOptions: LabelOptions;
+  dialects: ReadonlyMap<string, Dialect>;
+  /** The voice config of a loaded Piper model (its espeak-ng voice and phoneme map). */
+  piperConfig: (modelId: string) => PiperVoiceConfig | undefined;
+  /** The first part of a long first sentence is at most this many characters for Piper (0: no cut). */
+  piperFirstChars: number;
+}
+
+export class BackendHandOff {
+  constructor(private readonly sources: HandOffSources) {}
+
+  /** `segments` as `input` (for `modelId`, spoken in `dialect`); 400 / 40001 when nothing of them can be said. */
+  sentences(input: BackendInputKind, segments: string[], ctx: { modelId: string; dialect: string | null }): string[] | HtsUtterance[] | PiperPiece[] {
+    if (input === 'hts-labels') {
+      const dialect = this.sources.dialects.get(ctx.dialect ?? '');
+      const utterances = segments.flatMap((s) => textToUtterances(s, this.sources.labelOptions, dialect?.hasHtsRules ? (phones) => dialect.applyHts(phones) : undefined));
+      if (utterances.length === 0) throw errors.validation('text contains nothing the Arabic voice can speak');
+      return utterances;
+    }
+    if (input === 'piper-phonemes') {
+      const config = this.sources.piperConfig(ctx.modelId);
+      if (!config) throw errors.internal(`Piper model '${ctx.modelId}' is not loaded`);
+      return firstChunk(segments, this.sources.piperFirstChars).map(({ text, cut }) => ({ text, cut, sentences: piperSentences(text, config.espeakVoice, config.phonemeMap) }));
+    }
+    return segments;
+  }
+}
+
+/**
+ * The segments, the first one cut when it is longer than `maxChars`: at the last clause mark
+ * within the limit, else at the last word boundary within it (`cut`: the piece ends mid-sentence).
+ */
+export function firstChunk(segments: string[], maxChars: number): Array<{ text: string; cut: boolean }> {
+  const out = segments.map((text) => ({ text, cut: false }));
+  const first = segments[0];
+  if (!first || maxChars <= 0 || first.length <= maxChars || first.includes('[[')) return out;
+  const head = first.slice(0, maxChars + 1);
+  const clause = Math.max(...[...head.matchAll(/[،,؛;:]\s/gu)].map((m) => m.index! + 1), -1);
+  const space = head.lastIndexOf(' ');
+  const at = clause > maxChars / 3 ? clause : space;
+  if (at <= 0) return out;
+  const a = first.slice(0, at).trim();
+  const b = first.slice(at).trim();
+  if (!/[\p{L}\p{N}]/u.test(a) || !/[\p{L}\p{N}]/u.test(b)) return out;
+  return [{ text: a, cut: true }, { text: b, cut: false }, ...out.slice(1)];
+}
