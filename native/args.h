@@ -37,6 +37,11 @@ double NumberField(Napi::Env env, const Napi::Object& o, const char* name, doubl
 int64_t Integer(Napi::Env env, const Napi::Value& v, const std::string& name, int64_t lo, int64_t hi);
 int64_t IntegerField(Napi::Env env, const Napi::Object& o, const char* name, int64_t lo, int64_t hi, int64_t fallback);
 
+// An integer that fits an int32 (the value's range is checked in TypeScript).
+inline int Int32(Napi::Env env, const Napi::Value& v, const std::string& name) {
+  return static_cast<int>(Integer(env, v, name, INT32_MIN, INT32_MAX));
+}
+
 // A string (non-empty when `nonEmpty`).
 std::string String(Napi::Env env, const Napi::Value& v, const std::string& name, bool nonEmpty = false);
 

@@ -350,9 +350,10 @@ bool SynthesizeSegment(const SynthParams& params, const std::string& text, Synth
   instance.EnsureInitialized();
   instance.SelectVoice(params.voice);
   const Api& api = instance.api();
-  api.SetParameter(espeakRATE, params.rate, 0);
-  api.SetParameter(espeakPITCH, params.pitch, 0);
-  api.SetParameter(espeakRANGE, params.range, 0);
+  // The callers' values are checked in TypeScript; clamped here to what espeak-ng is written for.
+  api.SetParameter(espeakRATE, std::clamp(params.rate, kMinRate, kMaxRate), 0);
+  api.SetParameter(espeakPITCH, std::clamp(params.pitch, 0, 100), 0);
+  api.SetParameter(espeakRANGE, std::clamp(params.range, 0, 100), 0);
   tState = SinkState{&sink, false, nullptr};
   unsigned int flags = espeakCHARS_UTF8 | espeakENDPAUSE;
   if (params.phonemeInput) flags |= espeakPHONEMES;

@@ -19,8 +19,8 @@
 namespace sawt::espeak {
 
 constexpr int kSampleRate = 22050;  // espeak-ng's fixed output rate
-// The speaking rates (words per minute) that synthesis accepts: the one place they are written (the addon
-// exports them to JS as espeakRateRange).
+// The speaking rates (words per minute) synthesis uses (others are clamped into it); exported to JS as
+// espeakRateRange, which a test keeps equal to native/lib/validate.ts's ESPEAK_RATE_RANGE.
 constexpr int kMinRate = 80, kMaxRate = 450;
 
 struct VoiceInfo {
@@ -32,8 +32,8 @@ struct VoiceInfo {
 struct SynthParams {
   std::string voice;  // espeak voice spec: "ar", "ar+m3", ...
   int rate = 175;  // words per minute, kMinRate..kMaxRate
-  int pitch = 50;  // 0..100
-  int range = 50;  // 0..100
+  int pitch = 50;  // 0..100 (clamped)
+  int range = 50;  // 0..100 (clamped)
   bool phonemeInput = false;  // honour [[...]] phoneme mnemonics in the text
 };
 

@@ -6,7 +6,6 @@
 #include <utility>
 #include <vector>
 
-#include "args.h"
 #include "chunk_stream.h"
 #include "errors.h"
 #include "espeak_engine.h"
@@ -15,17 +14,6 @@
 
 namespace sawt {
 namespace {
-
-struct SynthesisOptions {
-  std::vector<std::string> segments;
-  espeak::SynthParams params;
-  int sampleRate = 24000;
-  int maxQueuedChunks = 4;
-  int chunkMs = 0;
-  bool urgent = true;  // the first segment goes ahead of other jobs' later segments
-};
-
-class SynthesisJob;
 
 // Maps code point indices of a UTF-8 string to UTF-16 offsets (JS string indices).
 std::vector<uint32_t> Utf16Offsets(const std::string& text) {
@@ -140,42 +128,8 @@ class SynthesisJob final : public espeak::SynthSink,
   std::vector<uint32_t> utf16Offsets_;
 };
 
-// --- argument parsing (main thread) ---
-
-SynthesisOptions ParseOptions(Napi::Env env, const Napi::Value& value) {
-  const Napi::Object options = args::Object(env, value, "options");
-  SynthesisOptions parsed;
-
-  const Napi::Value segments = options.Get("segments");
-  if (!segments.IsArray() || segments.As<Napi::Array>().Length() == 0) {
-    ThrowInvalidArgument(env, "Expected a non-empty array of strings for segments");
-  }
-  const Napi::Array array = segments.As<Napi::Array>();
-  for (uint32_t i = 0; i < array.Length(); ++i) {
-    parsed.segments.push_back(args::String(env, array.Get(i), "segments[" + std::to_string(i) + "]"));
-  }
-
-  parsed.params.voice = args::String(env, options.Get("voice"), "voice", true);
-  parsed.params.rate = static_cast<int>(args::Integer(env, options.Get("rate"), "rate", espeak::kMinRate, espeak::kMaxRate));
-  parsed.params.pitch = static_cast<int>(args::Integer(env, options.Get("pitch"), "pitch", 0, 100));
-  parsed.params.range = static_cast<int>(args::Integer(env, options.Get("range"), "range", 0, 100));
-  parsed.sampleRate = static_cast<int>(args::Integer(env, options.Get("sampleRate"), "sampleRate", 8000, 48000));
-  parsed.maxQueuedChunks = static_cast<int>(args::IntegerField(env, options, "maxQueuedChunks", 1, 1024, 4));
-  parsed.chunkMs = static_cast<int>(args::IntegerField(env, options, "chunkMs", 0, 60000, 0));
-  parsed.params.phonemeInput = args::BooleanField(env, options, "phonemeInput", false);
-  parsed.urgent = args::BooleanField(env, options, "urgent", true);
-  return parsed;
-}
-
 }  // namespace
 
-Napi::Value CreateSynthesis(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  SynthesisOptions options = ParseOptions(env, info[0]);
-  const Napi::Function onEvent = args::Function(env, info[1], "onEvent");
-  auto job = std::make_shared<SynthesisJob>(std::move(options));
-  ChunkStream::Start(env, onEvent, job);
-  return JobHandle(env, job);
-}
+std::shared_ptr<ChunkStream> MakeSynthesisJob(SynthesisOptions options) { return std::make_shared<SynthesisJob>(std::move(options)); }
 
 }  // namespace sawt

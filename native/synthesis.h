@@ -1,31 +1,40 @@
-// Streaming espeak-ng synthesis on a native thread.
-//
-// createSynthesis(options, onEvent) starts one SynthesisJob. One process-wide
-// synthesis thread (not libuv's pool) runs every job, one segment per turn in
-// FIFO order, so concurrent syntheses interleave fairly; each turn holds the
-// espeak lock for one segment, resamples its 22050 Hz audio to the asked rate
-// and hands PCM16 chunks to JavaScript through a thread-safe function.
+// Streaming espeak-ng synthesis, one segment (sentence) per turn, on the process's espeak pool
+// (pools::EspeakSynthesis: per espeak-ng instance, one thread for first segments and one for later
+// ones). A turn holds the instance's lock for one segment, resamples its 22050 Hz audio to the asked
+// rate and sends PCM16 chunks through ChunkStream (credit, pause, cancel; the EventPump carries
+// them to onEvent on the JavaScript thread).
 //
 // Memory and threads:
-// - A chunk's samples are allocated on the synthesis thread and handed to JS
-//   as an external Buffer (no copy); the Buffer's finalizer frees them on the
-//   main thread when the Buffer is collected.
-// - Credit: at most `maxQueuedChunks` chunks wait in the thread-safe
-//   function's queue. While JS has paused the job, or the queue is full, the
-//   job is parked (it holds no thread) before its next segment and wakes when
-//   JS reads or resumes. Chunks that become ready inside espeak's callback
-//   without credit wait in the job (at most one segment's worth).
-// - The job owns itself: the thread-safe function's finalize data and the
-//   scheduler's queue hold shared_ptrs, so dropping the JS handle neither stops
-//   nor leaks it. At environment teardown the job is cancelled and stops using
-//   the thread-safe function.
+// - A chunk's samples (PcmChunk, chunk_event.h) are made on a pool thread and handed to JS as an
+//   external Buffer (no copy); its finalizer frees them on the JavaScript thread once collected.
+// - A job parked for credit holds no thread; chunks made inside espeak's callback without credit
+//   wait in the job (at most one segment's worth).
+// - The job owns itself: the pool's queued turn and the pump (until the final event) hold
+//   shared_ptrs, so dropping the JS handle neither stops nor leaks it.
+//
+// Engine side only (no argument reading); espeak_binding.cc reads the JS options.
 #pragma once
 
-#include <napi.h>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "chunk_stream.h"
+#include "espeak_engine.h"
 
 namespace sawt {
 
-// JS: createSynthesis(options, onEvent) -> { pause(), resume(), cancel() }
-Napi::Value CreateSynthesis(const Napi::CallbackInfo& info);
+// Checked in TypeScript (native/lib/validate.ts) before they reach the addon.
+struct SynthesisOptions {
+  std::vector<std::string> segments;
+  espeak::SynthParams params;
+  int sampleRate = 24000;
+  int maxQueuedChunks = 4;
+  int chunkMs = 0;  // 0: one chunk per segment
+  bool urgent = true;  // the first segment goes ahead of other jobs' later segments
+};
+
+// A streaming job over `options` (its events are opened by ChunkStream::Start).
+std::shared_ptr<ChunkStream> MakeSynthesisJob(SynthesisOptions options);
 
 }  // namespace sawt

@@ -1,6 +1,6 @@
 import { nativeAddon, type EspeakVoice } from './addon.js';
 import { captureCallSite, fromNative } from './errors.js';
-import { nonEmptyString, oneOf, string } from './validate.js';
+import { integerBetween, nonEmptyString, oneOf, string } from './validate.js';
 
 export type PhonemeMode = 'ipa' | 'espeak';
 
@@ -37,6 +37,7 @@ export function listVoices(): EspeakVoice[] {
  * Takes effect only before espeak's first use in the process; without `count`, only reads it.
  */
 export function espeakInstances(count?: number): number {
+  if (count !== undefined) integerBetween('count', count, 1, 8);
   const callSite = captureCallSite();
   try {
     return nativeAddon().espeakInstances(count);
