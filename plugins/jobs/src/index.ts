@@ -58,6 +58,8 @@ export type JobsOptions = FromSchema<typeof configSchema>;
 /** Long-form speech as durable jobs (issue 33). */
 export default definePlugin<JobsOptions>({
   id: 'jobs',
+  // Routes and runners: admin commands, which need only the data layer, leave it out.
+  tags: ['transport'],
   provides: [],
   consumes: [
     tokens.httpServer, tokens.database, tokens.blobStore, tokens.wallet, tokens.synthesizer, tokens.models, tokens.voices, tokens.accounts, tokens.workDir,
