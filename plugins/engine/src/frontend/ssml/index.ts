@@ -7,6 +7,7 @@
  *   applyPronunciations(doc, new PronunciationMatcher(rules))   dictionary rules on its text runs
  *   ssmlBillableText(doc)                           the spoken text billing counts
  *   speechSteps(doc)                                speak / pause / mark steps for a back end
+ *   prepareSpeechText({ text, textType, rules, speed, model })   all of the above, as the paid path calls it (README.md)
  */
 export { isSsml, parsePlainText, parseSpeechText, parseSsml, checkDocumentPhonemes, SUPPORTED_ELEMENTS, type ParseOptions, type TextType } from './parse.js';
 export { ssmlBillableChars, ssmlBillableText, speechSteps, type SpeechDocument, type SpeechItem, type SpeechStep, type SpokenRun, type SourceSpan } from './document.js';
@@ -15,3 +16,4 @@ export { checkRateRange, MAX_BREAK_MS, NEUTRAL_PROSODY, PROSODY_LIMITS, type Emp
 export { ipaToXSawt } from './ipa.js';
 export { SAY_AS_TYPES, DATE_FORMATS, expandSayAs } from './say-as.js';
 export { XML_LIMITS, type XmlLimits } from './xml.js';
+export { prepareSpeechText, type PreparedSpeech, type SpeechTextRequest } from './prepare.js';
