@@ -119,6 +119,10 @@ export function caseAt(text: string, index: number, prefix = ''): Case {
   if (GENITIVE_BEFORE.has(word)) return 'gen';
   // و/ف + preposition (وفي، ومن)
   if (/^[وف]/u.test(word) && GENITIVE_BEFORE.has(word.slice(1))) return 'gen';
+  // قدره/مقداره + the amount: a nominal clause, its predicate nominative (غرامة قدرها خمسة آلاف)
+  if (/^(?:قدر|مقدار)(?:ه|ها|هم|هما)$/u.test(word)) return 'nom';
+  // an indefinite noun with ب/ك glued to it is the number's construct head (بأبعاد، بسماكة، كمعدل): not a verb's suffix
+  if (/^[بك]\p{L}{4,}$/u.test(word) && !/(?:ت|وا|نا|تم)$/u.test(word) && !verbOf(word)) return 'gen';
   // an indefinite noun in ة right before the number is its construct head: عبوة كيلوغرامين، بسعة خمسين لتراً
   // (not a nisba adjective in ـية, and not a noun that heads an ordinal: المادة 5، الفقرة 3 are definite)
   if (/^[وف]?[بلك]?\p{L}{2,}[^يا]ة$/u.test(word) && !/^[وف]?(?:[بلك]?ال|لل)/u.test(word) && !ORDINAL_LIKE.test(word)) return 'gen';

@@ -63,6 +63,11 @@ function contextCase(text: string, index: number): Case {
 const DISTANCE_BEFORE = /(?:^|\s)[وف]?(?:ب|ل|ال|بال|لل)?(?:سباق|مسافة|طول|طوله|طولها|ارتفاع|ارتفاعه|ارتفاعها|عمق|عرض|علو|بعد|مساحة|قطر|محيط|سباحة|عدو|ركض|جري)(?:\s+[\p{L}]+){0,2}\s*$/u;
 
 export function normalizeDates(text: string): string {
+  // year first, as Saudi official documents write Hijri dates: 1445/09/15هـ (marked Hijri, or a year of 1300–1499)
+  text = text.replace(new RegExp(`(?<![\\d\\p{L}.,/])(\\d{4})/(\\d{1,2})/(\\d{1,2})(?![\\d/])${ERA}`, 'gu'), (all, y, m, d, era, off: number, s: string) => {
+    if (Number(m) < 1 || Number(m) > 12 || Number(d) < 1 || Number(d) > 31) return all;
+    return readDate(Number(d), (isHijri(era, Number(y)) ? HIJRI : GREGORIAN)[Number(m) - 1]!, Number(y), era, contextCase(s, off));
+  });
   // ISO: 2024-03-15
   text = text.replace(/(?<![\d\p{L}])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d])/gu, (all, y, m, d, off: number, s: string) =>
     Number(m) >= 1 && Number(m) <= 12 && Number(d) >= 1 && Number(d) <= 31 ? readDate(Number(d), GREGORIAN[Number(m) - 1]!, Number(y), undefined, contextCase(s, off)) : all);
@@ -71,8 +76,8 @@ export function normalizeDates(text: string): string {
     if (Number(m) < 1 || Number(m) > 12 || Number(d) < 1 || Number(d) > 31) return all;
     return readDate(Number(d), (isHijri(era, fullYear(y)) ? HIJRI : GREGORIAN)[Number(m) - 1]!, fullYear(y), era, contextCase(s, off));
   });
-  // day and month without a year after a date word: يوم 1/2، بتاريخ 15/3 (else 1/2 is a fraction)
-  text = text.replace(/((?:^|\s)[وفبل]?(?:ال)?(?:يوم|تاريخ|الموافق|موعد)\s+)(\d{1,2})\/(\d{1,2})(?![\d/]|[.,]\d)/gu, (all, pre: string, d, m, off: number, s: string) =>
+  // day and month without a year after a date word (up to two words between): يوم 1/2، بتاريخ 15/3، آخر موعد للسداد 25/12
+  text = text.replace(/((?:^|\s)[وفبل]?(?:ال)?(?:يوم|تاريخ|الموافق|موعد|مواعيد)(?:\s+[\p{L}]+){0,2}\s+)(\d{1,2})\/(\d{1,2})(?![\d/]|[.,]\d)/gu, (all, pre: string, d, m, off: number, s: string) =>
     Number(m) >= 1 && Number(m) <= 12 && Number(d) >= 1 && Number(d) <= 31 ? pre + readDate(Number(d), GREGORIAN[Number(m) - 1]!, undefined, undefined, contextCase(s, off + pre.length)) : all);
   // month and year: 03/2021، 03-2021، 9/1445 هـ (a month of 1–12 and a year of four digits; no range)
   text = text.replace(new RegExp(`(?<![\\d\\p{L}.,/-])(\\d{1,2})[/-](\\d{4})(?![\\d/]|-\\d)${ERA}`, 'gu'), (all, m, y, era) => {

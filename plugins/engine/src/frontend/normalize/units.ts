@@ -77,6 +77,8 @@ export function normalizeUnits(text: string): string {
     .replace(/℃/gu, '°م').replace(/℉/gu, '°ف')
     .replace(/°\s?(?:C|س)(?![\p{L}])/gu, '°م').replace(/°\s?F(?![\p{L}])/gu, '°ف')
     .replace(/(?<![\d.])°\s?([-−+]?\d+(?:\.\d+)?)(?![\d.°])/gu, '$1°');
+  // a scale word between the number and the unit: the unit is the genitive singular after it (2,15 مليون كم²)
+  text = text.replace(new RegExp(`(\\d\\s+(?:ألف|آلاف|مليون|ملايين|مليار|مليارات))${UNIT_AFTER}`, 'gu'), (_all, head: string, abbr: string) => `${head} ${unitSingular(UNITS[abbr]!)}`);
   // a range before the unit: the first number in the unit's gender, the connector, then the count
   text = text.replace(new RegExp(`(?<![\\p{L}\\p{N}.,])([وف]?[بل]?)${NUM}${RANGE}${NUM}${UNIT_AFTER}`, 'gu'), (_all, prefix: string, a: string, between: string, b: string, abbr: string, off: number, s: string) => {
     const u = UNITS[abbr]!;
@@ -96,5 +98,9 @@ export function normalizeUnits(text: string): string {
 /** The first number of a range, in the gender of the unit counted after the second. */
 function readFirst(value: string, u: Unit, c: Case): string {
   const sign = /^[-−]/u.test(value) ? 'سالب ' : '';
-  return sign + cardinal(value.replace(/^[-−+]/u, ''), { gender: u.noun.gender, case: c });
+  const num = value.replace(/^[-−+]/u, '');
+  // one and two are the noun itself, singular or dual (من كيلوغرام إلى ثلاثة، متر إلى مترين)
+  if (!sign && num === '1') return c === 'acc' ? u.noun.acc : u.noun.sing;
+  if (!sign && num === '2') return countNoun(2, u.noun, { case: c });
+  return sign + cardinal(num, { gender: u.noun.gender, case: c });
 }
