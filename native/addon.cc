@@ -2,7 +2,16 @@
 // exports, which native/lib types engine by engine.
 #include <napi.h>
 
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "addon_state.h"
+#include "args.h"
 #include "chunk_event.h"
 #include "dfn3_binding.h"
 #include "encoders_binding.h"
@@ -10,6 +19,8 @@
 #include "hts_binding.h"
 #include "onnx_binding.h"
 #include "piper_binding.h"
+#include "priority_pool.h"
+#include "promise_worker.h"
 #include "resampler_binding.h"
 #include "voice_binding.h"
 
@@ -22,6 +33,82 @@ Napi::Value PcmInFlightValue(const Napi::CallbackInfo& info) {
   result.Set("chunks", static_cast<double>(live.chunks));
   result.Set("bytes", static_cast<double>(live.bytes));
   return result;
+}
+
+// Test-only export poolOrder(lanes, tasks): runs `tasks` ([name, urgent] pairs, submitted in that
+// order) on a pool of its own and resolves to their names in the order they ran. "shared": one
+// thread, held until every task is queued. "split": one urgent and one later thread; urgent tasks
+// are held until the first later task waits in YieldToUrgent (laterYield: a minute).
+class PoolOrderWorker : public PromiseWorker {
+ public:
+  PoolOrderWorker(Napi::Env env, bool split, std::vector<std::pair<std::string, bool>> tasks)
+      : PromiseWorker(env, "sawt.poolOrder"), split_(split), tasks_(std::move(tasks)) {}
+
+ protected:
+  void Execute() override {
+    std::mutex mutex;
+    std::condition_variable changed;
+    bool held = true, laterWaiting = !split_ || std::none_of(tasks_.begin(), tasks_.end(), [](const auto&t) { return !t.second; });
+    const auto waitFor = [&](const bool& flag, bool value) {
+      std::unique_lock<std::mutex> guard(mutex);
+      changed.wait(guard, [&] { return flag == value; });
+    };
+    const auto set = [&](bool& flag, bool value) {
+      std::lock_guard<std::mutex> guard(mutex);
+      flag = value;
+      changed.notify_all();
+    };
+    PriorityPool::Settings settings{"sawt-test", 1};
+    settings.splitLanes = split_;
+    settings.laterYield = std::chrono::minutes(1);
+    {
+      PriorityPool pool(settings);
+      bool blocking = false;
+      if (!split_) {
+        pool.Submit([&](int) {
+          set(blocking, true);
+          waitFor(held, false);
+        },
+                    false);
+        waitFor(blocking, true);
+      }
+      for (const auto& [name, urgent] : tasks_) {
+        pool.Submit([&, name = name, urgent = urgent](int) {
+          if (split_ && urgent) waitFor(laterWaiting, true);
+          if (split_ && !urgent) {
+            set(laterWaiting, true);
+            pool.YieldToUrgent();
+          }
+          std::lock_guard<std::mutex> guard(mutex);
+          order_.push_back(name);
+        },
+                    urgent);
+      }
+      set(held, false);
+    }  // runs what is queued, joins
+  }
+  void OnOK() override {
+    Napi::Array order = Napi::Array::New(Env(), order_.size());
+    for (size_t i = 0; i < order_.size(); ++i) order.Set(static_cast<uint32_t>(i), order_[i]);
+    deferred_.Resolve(order);
+  }
+
+ private:
+  const bool split_;
+  const std::vector<std::pair<std::string, bool>> tasks_;
+  std::vector<std::string> order_;
+};
+
+Napi::Value PoolOrder(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const bool split = args::String(env, info[0], "lanes") == "split";
+  const Napi::Array list = info[1].As<Napi::Array>();
+  std::vector<std::pair<std::string, bool>> tasks;
+  for (uint32_t i = 0; i < list.Length(); ++i) {
+    const Napi::Array task = list.Get(i).As<Napi::Array>();
+    tasks.emplace_back(args::String(env, task.Get(0u), "name"), task.Get(1u).ToBoolean());
+  }
+  return (new PoolOrderWorker(env, split, std::move(tasks)))->Start();
 }
 
 }  // namespace
@@ -44,6 +131,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   state->piperSessionClass = Napi::Persistent(piperClass);
   exports.Set("PiperSession", piperClass);
   RegisterPiperFunctions(env, exports);
+  exports.Set("poolOrder", Napi::Function::New(env, PoolOrder, "poolOrder"));
   return exports;
 }
 
