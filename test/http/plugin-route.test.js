@@ -32,11 +32,11 @@ async function expectError(t, res, status, errorCode) {
 }
 
 t.test('the plugin\'s scope is one keys may name, beside the built-in ones', async (t) => {
-  t.same(srv.app.get(tokens.scopes).names, ['models', 'voices', 'tts', 'tts-ws', 'preview', 'openai', 'clone', 'denoise', 'greeting']);
+  t.same(srv.app.get(tokens.scopes).names, ['models', 'voices', 'tts', 'tts-ws', 'preview', 'openai', 'clone', 'dictionaries', 'denoise', 'greeting']);
   const account = await srv.createAccount();
   const k = await srv.createKey(account.id, { endpoints: ['greeting', 'models'] });
   t.same(k.endpoints, ['models', 'greeting']);
-  await t.rejects(srv.createKey(account.id, { endpoints: ['greetings'] }), { code: 40001, message: /allowed: models, voices, tts, tts-ws, preview, openai, clone, denoise, greeting/ });
+  await t.rejects(srv.createKey(account.id, { endpoints: ['greetings'] }), { code: 40001, message: /allowed: models, voices, tts, tts-ws, preview, openai, clone, dictionaries, denoise, greeting/ });
 });
 
 t.test('without a key: 401 40101', async (t) => {
