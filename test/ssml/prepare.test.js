@@ -52,3 +52,28 @@ t.test('400s before admission: a rule\'s phoneme the model cannot say, a rate ou
   t.match(short.message, /at least 3 words and 10 characters \(counted on the spoken text, without markup\)/u);
   t.ok(prepareSpeechText({ text: '<speak>مرحبا</speak>', speed: 1, model: mini, textRule: false }), 'a WebSocket piece is checked at its flush instead');
 });
+
+t.test('SSML in fragments: a cut closes the open elements and the rest reopens them; a split tag waits', async (t) => {
+  const { cutSsml, endsInsideMarkup, parseSpeechText, ssmlBillableText } = await import(path.join(repoRoot, 'plugins/engine/dist/frontend/ssml/index.js'));
+  const text = '<speak><prosody rate="slow">جملة أولى. <emphasis>جملة ثانية.</emphasis> جملة <break time="1.5s"/>ثالثة</prosody></speak>';
+  const cut = cutSsml(text, text.indexOf('أولى.') + 5);
+  t.equal(cut.head, '<speak><prosody rate="slow">جملة أولى.</prosody></speak>');
+  t.equal(cut.rest, '<speak><prosody rate="slow"> <emphasis>جملة ثانية.</emphasis> جملة <break time="1.5s"/>ثالثة</prosody></speak>');
+  const head = parseSpeechText(cut.head);
+  const rest = parseSpeechText(cut.rest);
+  t.equal(head.items[0].prosody.rate, 0.8);
+  t.equal(rest.items.find((i) => i.kind === 'speech' && i.emphasis).prosody.rate, 0.744, 'the rest keeps the open prosody');
+  t.equal(`${ssmlBillableText(head)} ${ssmlBillableText(rest)}`, ssmlBillableText(parseSpeechText(text)), 'nothing lost, nothing billed twice');
+
+  const inTag = text.indexOf('1.5s') + 2; // a sentence end inside an attribute value
+  const moved = cutSsml(text, inTag);
+  t.same(moved, {
+    head: '<speak><prosody rate="slow">جملة أولى. <emphasis>جملة ثانية.</emphasis> جملة </prosody></speak>',
+    rest: '<speak><prosody rate="slow"><break time="1.5s"/>ثالثة</prosody></speak>',
+  }, 'the cut moves before the tag it fell in');
+  t.ok(parseSpeechText(moved.head) && parseSpeechText(moved.rest));
+  t.ok(endsInsideMarkup('<speak>نص <break ti'));
+  t.ok(endsInsideMarkup('<speak>نص &am'));
+  t.notOk(endsInsideMarkup('<speak>نص <break time="1s"/>'));
+  t.equal(cutSsml('<spe', 4), null, 'nothing complete yet');
+});

@@ -17,3 +17,4 @@ export { ipaToXSawt } from './ipa.js';
 export { SAY_AS_TYPES, DATE_FORMATS, expandSayAs } from './say-as.js';
 export { XML_LIMITS, type XmlLimits } from './xml.js';
 export { prepareSpeechText, type PreparedSpeech, type SpeechTextRequest } from './prepare.js';
+export { cutSsml, endsInsideMarkup, type SsmlCut } from './stream.js';
