@@ -1,9 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { RunQueue } from '@sawt/core';
 import { OnnxSession } from '@sawt/native';
 import { mapTextParts, RAW_SPAN } from './raw.js';
-import { RunQueue } from './run-queue.js';
 import { rewriteTashkeelGraph, type GraphRewrite } from './tashkeel-graph.js';
+import { correctDiacritics, type MarkedWord } from './diacritic-corrections.js';
+import { pausalForm, type Dialect } from './dialects.js';
 
 /** Rows (windows) per batched model run: larger batches pad more and hold more memory. */
 const BATCH_ROWS = 32;
@@ -153,6 +155,56 @@ function merge(user: string, predicted: string): string {
   return predicted;
 }
 
+/**
+ * The Arabic words of `letters` as the correction rules see them, with where each letter sits. A
+ * word with a user's or the lexicon's marks is `fixed`.
+ */
+function markedWords(letters: Letter[]): { words: MarkedWord[]; at: number[][]; tail: string } {
+  const words: MarkedWord[] = [];
+  const at: number[][] = [];
+  let between = '';
+  let current: { word: MarkedWord; at: number[] } | null = null;
+  letters.forEach((l, i) => {
+    if (ARABIC_LETTER.test(l.ch)) {
+      if (!current) {
+        current = { word: { bare: '', marks: [], fixed: false, before: between }, at: [] };
+        words.push(current.word);
+        at.push(current.at);
+        between = '';
+      }
+      current.word.bare += l.ch;
+      current.word.marks.push(l.marks);
+      current.word.fixed ||= l.keep || l.user === true;
+      current.at.push(i);
+    } else {
+      current = null;
+      between += l.ch;
+    }
+  });
+  return { words, at, tail: between };
+}
+
+/** Word-level corrections (diacritic-corrections.ts), then the dialect's pausal reading, written back into `letters`. */
+function correctWords(letters: Letter[], dialect: Dialect | undefined): void {
+  const { words, at, tail } = markedWords(letters);
+  correctDiacritics(words, tail);
+  if (dialect?.colloquial) for (const w of words) if (!w.fixed) pausalForm(w);
+  words.forEach((w, k) => {
+    if (!w.fixed) at[k]!.forEach((i, j) => (letters[i]!.marks = w.marks[j]!));
+  });
+}
+
+/** The rules applied to the model's marks, in place: word corrections, the dialect's reading, wasl. */
+function fixMarks(letters: Letter[], dialect: Dialect | undefined): void {
+  correctWords(letters, dialect);
+  articleBeforeWasl(letters);
+  sukunBeforeWasl(letters);
+}
+
+function joinLetters(letters: Letter[]): string {
+  return letters.map((l) => l.ch + shaddaFirst(l.marks)).join('');
+}
+
 /** Cuts `letters` into windows of at most `max`, at spaces where possible. */
 function windows(letters: Letter[], max: number): Letter[][] {
   const out: Letter[][] = [];
@@ -231,18 +283,25 @@ export class Diacritizer {
 
   /**
    * Adds the missing diacritics to `text`; [[raw phoneme]] spans are left alone. `urgent`: the model
-   * run goes ahead of waiting ones that are not (the first segment of a request).
+   * run goes ahead of waiting ones that are not (the first segment of a request). `dialect`: a
+   * colloquial dialect's words are read in pausal form (dialects.ts, pausalForm).
    */
-  async diacritize(text: string, opts: { urgent?: boolean } = {}): Promise<string> {
-    const cached = this.cache.get(text);
+  async diacritize(text: string, opts: { urgent?: boolean; dialect?: Dialect } = {}): Promise<string> {
+    const dialect = opts.dialect?.colloquial ? opts.dialect : undefined;
+    const key = dialect ? `${dialect.name}\u0000${text}` : text;
+    const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
-    const out = await mapTextParts(text, (part) => this.diacritizePlain(tanweenBeforeAlif(part), opts.urgent === true));
-    this.cache.set(text, out);
+    const out = await mapTextParts(text, (part) => this.diacritizePlain(tanweenBeforeAlif(part), opts.urgent === true, dialect));
+    this.cache.set(key, out);
     return out;
   }
 
-  /** Several texts in one batched model run (padded); for benchmarks and bulk work. */
-  async diacritizeMany(texts: string[]): Promise<string[]> {
+  /**
+   * Several texts in one batched model run (padded); for benchmarks and bulk work. `continues[i]`:
+   * text i is the rest of the sentence text i - 1 was cut from (segment.ts cuts a long sentence,
+   * and a short first segment, at clause marks or between words); the two are then read together.
+   */
+  async diacritizeMany(texts: string[], opts: { dialect?: Dialect; continues?: boolean[] } = {}): Promise<string[]> {
     // Raw [[ ]] spans are set aside (as a KEEP span's placeholder) and put back after.
     const raws: string[][] = texts.map(() => []);
     const jobs = texts.map((t, i) =>
@@ -251,30 +310,37 @@ export class Diacritizer {
         return `${KEEP_START}\ue004${KEEP_END}`;
       })),
     );
-    const rows = jobs.flatMap((letters) => windows(letters, this.options.maxInputChars));
+    // Segments cut out of one sentence are read as the sentence they came from: the model sees the
+    // words on both sides of the cut, and the word rules see the whole clause.
+    const sentences: Letter[][] = [];
+    jobs.forEach((letters, i) => {
+      if (i > 0 && opts.continues?.[i] === true) sentences[sentences.length - 1]!.push({ ch: ' ', marks: '', keep: false }, ...letters);
+      else sentences.push([...letters]);
+    });
+    const rows = sentences.flatMap((letters) => windows(letters, this.options.maxInputChars));
     // Letters that need nothing are not sent (fully diacritized or non-Arabic texts)
     // sorted by length, so each batch pads its rows little
     const needed = rows.filter((row) => row.some((_, k) => needsMarks(row, k))).sort((a, b) => a.length - b.length);
     const batches: Letter[][][] = [];
     for (let k = 0; k < needed.length; k += BATCH_ROWS) batches.push(needed.slice(k, k + BATCH_ROWS));
     await Promise.all(batches.map((b) => this.predict(b))); // at most maxConcurrent at once
+    for (const letters of sentences) fixMarks(letters, opts.dialect);
     return jobs.map((letters, i) => {
       let n = 0;
-      return this.render(letters).replace(/\ue004/gu, () => raws[i]![n++]!);
+      return joinLetters(letters).replace(/\ue004/gu, () => raws[i]![n++]!);
     });
   }
 
-  private async diacritizePlain(text: string, urgent = false): Promise<string> {
+  private async diacritizePlain(text: string, urgent = false, dialect?: Dialect): Promise<string> {
     const letters = splitLetters(text);
-    if (!letters.some((l, i) => needsMarks(letters, i))) return this.render(letters);
+    if (!letters.some((l, i) => needsMarks(letters, i))) return this.render(letters, dialect);
     await this.predict(windows(letters, this.options.maxInputChars), urgent);
-    return this.render(letters);
+    return this.render(letters, dialect);
   }
 
-  private render(letters: Letter[]): string {
-    articleBeforeWasl(letters);
-    sukunBeforeWasl(letters);
-    return letters.map((l) => l.ch + shaddaFirst(l.marks)).join('');
+  private render(letters: Letter[], dialect?: Dialect): string {
+    fixMarks(letters, dialect);
+    return joinLetters(letters);
   }
 
   /** Runs the model over rows (alone or in a run shared with other waiting rows) and merges its marks into the letters. */

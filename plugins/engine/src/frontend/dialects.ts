@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { MarkedWord } from './diacritic-corrections.js';
 
 /**
  * Dialect pronunciation as data: each `dialects/<name>.json` holds phonological
@@ -9,7 +10,8 @@ import { fileURLToPath } from 'node:url';
  * file. Rule fields: `match` (a regular expression over the phoneme string),
  * `replace` (its replacement; `$1`… allowed), optional `left` / `right` (regular
  * expressions the text just before / after the match must end / start with).
- * Rules apply in order, each to the output of the one before.
+ * Rules apply in order, each to the output of the one before. `colloquial: true`: the dialect is
+ * spoken, not Modern Standard: its voices read every word in pausal form (pausalForm below).
  */
 export interface DialectRuleSpec {
   match: string;
@@ -22,6 +24,8 @@ export interface DialectRuleSpec {
 export interface DialectSpec {
   dialect: string;
   description?: string;
+  /** Words are read in pausal form: no case endings, no tanween (but the adverbial -an). */
+  colloquial?: boolean;
   rules: DialectRuleSpec[];
   /** Word (undiacritized) → replacement text (Arabic, possibly diacritized, or [[phonemes]]). */
   lexicon?: Record<string, string>;
@@ -50,6 +54,8 @@ export interface HtsProsody {
 
 export class Dialect {
   readonly name: string;
+  /** A spoken dialect: the diacritizer reads its words in pausal form. */
+  readonly colloquial: boolean;
   readonly lexicon: Record<string, string>;
   private readonly rules: Array<{ re: RegExp; replace: string }>;
   private readonly htsRules: Array<{ re: RegExp; replace: string }>;
@@ -58,6 +64,7 @@ export class Dialect {
 
   constructor(spec: DialectSpec) {
     this.name = spec.dialect;
+    this.colloquial = spec.colloquial === true;
     this.lexicon = spec.lexicon ?? {};
     this.htsRules = (spec.hts?.rules ?? []).map((r, i) => {
       try {
@@ -103,11 +110,34 @@ export class Dialect {
   }
 }
 
+const SHADDA = '\u0651';
+const SUKUN = '\u0652';
+const FATHATAN = '\u064b';
+const FINAL_VOWEL = /[\u064b-\u0650]/u;
+
+/**
+ * A word as the spoken dialects say it: the final short vowel (the Modern Standard case or mood
+ * ending) and tanween are not pronounced, so the last letter gets a sukun (a shadda stays: مُهِمّ).
+ * Kept: a final long vowel (فِي، عَلَى), and the adverbial -an of tanween on an alif, which the
+ * dialects do say (شُكْرًا، طَبْعًا، أَهْلًا).
+ */
+export function pausalForm(word: MarkedWord): void {
+  const last = word.bare.length - 1;
+  if (last < 1) return;
+  const ch = word.bare[last]!;
+  const prev = word.marks[last - 1] ?? '';
+  const marks = word.marks[last]!;
+  // A bare final و/ي after its vowel is a long vowel; with marks of its own it is a consonant (قَوِيٌّ).
+  if ('اى'.includes(ch) || prev.includes(FATHATAN) || !FINAL_VOWEL.test(marks)) return;
+  word.marks[last] = (marks.includes(SHADDA) ? SHADDA : '') + SUKUN;
+}
+
 /** The dialect files shipped with the engine package. */
 export const BUILTIN_DIALECTS_DIR = fileURLToPath(new URL('../../dialects/', import.meta.url));
 
 export function loadDialectFile(file: string): Dialect {
   const spec = JSON.parse(readFileSync(file, 'utf8')) as DialectSpec;
+  if (spec.colloquial !== undefined && typeof spec.colloquial !== 'boolean') throw new Error(`${file}: "colloquial" must be true or false`);
   if (typeof spec.dialect !== 'string' || !Array.isArray(spec.rules)) throw new Error(`${file}: expected { "dialect": string, "rules": [...] }`);
   for (const r of spec.rules) {
     if (typeof r.match !== 'string' || typeof r.replace !== 'string') throw new Error(`${file}: every rule needs "match" and "replace" strings`);

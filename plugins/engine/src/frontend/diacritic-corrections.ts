@@ -1,0 +1,228 @@
+import { ADDRESSED_NOUNS, ADDRESSING, IMPERATIVES, IMPERFECT_VOWEL, NOT_A_GENITIVE, PREPOSITIONS, TIME_ADVERBS, TIME_HEADS } from './diacritic-corrections-words.js';
+
+/**
+ * Corrections of the diacritizer's systematic word errors, the ones a listener hears as another
+ * word: an imperative read as a past tense (زوروا → زَوَّرُوا "they forged"), a Form I verb with
+ * the wrong middle vowel (تعرف → تَعْرَفُ), the age عُمْر read as the name عُمَر, and tanween on
+ * a noun that is the first term of a construct (شَرِكَةٌ Apple, مَدِينَةٍ الرِّيَاضِ).
+ *
+ * Each rule rests on grammar and a reviewed word list (diacritic-corrections-words.ts), acts only
+ * where its context is unambiguous, and leaves a word alone when any of its marks came from the
+ * user or from the lexicon.
+ */
+
+/** One Arabic word of the diacritizer's output. */
+export interface MarkedWord {
+  /** The word's letters, without marks. */
+  bare: string;
+  /** The marks on each letter of `bare` (shadda and/or one vowel; '' for none); rules change these. */
+  marks: string[];
+  /** Holds marks the user wrote or text the lexicon fixed: never changed. */
+  fixed: boolean;
+  /** The text between the previous word (or the start) and this word. */
+  before: string;
+}
+
+const FATHA = '\u064e';
+const DAMMA = '\u064f';
+const KASRA = '\u0650';
+const SUKUN = '\u0652';
+const SHADDA = '\u0651';
+const TANWEEN_VOWEL: Record<string, string> = { '\u064b': FATHA, '\u064c': DAMMA, '\u064d': KASRA };
+const TANWEEN = /[\u064b-\u064d]/u;
+const CLAUSE_BREAK = /[.!?؟؛;:،,\n]/u;
+const WORDISH = /[\p{L}\p{N}]/u;
+const LATIN_NEXT = /^[ \t\u00a0]+[A-Za-z]/u;
+const DIGIT_NEXT = /^[ \t\u00a0]+[0-9\u0660-\u0669]/u;
+const SPACES_ONLY = /^[ \t\u00a0]+$/u;
+
+/** Letters and marks of a written reading (one mark cluster per letter). */
+function parseReading(reading: string): { bare: string; marks: string[] } {
+  let bare = '';
+  const marks: string[] = [];
+  for (const ch of reading) {
+    if (/[\u064b-\u0652]/u.test(ch)) marks[marks.length - 1] += ch;
+    else {
+      bare += ch;
+      marks.push('');
+    }
+  }
+  return { bare, marks };
+}
+
+/** The vowel (or sukun) of a mark cluster, without shadda. */
+const vowelOf = (marks: string) => marks.replace(SHADDA, '');
+const withVowel = (marks: string, vowel: string) => (marks.includes(SHADDA) ? SHADDA : '') + vowel;
+
+/**
+ * Applies every rule to the words of one text, in place. `tail`: the text after the last word.
+ * Returns how many words were changed.
+ */
+export function correctDiacritics(words: MarkedWord[], tail = ''): number {
+  const after = (i: number) => words[i + 1]?.before ?? tail;
+  const clause = clauses(words);
+  const addressed = new Set<number>();
+  words.forEach((w, i) => {
+    if (addressesListener(w.bare)) addressed.add(clause[i]!);
+  });
+  let changed = 0;
+  const imperatives = new Set<number>();
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (w.fixed) continue;
+    const before = w.marks.join('');
+    // "حمّل التطبيق واستمتع": after an imperative, a coordinated one needs no clause of its own.
+    const coordinated = /^[وف]/u.test(w.bare) && [...imperatives].some((k) => clause[k]! >= clause[i]! - 1);
+    if ((coordinated || clauseStart(words, i, imperatives)) && imperative(w, addressed.has(clause[i]!) || coordinated)) imperatives.add(i);
+    else imperfectStem(w, words[i - 1]?.bare ?? '');
+    ageNotName(w, words[i - 1]?.bare ?? '', words[i + 1], after(i));
+    genitiveAfterPreposition(w, words[i - 1]);
+    constructWithoutTanween(w, words[i - 1], words[i + 1], after(i));
+    if (w.marks.join('') !== before) changed++;
+  }
+  return changed;
+}
+
+/** Clause number of each word: a clause ends at punctuation. */
+function clauses(words: MarkedWord[]): number[] {
+  let n = 0;
+  return words.map((w, i) => (i > 0 && CLAUSE_BREAK.test(w.before) ? ++n : n));
+}
+
+function clauseStart(words: MarkedWord[], i: number, imperatives: Set<number>): boolean {
+  const b = words[i]!.before;
+  if (i === 0) return !WORDISH.test(b);
+  if (CLAUSE_BREAK.test(b)) return true;
+  if (WORDISH.test(b)) return false;
+  const prev = words[i - 1]!.bare;
+  // "ادخل رقمك ثم اضغط": a coordinated imperative starts its own clause.
+  return prev === 'و' || prev === 'ثم' || prev === 'أو' || imperatives.has(i - 1);
+}
+
+function addressesListener(bare: string): boolean {
+  const word = bare.replace(/^[وف]/u, '');
+  if (ADDRESSING.has(bare) || ADDRESSING.has(word)) return true;
+  // "your …" on a noun a customer is told about (حسابك، بطاقتكم، لطلبك)
+  const m = /^(?:[بل])?(.+?)(?:ك|كم|كن)$/u.exec(word);
+  return !!m && ADDRESSED_NOUNS.has(m[1]!);
+}
+
+/** Sets the marks of `w` from a written reading, after a conjunction و/ف of `clitic` letters. */
+function setReading(w: MarkedWord, reading: string, clitic: number): void {
+  const r = parseReading(reading);
+  for (let k = 0; k < clitic; k++) w.marks[k] = FATHA;
+  r.marks.forEach((m, k) => (w.marks[clitic + k] = m));
+}
+
+/** A clause-initial imperative from the list (وادخل، فاضغط too). */
+function imperative(w: MarkedWord, addressed: boolean): boolean {
+  for (const clitic of [0, 1]) {
+    if (clitic && !/^[وف]/u.test(w.bare)) continue;
+    const entry = IMPERATIVES[w.bare.slice(clitic)];
+    if (!entry || (entry.past && !addressed)) continue;
+    setReading(w, entry.reading, clitic);
+    return true;
+  }
+  return false;
+}
+
+const IMPERFECT_SUFFIX: Record<string, string | null> = {
+  // The vowel the third radical takes before each suffix (null: the mood's, as the model gave it).
+  '': null, ون: DAMMA, وا: DAMMA, ين: KASRA, ي: KASRA, ان: FATHA,
+  ه: null, ها: null, هم: null, هما: null, ك: null, كم: null, ني: null, نا: null,
+};
+const FIRST_PERSON_CONTEXT = new Set(['أنا', 'لا', 'لم', 'لن', 'أن', 'كي', 'سوف', 'لكي']);
+
+/**
+ * A Form I imperfect (يَفْعَلُ / يَفْعِلُ / يَفْعُلُ) the model read as active Form I but with the
+ * wrong middle vowel (تَعْرَفُ, نَشْرُبُ, تَكْتَبُ): the middle vowel is the verb's own. A passive
+ * (يُفْعَلُ) or another form (prefix damma, a vowel or shadda on the first radical) is left alone.
+ */
+function imperfectStem(w: MarkedWord, prev: string): void {
+  const m = /^([وف]?)([سل]?)([يتنأ])(.{3})(.*)$/u.exec(w.bare);
+  if (!m) return;
+  const [, conj, particle, person, root, suffix] = m as unknown as [string, string, string, string, string, string];
+  const vowel = IMPERFECT_VOWEL[root];
+  if (!vowel || !(suffix in IMPERFECT_SUFFIX)) return;
+  // أَفْعَلُ is also an elative (أصدق، أقدر): the first person only after a word that wants a verb.
+  if (person === 'أ' && !particle && !FIRST_PERSON_CONTEXT.has(prev)) return;
+  const at = conj.length + particle.length;
+  const [p, c1, c2, c3] = [w.marks[at]!, w.marks[at + 1]!, w.marks[at + 2]!, w.marks[at + 3]!];
+  if (p !== FATHA || (c1 !== SUKUN && c1 !== '') || c2.includes(SHADDA) || c3.includes(SHADDA)) return;
+  w.marks[at + 2] = { a: FATHA, u: DAMMA, i: KASRA }[vowel];
+  w.marks[at + 1] = SUKUN;
+  const third = IMPERFECT_SUFFIX[suffix];
+  if (third) w.marks[at + 3] = third;
+  else if (TANWEEN.test(c3)) w.marks[at + 3] = TANWEEN_VOWEL[c3]!; // a verb never takes tanween
+}
+
+const AGE_VERBS = new Set(['بلغ', 'يبلغ', 'تبلغ', 'بلغت', 'تجاوز', 'يتجاوز', 'تجاوزت', 'يناهز', 'ناهز', 'متوسط', 'طول']);
+const AGE_NEXT = new Set(['يناهز', 'ناهز', 'يتجاوز', 'يقارب', 'يتراوح']);
+
+/**
+ * عمر after a preposition (في عمر، عن عمر، بعمر), after "reached" (بلغ عمر المبنى), or before
+ * "nearing" or a number (عن عمر يناهز، بعمر 30) is the noun عُمْر "age"; the name عُمَر is not
+ * read there. Elsewhere the model's reading stands (قال عمر، عمر بن الخطاب).
+ */
+function ageNotName(w: MarkedWord, prev: string, next: MarkedWord | undefined, after: string): void {
+  const m = /^([وف]?)(ب?)عمر$/u.exec(w.bare);
+  if (!m) return;
+  const afterPreposition = m[2] === 'ب' || PREPOSITIONS.has(prev);
+  const nextIsNumber = DIGIT_NEXT.test(after) || (!!next && SPACES_ONLY.test(next.before) && AGE_NEXT.has(next.bare));
+  if (!afterPreposition && !AGE_VERBS.has(prev) && !nextIsNumber) return;
+  if (!afterPreposition && !nextIsNumber && !(next && SPACES_ONLY.test(next.before) && /^ال/u.test(next.bare))) return;
+  const at = m[1]!.length + m[2]!.length;
+  for (let k = 0; k < at; k++) w.marks[k] = m[1] && k === 0 ? FATHA : KASRA;
+  w.marks[at] = DAMMA;
+  w.marks[at + 1] = SUKUN;
+  // Genitive after a preposition (tanween when no genitive follows), nominative after a verb.
+  const construct = DIGIT_NEXT.test(after) || LATIN_NEXT.test(after) || (!!next && SPACES_ONLY.test(next.before) && /^ال/u.test(next.bare));
+  w.marks[at + 2] = afterPreposition ? (construct ? KASRA : '\u064d') : DAMMA;
+}
+
+/**
+ * The first term of a construct takes no tanween: a noun with tanween directly before a Latin-script
+ * name (شركةٌ Apple → شركةُ), or after a preposition and directly before a definite noun (في
+ * مدينةٍ الرياض → مدينةِ), keeps its case vowel and loses the nunation. Elsewhere a definite word
+ * after an indefinite noun often starts the next constituent (the subject after a fronted object,
+ * a clause without its comma), so the model's tanween stands. Not before a relative pronoun or a time adverb (الذي، الآن، اليوم; العام،
+ * الأسبوع… unless the noun is one of time position: نهايةِ العام), and
+ * not the accusative tanween on an alif (أيضًا، يوميًا الساعة…: adverbs, not constructs).
+ */
+function constructWithoutTanween(w: MarkedWord, prev: MarkedWord | undefined, next: MarkedWord | undefined, after: string): void {
+  const last = w.bare.length - 1;
+  const mark = w.marks[last] ?? '';
+  const t = TANWEEN.exec(mark)?.[0];
+  if (!t) return;
+  if (t === '\u064b' && !'ةء'.includes(w.bare[last]!)) return;
+  const clitic = /^([وف]?)[بل](?!ال)/u.exec(w.bare);
+  const governed = (!!clitic && w.marks[clitic[1]!.length] === KASRA) || (!!prev && SPACES_ONLY.test(w.before) && (GENITIVE_AFTER.has(prev.bare) || prev.bare === 'من'));
+  const definite = governed && !!next && SPACES_ONLY.test(next.before) && next.bare.length >= 4 && next.bare.startsWith('ال') && !NOT_A_GENITIVE.has(next.bare);
+  if (!definite && !LATIN_NEXT.test(after)) return;
+  if (definite && TIME_ADVERBS.has(next!.bare) && !TIME_HEADS.has(w.bare.replace(/^(?:[وف]?[بل]?)/u, ''))) return;
+  w.marks[last] = withVowel(mark, TANWEEN_VOWEL[t]!);
+}
+
+/** Prepositions written as words; مِن only where the model read it so (مَن "who" is no preposition). */
+const GENITIVE_AFTER = new Set(['في', 'إلى', 'على', 'عن']);
+/** Words a preposition may precede that are built on damma, not declined (من حيثُ، من قبلُ). */
+const BUILT_ON_DAMMA = new Set(['حيث', 'قبل', 'بعد', 'منذ', 'مذ']);
+
+/**
+ * A noun right after a preposition is genitive: a nominative ending the model gave it (فِي
+ * الْمَدِينَةُ، بِالسَّيَّارَةُ) becomes kasra (kasratan for dammatan). Only the nominative is
+ * changed: a fatha there is the genitive of a diptote (إِلَى مَدَارِسَ، مِنْ أَحْمَدَ). Words ending
+ * in a pronoun suffix or a long vowel are left alone (the suffix carries its own vowel).
+ */
+function genitiveAfterPreposition(w: MarkedWord, prev: MarkedWord | undefined): void {
+  // بِ/لِ + the article, then a stem of three letters or more (not بالغ، وكالة)
+  const attached = /^[وف]?(?:بال|لل)[^\s]{3,}$/u.test(w.bare) && !/^[وف]?بالغ/u.test(w.bare);
+  const separate = !!prev && SPACES_ONLY.test(w.before) && (GENITIVE_AFTER.has(prev.bare) || (prev.bare === 'من' && prev.marks[0] === KASRA));
+  if (!attached && !separate) return;
+  if (BUILT_ON_DAMMA.has(w.bare) || /(?:[اىويهك]|هم|كم|هما|كما|هن|كن)$/u.test(w.bare)) return;
+  const last = w.bare.length - 1;
+  const mark = w.marks[last] ?? '';
+  const vowel = vowelOf(mark);
+  if (vowel === DAMMA) w.marks[last] = withVowel(mark, KASRA);
+  else if (vowel === '\u064c') w.marks[last] = withVowel(mark, '\u064d');
+}
