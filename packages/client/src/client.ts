@@ -1,3 +1,4 @@
+import { DEFAULT_SAMPLE_RATE, findOutputFormat } from '@sawt/protocol';
 import type { ClonedVoice, DenoiseForm, Model, OutputFormat, TextToSpeechBody, Voice, VoiceCloneForm, VoicePreviewForm } from './generated/api-types.js';
 import { appendFields, appendFile, request, type AudioInput, type RequestOptions, type RetryOptions, type Transport } from './http.js';
 import { base64ToBytes, Pcm16Aligner } from './pcm.js';
@@ -50,7 +51,7 @@ export interface TimedAudio {
 
 /** The sample rate of a format name (CODEC_RATE[_KBITS]). */
 export function formatSampleRate(format: string): number {
-  return Number(format.split('_')[1]) || 24000;
+  return findOutputFormat(format)?.sampleRate ?? DEFAULT_SAMPLE_RATE;
 }
 
 export class SawtClient {

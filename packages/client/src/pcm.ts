@@ -1,5 +1,7 @@
-/** Audio formats of the service: PCM16 little-endian mono. */
-export const PCM_SAMPLE_RATE = 24000;
+import { DEFAULT_SAMPLE_RATE } from '@sawt/protocol';
+
+/** Audio formats of the service: PCM16 little-endian mono, at this rate unless the format names another. */
+export const PCM_SAMPLE_RATE = DEFAULT_SAMPLE_RATE;
 
 /**
  * Passes on PCM16 bytes in whole samples: a network chunk may end in the middle of

@@ -1,5 +1,6 @@
 import { ConnectionError, errorFor, WebSocketClosedError, type SawtError } from './errors.js';
 import { base64ToBytes } from './pcm.js';
+import { DEFAULT_SAMPLE_RATE, type Alignment } from '@sawt/protocol';
 import type { OutputFormat } from './generated/api-types.js';
 
 export type { OutputFormat };
@@ -35,11 +36,7 @@ export interface SpeechSessionOptions {
 }
 
 /** Character timings of the audio in the same message, in ms from the start of the text piece. */
-export interface Alignment {
-  chars: string[];
-  charStartTimesMs: number[];
-  charDurationsMs: number[];
-}
+export type { Alignment };
 
 export interface AudioEvent {
   type: 'audio';
@@ -233,7 +230,7 @@ export class SpeechSession implements AsyncIterable<SpeechEvent> {
     if (typeof m.audio === 'string') {
       const bytes = base64ToBytes(m.audio);
       const e: AudioEvent = {
-        type: 'audio', audio: bytes, pcm: bytes, sampleRate: Number(m.sampleRate) || 24000, isFinal: m.isFinal === true,
+        type: 'audio', audio: bytes, pcm: bytes, sampleRate: Number(m.sampleRate) || DEFAULT_SAMPLE_RATE, isFinal: m.isFinal === true,
         ...(m.alignment ? { alignment: m.alignment as Alignment } : {}),
       };
       for (const f of this.listeners.audio) f(e);

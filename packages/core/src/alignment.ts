@@ -2,14 +2,10 @@
  * Per-character timings of speech (the WebSocket's audio messages, the HTTP with-timestamps
  * routes): the one builder both transports use.
  */
+import type { Alignment } from '@sawt/protocol';
 import type { ChunkInfo } from './services/index.js';
 
-/** Characters and their times (ms from the start of the audio), ElevenLabs' alignment shape. */
-export interface Alignment {
-  chars: string[];
-  charStartTimesMs: number[];
-  charDurationsMs: number[];
-}
+export type { Alignment };
 
 export interface AlignmentOptions {
   /**

@@ -23,4 +23,4 @@ export function encodeWav(chunks: Buffer[], sampleRate: number, channels = 1): B
   return Buffer.concat([wavHeader(bytes, sampleRate, channels), ...chunks], 44 + bytes);
 }
 
-export const PCM_CONTENT_TYPE = (rate = 24000) => `audio/raw;codec=pcm16;rate=${rate};channels=1`;
+export { PCM_CONTENT_TYPE } from '@sawt/protocol';

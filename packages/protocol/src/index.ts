@@ -1,0 +1,2 @@
+export * from './output-formats.js';
+export type { Alignment } from './alignment.js';
