@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { ENGINE, repoRoot } from './helpers.js';
+import { ENGINE, TASHKEEL, bundledModels, repoRoot } from './helpers.js';
 
 const { EngineTextPipeline, loadDialects, BUILTIN_DIALECTS_DIR, Lexicon } = await import(ENGINE);
 const dialects = loadDialects([BUILTIN_DIALECTS_DIR]);
@@ -81,4 +81,53 @@ t.test('lexicon entries also match after Arabic clitics (وصوت، بالصوت
   t.equal(removeKeepMarks(await lex.apply('وصوت بالصوت')), 'وصَوْت بالصَوْت');
   t.equal(await lex.apply('وسوني'), 'وسوني', 'a phoneme replacement cannot take a clitic');
   t.equal(await lex.apply('الصوتيات'), 'الصوتيات', 'a longer word is not the entry');
+});
+
+t.test('colloquial words on a dialect voice are read as the dialect says them (the dialect lexicon, before the model)', async (t) => {
+  const { Diacritizer } = await import(ENGINE);
+  const d = await Diacritizer.load(bundledModels, TASHKEEL, { cacheEntries: 0 });
+  t.teardown(() => d.release());
+  const withModel = new EngineTextPipeline({ diacritizer: d, dialects });
+  const nfc = (s) => s.normalize('NFC');
+  // Cairene: miš, ʿašān, innahárda (not the MSA-shaped مَشٌّ، عُشَّانُ، النَّهَارِدِهِ)
+  const egyptian = nfc(await withModel.run('diacritize', 'مش هقدر أجي عشان النهارده عندي شغل', { dialect: 'egyptian' }));
+  for (const word of ['مِشْ', 'عَشَانْ', 'النَّهَارْدَه']) t.ok(egyptian.includes(nfc(word)), `${word} in ${egyptian}`);
+  t.equal(await withModel.run('phonemize', 'مش', { dialect: 'egyptian' }), "[[m'iS]]", 'phonemes of the dialect word');
+  t.not(await withModel.run('diacritize', 'مش', { dialect: 'fusha' }), await withModel.run('diacritize', 'مش', { dialect: 'egyptian' }), 'fusha reads the letters with the model');
+  const gulf = nfc(await withModel.run('diacritize', 'ليش ما جيت الحين', { dialect: 'kuwaiti' }));
+  t.ok(gulf.startsWith(nfc('لَيْشْ')) && gulf.endsWith(nfc('الْحِينْ')), gulf);
+  t.ok(nfc(await withModel.run('diacritize', 'إيش تبغى', { dialect: 'hijazi' })).startsWith(nfc('إِيشْ')));
+});
+
+t.test('colloquial dialects read words in pausal form: no case endings, no tanween but the adverbial -an', async (t) => {
+  const { Diacritizer } = await import(ENGINE);
+  const d = await Diacritizer.load(bundledModels, TASHKEEL, { cacheEntries: 10 });
+  t.teardown(() => d.release());
+  t.same(['egyptian', 'emirati', 'hijazi', 'kuwaiti', 'najdi'].map((n) => dialects.get(n).colloquial), [true, true, true, true, true]);
+  t.equal(dialects.get('fusha').colloquial, false);
+  const text = 'الولد عايز كتاب جديد من المكتبة';
+  const msa = await d.diacritize(text);
+  t.match(msa, /[\u064b-\u064d\u064e-\u0650](?=\s|$)/u, 'Modern Standard: case endings and tanween');
+  t.equal(await d.diacritize(text, { dialect: dialects.get('fusha') }), msa, 'fusha reads as before');
+  const spoken = await d.diacritize(text, { dialect: dialects.get('egyptian') });
+  t.notMatch(spoken, /[\u064b-\u064d]/u, `no tanween: ${spoken}`);
+  // (a vowel before hamzat al-wasl is the linking vowel, said in the dialects too: مِنِ الْمَكْتَبَة)
+  t.notMatch(spoken, /[\u064e-\u0650]\u0651?(?=\s+[^\sا]|$)/u, `no final short vowel: ${spoken}`);
+  t.equal(spoken.replace(/[\u064b-\u0652]/gu, ''), text, 'the letters are the ones written');
+  t.same(await d.diacritizeMany([text], { dialect: dialects.get('egyptian') }), [spoken], 'batched the same');
+  const thanks = await d.diacritize('شكرا جزيلا', { dialect: dialects.get('najdi') });
+  t.match(thanks, /\u064bا/u, `شكراً keeps its -an: ${thanks}`);
+  const user = await d.diacritize('كتابٌ جديد', { dialect: dialects.get('egyptian') });
+  t.match(user, /ابٌ /u, 'the tanween the user wrote stays');
+  const again = await d.diacritize(text);
+  t.equal(again, msa, 'the dialect reading is cached apart from the standard one');
+});
+
+t.test('a dialect file says colloquial with true or false', async (t) => {
+  const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(path.join(tmpdir(), 'sawt-dialect-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(path.join(dir, 'bad.json'), JSON.stringify({ dialect: 'bad', colloquial: 'yes', rules: [] }));
+  t.throws(() => loadDialects([dir]), /colloquial/);
 });

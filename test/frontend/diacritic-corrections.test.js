@@ -1,0 +1,91 @@
+// The diacritizer's word corrections (plugins/engine/src/frontend/diacritic-corrections.ts), heard
+// as a listener hears them: each sentence is one written for this test (none from a benchmark), and
+// each expected reading comes from the grammar: the imperative's pattern (Wright I §98–99; زار
+// يزور → زُرْ، زُورُوا), the Form I imperfect's dictionary vowel (عرَف يعرِف، شرِب يشرَب، كتَب
+// يكتُب), the noun عُمْر "age" against the name عُمَر, the genitive after a preposition, and the
+// construct's first term, which takes no tanween (Ryding §8.1).
+import path from 'node:path';
+import t from 'tap';
+import { ENGINE, TASHKEEL, bundledModels, repoRoot } from './helpers.js';
+
+const { Diacritizer, stripDiacritics } = await import(ENGINE);
+const { correctDiacritics } = await import(path.join(repoRoot, 'plugins/engine/dist/frontend/diacritic-corrections.js'));
+
+const d = await Diacritizer.load(bundledModels, TASHKEEL, { cacheEntries: 0 });
+t.teardown(() => d.release());
+
+/** Marks in one canonical order (the diacritizer writes shadda first, for espeak-ng). */
+const nfc = (s) => s.normalize('NFC');
+
+/** The diacritized words of `text`, punctuation dropped, marks in canonical order. */
+async function words(text) {
+  const out = await d.diacritize(text);
+  if (stripDiacritics(out) !== stripDiacritics(text)) throw new Error(`letters changed: ${out}`);
+  return nfc(out).split(/\s+/u).map((w) => w.replace(/[.،؟!:]/gu, ''));
+}
+
+t.test('an imperative at the start of a clause is read as one, not as a past tense', async (t) => {
+  t.equal((await words('زوروا موقعنا للحصول على أحدث العروض.'))[0], nfc('زُورُوا'), 'visit! (زار يزور), not زَوَّرُوا "they forged"');
+  t.equal((await words('اكتبوا أسماءكم في الخانة المخصصة.'))[0], nfc('اكْتُبُوا'), 'write! (كتب يكتُب)');
+  const steps = await words('ادخل رقم هاتفك ثم اضغط على زر الإرسال.');
+  t.equal(steps[0], nfc('ادْخُلْ'), 'enter! (دخل يدخُل)');
+  t.equal(steps[4], nfc('اضْغَطْ'), 'press! after ثم (ضغط يضغَط), not اضْغَطَّ');
+  const app = await words('حمل التطبيق الآن واستمتع بالعروض.');
+  t.equal(app[0], nfc('حَمِّلِ'), 'download! (Form II), its sukun a kasra before the article');
+  t.equal(app[3], nfc('وَاسْتَمْتِعْ'), 'and enjoy! coordinated with it');
+  t.equal((await words('سجل دخولك إلى حسابك.'))[0], nfc('سَجِّلْ'), 'log in! where the sentence says "your"');
+});
+
+t.test('a past tense that looks like an imperative stays a past tense where nobody is addressed', async (t) => {
+  t.not((await words('سجل المنتخب هدفين في المباراة.'))[0], nfc('سَجِّلْ'), 'the team scored');
+  t.not((await words('شارك الوزير في المؤتمر الدولي.'))[0], nfc('شَارِكْ'), 'the minister took part');
+  t.not((await words('أرسل لك الرمز في رسالة نصية.'))[0], nfc('أَرْسِلْ'), 'I send you the code: أُرْسِلُ, no order');
+});
+
+t.test('a Form I verb in the imperfect has its own middle vowel', async (t) => {
+  t.equal((await words('هل تعرف الطريق إلى المحطة؟'))[1], nfc('تَعْرِفُ'), 'عرَف يعرِف');
+  t.equal((await words('نحن نشرب الشاي كل صباح.'))[1], nfc('نَشْرَبُ'), 'شرِب يشرَب');
+  t.match((await words('لا تكتب اسمك على الورقة.'))[1], new RegExp(`^${nfc('تَكْتُب')}`, 'u'), 'كتَب يكتُب');
+  t.match((await words('هل تريد أن تشرب القهوة؟'))[3], new RegExp(`^${nfc('تَشْرَب')}`, 'u'), 'شرِب يشرَب after أن');
+  t.equal((await words('يعرف عن الرجل أنه كريم.'))[0], nfc('يُعْرَفُ'), 'a passive stays a passive (it is known of the man)');
+});
+
+t.test('عمر is the age after a preposition or before "nearing", the name elsewhere', async (t) => {
+  t.equal((await words('توفي الشاعر عن عمر يناهز الثمانين.'))[3], nfc('عُمْرٍ'), 'at the age of nearly eighty');
+  t.equal((await words('في عمر الزهور رحل الفنان.'))[1], nfc('عُمْرِ'), 'in the age of flowers');
+  t.equal((await words('بلغ عمر المبنى مئة عام.'))[1], nfc('عُمْرُ'), 'the building\'s age reached');
+  t.equal((await words('قال عمر إن الاجتماع سيعقد غدا.'))[1], nfc('عُمَرُ'), 'Omar said: the name');
+  t.equal((await words('كان عمر بن الخطاب خليفة عادلا.'))[1], nfc('عُمَرُ'), 'Omar ibn al-Khattab');
+});
+
+t.test('the first term of a construct has no tanween: before a Latin name, after a preposition before a definite noun', async (t) => {
+  t.equal((await words('أعلنت شركة Apple عن هاتف جديد.'))[1], nfc('شَرِكَةُ'), 'the company of Apple: nominative subject, no tanween');
+  t.equal((await words('التقى الوزير بمدير شركة Google في باريس.'))[3], nfc('شَرِكَةِ'), 'genitive, no tanween');
+  t.notMatch(nfc(await d.diacritize('يعمل المهندس في مدينة الرياض منذ عامين.')), nfc('مَدِينَةٍ'), 'the city of Riyadh: no tanween');
+  t.match(nfc(await d.diacritize('زرت متحفًا الأسبوع الماضي.')), nfc('مُتْحَفًا'), 'a time adverb after the noun is no construct: the tanween stays');
+});
+
+t.test('the user\'s marks and kept text are never corrected', async (t) => {
+  t.equal((await words('زوَّروا الوثائق الرسمية.'))[0], nfc('زَوَّرُوا'), 'a shadda written by the user: they forged');
+  t.equal(nfc(await d.diacritize('اكْتَبُّوا')), nfc('اكْتَبُّوا'), 'fully diacritized text is read as written');
+});
+
+t.test('the rules on words as the diacritizer hands them over', async (t) => {
+  const word = (reading, before = ' ') => {
+    const bare = stripDiacritics(reading);
+    const marks = [];
+    for (const ch of reading.normalize('NFC')) {
+      if (/[\u064b-\u0652]/u.test(ch)) marks[marks.length - 1] += ch;
+      else marks.push('');
+    }
+    return { bare, marks, fixed: false, before };
+  };
+  const read = (ws) => ws.map((w) => [...w.bare].map((ch, k) => ch + w.marks[k]).join('')).join(' ');
+  const past = [word('سَجَّلَ', ''), word('الْفَرِيقُ'), word('هَدَفًا')];
+  t.equal(correctDiacritics(past), 0, 'nothing addresses anyone: no word changed');
+  const order = [word('سَجَّلَ', ''), word('بَيَانَاتِكَ'), word('الْآنَ')];
+  t.equal(correctDiacritics(order), 1);
+  t.equal(nfc(read(order).split(' ')[0]), nfc('سَجِّلْ'), 'your data, now: an order');
+  const fixed = [{ ...word('زَوَّرُوا', ''), fixed: true }];
+  t.equal(correctDiacritics(fixed), 0, 'a fixed word is left alone');
+});
