@@ -74,13 +74,23 @@ export const where = (s: Pick<SourceSpan, 'line' | 'column'>) => `${s.line}:${s.
 /**
  * The billed text of a document: the spoken characters (text content, say-as and phoneme
  * content as written, sub and dictionary aliases as spoken), never markup. Runs join as written;
- * a pause, mark or sentence end between runs counts as one space; white space is collapsed and
- * trimmed. core's billableChars and the 3-word/10-character rule apply to this text.
+ * a pause, mark or sentence end between runs counts as one space. SSML's white space is collapsed
+ * (XML does not keep it); plain text keeps its own, so a plain text without <break> bills exactly
+ * as before (its trimmed text). core's billableChars and the 3-word/10-character rule apply to it.
  */
 export function ssmlBillableText(doc: SpeechDocument): string {
   let out = '';
-  for (const item of doc.items) out += item.kind === 'speech' ? item.spoken : ' ';
-  return out.replace(/\s+/gu, ' ').trim();
+  let gap = false;
+  for (const item of doc.items) {
+    if (item.kind !== 'speech') {
+      gap = true;
+      continue;
+    }
+    if (gap && out !== '' && !/\s$/u.test(out) && !/^\s/u.test(item.spoken)) out += ' ';
+    out += item.spoken;
+    gap = false;
+  }
+  return doc.markup === 'ssml' ? out.replace(/\s+/gu, ' ').trim() : out.trim();
 }
 
 /** The billable character count of a document (billableChars of ssmlBillableText). */
