@@ -1,5 +1,5 @@
 import t from 'tap';
-import { tokens } from '@sawt/core';
+import { ManualClock, tokens } from '@sawt/core';
 import { bootDataLayer } from '../storage/fixtures/boot.js';
 import { walletRace } from './fixtures/scenarios.js';
 import { startHolder } from './fixtures/holder-process.js';
@@ -109,15 +109,6 @@ async function fundedAccount(t, dataDir, { balance = 10_000, quotaChars = 1000, 
   return { account, key };
 }
 
-const waitFor = async (fn, ms = 15_000) => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
-
 t.test('kill -9 of a process holding reservations: the next start on the same node gives money and quota back at once', async (t) => {
   const dataDir = t.testdir();
   const { account, key } = await fundedAccount(t, dataDir);
@@ -149,17 +140,20 @@ t.test("a dead process on another node: its reservations wait for the lease to r
   const dataDir = t.testdir();
   const { account, key } = await fundedAccount(t, dataDir);
   const leases = { ttlMs: 3000, heartbeatMs: 500, sweepMs: 200 };
-  const holder = await startHolder(t, { dataDir, nodeId: 'elsewhere', billing: { leases } });
+  // Both processes on one ManualClock's time: the holder's lease ends at start + ttlMs exactly.
+  const clock = new ManualClock();
+  const holder = await startHolder(t, { dataDir, nodeId: 'elsewhere', billing: { leases }, clockStart: clock.now() });
   const r = await holder.send({ op: 'reserve', account: account.id, amount: 3000, keyId: key.id, chars: 40 });
   holder.kill('SIGKILL');
   await holder.exited;
-  const killedAt = Date.now();
-  const survivor = await bootDataLayer(t, { dataDir, billing: { leases } });
+  const survivor = await bootDataLayer(t, { dataDir, billing: { leases }, clock });
   const w = survivor.get(tokens.wallet);
-  t.ok(await waitFor(async () => (await w.balance(account.id)).reserved === 0), 'released by the sweep');
+  await clock.advance(leases.ttlMs);
+  t.equal((await w.balance(account.id)).reserved, 3000, 'the sweeps until the lease ran out leave it: its owner might be alive');
+  await clock.advance(leases.sweepMs);
+  t.equal((await w.balance(account.id)).reserved, 0, 'the first sweep after it released it');
   const release = (await w.ledger(account.id)).find((e) => e.kind === 'release');
-  t.match(release, { reservationId: r.id, amount: 3000, description: /^lease expired at / });
-  t.ok(Date.parse(release.createdAt) >= killedAt + leases.ttlMs - leases.heartbeatMs - 50, 'not before the lease ran out (the owner might have been alive)');
+  t.match(release, { reservationId: r.id, amount: 3000, description: `lease expired at ${new Date(clock.now() - leases.sweepMs).toISOString()}: its owner stopped renewing it` });
   t.equal((await survivor.get(tokens.apiKeys).get(key.id)).usedChars, 0, 'quota characters back');
 });
 
@@ -167,16 +161,27 @@ t.test('a live owner is never swept; paused past its lease (SIGSTOP) it is, and 
   const dataDir = t.testdir();
   const { account, key } = await fundedAccount(t, dataDir);
   const leases = { ttlMs: 1500, heartbeatMs: 300, sweepMs: 200 };
-  const holder = await startHolder(t, { dataDir, billing: { leases } });
-  const sweeper = await bootDataLayer(t, { dataDir, billing: { leases } });
+  // The holder and the sweeper each on a ManualClock from the same start; time passes for both in
+  // 100 ms steps (the holder heart-beats, the sweeper sweeps), or only for the sweeper while the holder is paused.
+  const clock = new ManualClock();
+  const holder = await startHolder(t, { dataDir, billing: { leases }, clockStart: clock.now() });
+  const passForBoth = async (ms) => {
+    for (let step = 0; step < ms; step += 100) {
+      await holder.send({ op: 'advance', ms: 100 });
+      await clock.advance(100);
+    }
+  };
+  const sweeper = await bootDataLayer(t, { dataDir, billing: { leases }, clock });
   const w = sweeper.get(tokens.wallet);
   const r = await holder.send({ op: 'reserve', account: account.id, amount: 3000, keyId: key.id, chars: 40, requestId: 'paused' });
-  await new Promise((res) => setTimeout(res, 2 * leases.ttlMs));
+  await passForBoth(2 * leases.ttlMs);
   t.equal((await w.balance(account.id)).reserved, 3000, 'held across several lease lengths: its owner renews it');
 
   holder.kill('SIGSTOP');
   t.teardown(() => holder.kill('SIGCONT'));
-  t.ok(await waitFor(async () => (await w.balance(account.id)).reserved === 0), 'released once the paused owner stopped renewing');
+  const paused = leases.ttlMs + leases.sweepMs;
+  await clock.advance(paused);
+  t.equal((await w.balance(account.id)).reserved, 0, 'released once the paused owner stopped renewing');
   t.equal((await sweeper.get(tokens.apiKeys).get(key.id)).usedChars, 0, 'quota characters back');
 
   holder.kill('SIGCONT');
@@ -186,8 +191,10 @@ t.test('a live owner is never swept; paused past its lease (SIGSTOP) it is, and 
   t.same(rows, ['release:3000', 'reserve:3000'], 'released once, never also charged');
   t.equal((await sweeper.get(tokens.apiKeys).get(key.id)).usedChars, 0);
 
+  // The resumed process's timers catch up first (its heartbeat registers it again), then time passes for both.
+  t.same(await holder.send({ op: 'advance', ms: paused }), { ok: true });
   const again = await holder.send({ op: 'reserve', account: account.id, amount: 1000, keyId: key.id, chars: 10 });
-  await new Promise((res) => setTimeout(res, 2 * leases.ttlMs));
+  await passForBoth(2 * leases.ttlMs);
   t.equal((await w.balance(account.id)).reserved, 1000, 'the resumed process registers again and its new reservation is renewed');
   t.same(await holder.send({ op: 'settle', id: again.id }), { ok: true });
   t.same(await w.balance(account.id), { accountId: account.id, balance: 9000, reserved: 0, available: 9000 });

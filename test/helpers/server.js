@@ -39,12 +39,13 @@ export function withoutBundledModels() {
  * response it sends is checked against its OpenAPI document (a failed assertion
  * in `t` per mismatch) unless `openapiCheck` is false.
  */
-export async function startServer(t, { config, runtime = {}, logger = silentLogger, openapiCheck = true } = {}) {
+export async function startServer(t, { config, runtime = {}, logger = silentLogger, openapiCheck = true, clock } = {}) {
   const dataDir = runtime.dataDir ?? tempDir(t);
   const app = await createSawt({
     runtime: { host: '127.0.0.1', port: 0, dataDir, modelsDir: path.join(dataDir, 'models'), configPath: defaultConfigPath, configDir: path.dirname(defaultConfigPath), ...runtime },
     ...(config ? { config } : {}),
     logger,
+    clock,
   });
   let check = null;
   const pending = [];

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { tokens } from '@sawt/core';
+import { ManualClock, tokens } from '@sawt/core';
 import { startServer, defaultConfigPath, SENTENCE, LONG_TEXT } from '../helpers/server.js';
 
 // A config with a second, granted-only model and a tight per-key rate limit.
@@ -10,7 +10,9 @@ engine.options.models.push({ model_id: 'sawt-mini-pro', model_name: 'Sawt Mini P
 for (const v of engine.options.voices) v.models = ['sawt-mini', 'sawt-mini-pro'];
 config.plugins.find((p) => p.resolve === '@sawt/plugin-billing').options.rateLimit = { windowMs: 60000, max: 5 };
 
-const srv = await startServer(t, { config });
+// Time as the server sees it (key expiry, rate windows, leases) moves only when a test advances it.
+const clock = new ManualClock(Date.now());
+const srv = await startServer(t, { config, clock });
 const good = { voice_id: 'fusha-omar', text: SENTENCE, stability: 0.5, streaming: false };
 const post = (h, body = good, model = 'sawt-mini') => fetch(`${srv.api}/text-to-speech/${model}`, { method: 'POST', headers: { 'content-type': 'application/json', ...h }, body: JSON.stringify(body) });
 const errorOf = async (res) => ({ status: res.status, ...(await res.json()) });
@@ -28,16 +30,18 @@ t.test('a key restricted to some endpoints gets 403 40302 elsewhere', async (t) 
 
 t.test('expired, revoked and deleted keys get 401 40101', async (t) => {
   const acc = await srv.createAccount();
-  const expired = await srv.createKey(acc.id, { expiresAt: new Date(Date.now() + 1000).toISOString() });
+  const expired = await srv.createKey(acc.id, { expiresAt: new Date(clock.now() + 1000).toISOString() });
   t.equal((await fetch(`${srv.api}/models`, { headers: { 'x-api-key': expired.key } })).status, 200, 'works before it expires');
-  await new Promise((r) => setTimeout(r, 1100));
+  await clock.advance(999);
+  t.equal((await fetch(`${srv.api}/models`, { headers: { 'x-api-key': expired.key } })).status, 200, 'and 1 ms before');
+  await clock.advance(1);
   const x = await errorOf(await fetch(`${srv.api}/models`, { headers: { 'x-api-key': expired.key } }));
   t.equal(x.status, 401);
   t.equal(x.errorCode, 40101);
   t.match(x.errorMessage, /expired/i);
   const born = await srv.createKey(acc.id, { expiresAt: '2020-01-01T00:00:00Z' });
   t.equal((await fetch(`${srv.api}/models`, { headers: { 'x-api-key': born.key } })).status, 401, 'a key created with a past expiry is refused');
-  const future = await srv.createKey(acc.id, { expiresAt: new Date(Date.now() + 3600e3).toISOString() });
+  const future = await srv.createKey(acc.id, { expiresAt: new Date(clock.now() + 3600e3).toISOString() });
   t.equal((await fetch(`${srv.api}/models`, { headers: { 'x-api-key': future.key } })).status, 200, 'a key expiring later works');
 
   const revoked = await srv.createKey(acc.id);
@@ -95,9 +99,13 @@ t.test('request rate per key: 429 42902 with Retry-After past the window budget'
     await last.arrayBuffer();
   }
   t.same(statuses, [200, 200, 200, 200, 200, 429]);
-  t.ok(Number(last.headers.get('retry-after')) >= 1, 'Retry-After in seconds');
+  t.equal(last.headers.get('retry-after'), '60', 'Retry-After: the whole 60 s window is left (the clock has not moved)');
   const body = await last.json();
   t.equal(body.errorCode, 42902);
+  await clock.advance(59_999);
+  t.equal((await fetch(`${srv.api}/models`, { headers: { 'x-api-key': k.key } })).status, 429, '1 ms before the window ends: still refused');
+  await clock.advance(1);
+  t.equal((await fetch(`${srv.api}/models`, { headers: { 'x-api-key': k.key } })).status, 200, 'a new window: served again');
 });
 
 t.test('plan concurrency: a free account gets 429 42901 while a request runs', async (t) => {

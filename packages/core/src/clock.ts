@@ -7,8 +7,11 @@ export interface Clock {
   now(): number;
   /** Monotonic ms for durations (budgets): never jumps with the wall clock. */
   monotonic(): number;
-  /** Calls `fn` once after `ms` (repeatedly with `every`); the returned function cancels it. */
-  after(ms: number, fn: () => void, opts?: { every?: boolean; unref?: boolean }): () => void;
+  /**
+   * Calls `fn` once after `ms` (repeatedly with `every`); the returned function cancels it. A
+   * promise `fn` returns is awaited by ManualClock.advance, so a test knows the work is done.
+   */
+  after(ms: number, fn: () => unknown, opts?: { every?: boolean; unref?: boolean }): () => void;
   /** Calls `fn` in the event loop's next turn (its check phase: after the I/O callbacks due now). */
   nextTurn(fn: () => void): void;
 }
@@ -26,7 +29,7 @@ export const systemClock: Clock = {
 
 interface Pending {
   due: number;
-  fn: () => void;
+  fn: () => unknown;
   every: number | null;
   seq: number;
 }
@@ -57,7 +60,7 @@ export class ManualClock implements Clock {
     return this.#mono;
   }
 
-  after(ms: number, fn: () => void, opts: { every?: boolean } = {}): () => void {
+  after(ms: number, fn: () => unknown, opts: { every?: boolean } = {}): () => void {
     const t: Pending = { due: this.#mono + ms, fn, every: opts.every ? Math.max(ms, 1) : null, seq: this.#seq++ };
     this.#timers.push(t);
     return () => void (this.#timers = this.#timers.filter((x) => x !== t));
@@ -67,7 +70,7 @@ export class ManualClock implements Clock {
     this.#turn.push(fn);
   }
 
-  /** Moves time on by `ms`, firing each timer due by then at its own time. */
+  /** Moves time on by `ms`, firing each timer due by then at its own time and awaiting what it returns. */
   async advance(ms: number): Promise<void> {
     const end = this.#mono + ms;
     for (;;) {
@@ -76,7 +79,7 @@ export class ManualClock implements Clock {
       this.#move(next.due);
       if (next.every === null) this.#timers = this.#timers.filter((t) => t !== next);
       else next.due += next.every;
-      next.fn();
+      await next.fn();
       await settle();
     }
     this.#move(end);

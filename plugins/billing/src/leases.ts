@@ -71,7 +71,7 @@ export class ReservationLeases {
     await this.heartbeat();
     await this.sweep();
     const every = (ms: number, fn: () => Promise<unknown>, what: string) => {
-      this.timers.push(this.clock.after(ms, () => void fn().catch((err) => this.logger.error({ err }, `reservation lease ${what} failed`)), { every: true, unref: true }));
+      this.timers.push(this.clock.after(ms, () => fn().catch((err) => this.logger.error({ err }, `reservation lease ${what} failed`)), { every: true, unref: true }));
     };
     every(this.settings.heartbeatMs, () => this.heartbeat(), 'heartbeat');
     every(this.settings.sweepMs, () => this.sweep(), 'sweep');
