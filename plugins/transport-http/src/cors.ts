@@ -1,4 +1,5 @@
 import type { FromSchema } from '@sawt/core';
+import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 
 export const corsSchema = {
@@ -15,39 +16,25 @@ export const corsSchema = {
 
 export type CorsOptions = FromSchema<typeof corsSchema>;
 
-const ALLOWED_HEADERS = 'content-type, x-api-key, authorization';
-// What a page may read from an answer: the request id to quote, Retry-After on 429, the size of a WAV.
-const EXPOSED_HEADERS = 'x-request-id, retry-after, content-length, x-sawt-speed-applied, x-sawt-model, x-sawt-voice';
-
 /**
- * Cross-origin access for browser pages on the allowed origins: the allow headers
- * on every answer (errors included, so a page can read errorCode), and preflight
- * OPTIONS answered 204 before routing. Other origins get no CORS headers, which
- * browsers treat as a refusal; requests without Origin are unaffected.
+ * Cross-origin access for browser pages on the allowed origins (@fastify/cors): the allow headers
+ * on every answer (errors and audio included, so a page can read errorCode), and preflight OPTIONS
+ * answered 204 before routing. Other origins get no CORS headers, which browsers treat as a
+ * refusal; requests without Origin are unaffected.
  */
 export function registerCors(app: FastifyInstance, opts: CorsOptions | undefined): void {
   const origins = new Set((opts?.origins ?? []).map((o) => o.replace(/\/+$/, '').toLowerCase()));
   if (origins.size === 0) return;
-  const any = origins.has('*');
-  const maxAge = String(opts?.maxAgeSeconds ?? 600);
-  app.addHook('onRequest', async (req, reply) => {
-    const origin = req.headers.origin;
-    if (typeof origin !== 'string') return;
-    const allowed = any || origins.has(origin.toLowerCase());
-    // On the Node response itself: audio answers are written there directly (hijacked), past fastify's headers.
-    const set = (name: string, value: string) => reply.raw.setHeader(name, value);
-    set('vary', 'Origin');
-    const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
-    if (allowed) {
-      set('access-control-allow-origin', any ? '*' : origin);
-      set('access-control-expose-headers', EXPOSED_HEADERS);
-    }
-    if (!preflight) return;
-    if (allowed) {
-      set('access-control-allow-methods', 'GET, POST, DELETE, OPTIONS');
-      set('access-control-allow-headers', ALLOWED_HEADERS);
-      set('access-control-max-age', maxAge);
-    }
-    return reply.code(204).send();
+  const allowed = (origin: string | undefined) => origin !== undefined && (origins.has('*') ? '*' : origins.has(origin.toLowerCase()));
+  const base = {
+    methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+    allowedHeaders: ['content-type', 'x-api-key', 'authorization'],
+    // What a page may read from an answer: the request id to quote, Retry-After on 429, the size of a WAV.
+    exposedHeaders: ['x-request-id', 'retry-after', 'content-length', 'x-sawt-speed-applied', 'x-sawt-model', 'x-sawt-voice'],
+    maxAge: opts?.maxAgeSeconds ?? 600,
+  };
+  // Per request: an OPTIONS without Access-Control-Request-Method is not a preflight and is routed as any request.
+  void app.register(cors, {
+    delegator: (req, cb) => cb(null, { ...base, origin: allowed(req.headers.origin), preflight: req.headers['access-control-request-method'] !== undefined }),
   });
 }

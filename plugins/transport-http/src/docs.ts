@@ -1,33 +1,12 @@
-import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
 
 const require = createRequire(import.meta.url);
 const own = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../static/docs');
 const pkg = (name: string) => path.dirname(require.resolve(`${name}/package.json`));
-
-/**
- * What /docs serves: our page (index.html, docs.js, docs.css) and the renderers'
- * prebuilt browser bundles, Swagger UI (swagger-ui-dist, Apache-2.0) for the
- * OpenAPI document and the AsyncAPI React component's standalone bundle
- * (Apache-2.0) for the WebSocket protocol. A fixed list: no path from the request
- * reaches the file system.
- */
-function docFiles(): Record<string, { file: string; type: string }> {
-  const swagger = pkg('swagger-ui-dist');
-  const asyncapi = pkg('@asyncapi/react-component');
-  return {
-    '/docs': { file: path.join(own, 'index.html'), type: 'text/html; charset=utf-8' },
-    '/docs/docs.js': { file: path.join(own, 'docs.js'), type: 'text/javascript; charset=utf-8' },
-    '/docs/docs.css': { file: path.join(own, 'docs.css'), type: 'text/css; charset=utf-8' },
-    '/docs/vendor/swagger-ui-bundle.js': { file: path.join(swagger, 'swagger-ui-bundle.js'), type: 'text/javascript; charset=utf-8' },
-    '/docs/vendor/swagger-ui.css': { file: path.join(swagger, 'swagger-ui.css'), type: 'text/css; charset=utf-8' },
-    '/docs/vendor/asyncapi.js': { file: path.join(asyncapi, 'browser/standalone/index.js'), type: 'text/javascript; charset=utf-8' },
-    '/docs/vendor/asyncapi.css': { file: path.join(asyncapi, 'styles/default.min.css'), type: 'text/css; charset=utf-8' },
-  };
-}
 
 /**
  * The page may load and fetch only from this server (the bundles' own links to
@@ -36,32 +15,33 @@ function docFiles(): Record<string, { file: string; type: string }> {
  */
 const CSP = "default-src 'self'; script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'self'; base-uri 'none'; form-action 'none'";
 
-/** GET /docs: the API reference page (HTTP and WebSocket), static files read once and kept. */
+/**
+ * GET /docs: the API reference page (HTTP and WebSocket) and what it loads, through
+ * @fastify/static: our page (index.html, docs.js, docs.css) and the renderers' prebuilt
+ * browser bundles, Swagger UI (swagger-ui-dist, Apache-2.0) for the OpenAPI document and
+ * the AsyncAPI React component's standalone bundle (Apache-2.0) for the WebSocket protocol.
+ * Only the files named here are served.
+ */
 export function registerDocs(app: FastifyInstance): void {
-  const files = docFiles();
-  const cache = new Map<string, Buffer>();
-  for (const [url, { file, type }] of Object.entries(files)) {
-    app.get(url, async (req: FastifyRequest, reply: FastifyReply) => {
-      // /docs/ would resolve the page's relative links one level too deep.
-      if (url === '/docs' && req.url.split('?')[0]!.endsWith('/')) return reply.redirect('../docs', 301);
-      let body = cache.get(url);
-      if (!body) {
-        body = await readFile(file);
-        cache.set(url, body);
-      }
-      return reply
-        .header('content-security-policy', CSP)
-        .header('x-content-type-options', 'nosniff')
-        .header('cache-control', url === '/docs' ? 'no-cache' : 'public, max-age=3600')
-        .type(type)
-        .send(body);
+  const trees = [
+    { prefix: '/docs/', root: own, files: ['/index.html', '/docs.js', '/docs.css'] },
+    { prefix: '/docs/vendor/swagger-ui/', root: pkg('swagger-ui-dist'), files: ['/swagger-ui-bundle.js', '/swagger-ui.css'] },
+    { prefix: '/docs/vendor/asyncapi/', root: pkg('@asyncapi/react-component'), files: ['/browser/standalone/index.js', '/styles/default.min.css'] },
+  ];
+  for (const [i, { prefix, root, files }] of trees.entries()) {
+    void app.register(fastifyStatic, {
+      root, prefix, decorateReply: i === 0, index: false, cacheControl: false, etag: false, lastModified: false,
+      allowedPath: (file) => files.includes(file),
+      setHeaders: (res, file) => {
+        res.header('content-security-policy', CSP);
+        res.header('x-content-type-options', 'nosniff');
+        res.header('cache-control', file.endsWith('index.html') && file.startsWith(own) ? 'no-cache' : 'public, max-age=3600');
+      },
     });
   }
-}
-
-/** Bytes of everything /docs serves (for the README and notes). */
-export async function docsSize(): Promise<number> {
-  let n = 0;
-  for (const { file } of Object.values(docFiles())) n += (await readFile(file)).length;
-  return n;
+  app.get('/docs', (req, reply) => {
+    // /docs/ would resolve the page's relative links one level too deep.
+    if (req.url.split('?')[0]!.endsWith('/')) return reply.redirect('../docs', 301);
+    return reply.sendFile('/index.html', own);
+  });
 }

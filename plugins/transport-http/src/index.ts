@@ -49,7 +49,6 @@ const listedVoiceSchema = {
 };
 
 export { DEFAULT_CLONE_LIMITS } from './options.js';
-export { docsSize } from './docs.js';
 
 export default definePlugin<HttpOptions>({
   id: 'transport-http',

@@ -88,6 +88,8 @@ export function pluginRoutes(app: FastifyInstance, describe: (r: HttpRouteSpec) 
           void reply.code(status).type(contentType).header('content-length', body.length).send(body);
         },
         takeOver() {
+          // What fastify's hooks set on the reply (x-request-id, CORS) goes on the raw response the handler writes.
+          for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
           reply.hijack();
           return reply.raw;
         },

@@ -2,11 +2,11 @@ import type { ServerResponse } from 'node:http';
 import { LogSampler, type Logger, type Metrics, type SawtError } from '@sawt/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
-/** The error a response answered with, noted where it is written (fastify reply or a hijacked raw response). */
-const refusals = new WeakMap<ServerResponse, SawtError>();
-
-export function noteRefusal(res: ServerResponse, e: SawtError): void {
-  refusals.set(res, e);
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The error the request was answered with (its log line's errorCode and message). */
+    refusal: SawtError | null;
+  }
 }
 
 /** Status label of a response the client left before it finished (nginx's convention). */
@@ -21,6 +21,7 @@ export const CLIENT_CLOSED = 499;
  * Repeated 429s of one key (or address, before authentication) are sampled.
  */
 export function instrumentRequests(app: FastifyInstance, logger: Logger, metrics: Metrics, sampler = new LogSampler()): { stop(): void } {
+  app.decorateRequest('refusal', null);
   app.addHook('onRequest', async (req, reply) => {
     const started = performance.now();
     reply.raw.once('close', () => done(req, reply.raw, (performance.now() - started) / 1000));
@@ -30,7 +31,7 @@ export function instrumentRequests(app: FastifyInstance, logger: Logger, metrics
     const status = res.writableFinished || (res.writableEnded && res.writableLength === 0) ? res.statusCode : CLIENT_CLOSED;
     const route = req.routeOptions?.url ?? '(unmatched)';
     metrics.observeRequest({ method: req.method, route, status, seconds });
-    const refusal = refusals.get(res);
+    const refusal = req.refusal;
     if (refusal) metrics.countRefusal(refusal.code, 'http');
     const line = {
       requestId: req.id, accountId: req.auth?.account.id ?? null, keyId: req.auth?.key.id ?? null,

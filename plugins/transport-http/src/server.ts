@@ -7,7 +7,7 @@ import { enforceMinBodyRate } from './connection-limits.js';
 import { FASTIFY_MESSAGES, PROTO_KEY_MESSAGE, clientError, errorBody, frameworkError, toSawtError } from './errors.js';
 import { API_PREFIX } from './openapi.js';
 import type { HttpOptions } from './options.js';
-import { instrumentRequests, noteRefusal } from './request-log.js';
+import { instrumentRequests } from './request-log.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -16,7 +16,7 @@ declare module 'fastify' {
 }
 
 export function sendError(reply: FastifyReply, e: SawtError): FastifyReply {
-  noteRefusal(reply.raw, e);
+  reply.request.refusal = e;
   return reply.code(e.status).header('x-request-id', reply.request.id).headers(e.headers).type('application/json').send(errorBody(e));
 }
 

@@ -9,7 +9,6 @@ import { SawtError, errors, outputFormat, startPaidSynthesis, type HttpRouteSpec
 import type { OutputLimits } from '../audio-response.js';
 import { toSawtError } from '../errors.js';
 import { sendFramed } from '../framed-response.js';
-import { noteRefusal } from '../request-log.js';
 import { requireScope, type RouteDeps } from '../server.js';
 
 /** OpenAI model names and OpenAI voice names → Sawt's (transport-http option `openai`). */
@@ -68,7 +67,7 @@ const errorSchema = {
 const errorStatuses = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [String(s), { description: `OpenAI's error shape; code carries Sawt's errorCode`, content: { 'application/json': { schema: errorSchema } } }]));
 
 function sendOpenAiError(reply: FastifyReply, e: SawtError): FastifyReply {
-  noteRefusal(reply.raw, e);
+  reply.request.refusal = e;
   return reply.code(e.status).header('x-request-id', reply.request.id).headers(e.headers).type('application/json').send(openAiErrorBody(e));
 }
 
@@ -189,9 +188,8 @@ export function registerOpenAiRoutes(
           piece: (audio: Buffer) => (audio.length ? `data: ${JSON.stringify({ type: 'speech.audio.delta', audio: audio.toString('base64') })}\n\n` : null),
           whole: (audio: Buffer) => audio,
           end: () => `data: ${JSON.stringify({ type: 'speech.audio.done', usage: { input_tokens: chars, output_tokens: 0, total_tokens: chars } })}\n\n`,
-          errorBody: openAiErrorBody,
         }
-        : { contentType: format.contentType, streaming: true, headers, piece: (audio: Buffer) => (audio.length ? audio : null), whole: (audio: Buffer) => audio, errorBody: openAiErrorBody };
+        : { contentType: format.contentType, streaming: true, headers, piece: (audio: Buffer) => (audio.length ? audio : null), whole: (audio: Buffer) => audio };
       await deps.track(sendFramed(req, reply, { stream: run.stream, admission: run.admission, sampleRate: 24000, format, text: body.input }, framing, deps.output, deps.logger), () => run.stream.destroy());
     });
   }, { prefix: '/v1' });

@@ -1,0 +1,54 @@
+import { outputTooLong, turnBudget, type OutputFormatSpec, type SpeechChunk, type SpeechStream } from '@sawt/core';
+import { AudioEncoder } from '@sawt/native';
+import { OutputCapped, type BodyPiece } from './paid-response.js';
+
+/** The encoder of a format: PCM16 at `inRate` in, the format's bytes (a WAV's PCM without its header) out. */
+export function formatEncoder(format: OutputFormatSpec, inRate: number): AudioEncoder {
+  return new AudioEncoder(format.codec === 'wav' ? 'pcm' : format.codec, inRate, format.sampleRate, format.bitrate ?? 0);
+}
+
+/** How much audio one response may hold, and the rate of the speech it comes from. */
+export interface AudioLimits {
+  sampleRate: number;
+  /** Longest audio one request may produce (seconds): past it the audio throws OutputCapped. */
+  maxOutputSeconds: number;
+}
+
+/**
+ * The speech in `format`, piece by piece as it is generated: each chunk resampled and encoded off
+ * the event loop (formatEncoder), `head` before the first bytes, the encoder's last bytes (maybe
+ * none) the last piece; each piece carries the source samples it holds. The first piece goes as soon as the first
+ * chunk is encoded (even empty: the headers go with it). A chunk whose turn of the event loop has
+ * used up the delivery budget waits for the next turn.
+ */
+export async function* encodedAudio(stream: SpeechStream, format: OutputFormatSpec, limits: AudioLimits, opts: { head?: Buffer; onChunk?: (chunk: SpeechChunk) => void } = {}): AsyncGenerator<BodyPiece> {
+  let head = opts.head ?? Buffer.alloc(0);
+  const encoder = formatEncoder(format, limits.sampleRate);
+  const maxSamples = Math.ceil(limits.maxOutputSeconds * limits.sampleRate);
+  let pending = 0;
+  let first = true;
+  let ended = false;
+  const piece = (data: Buffer, last = false): BodyPiece => {
+    const p = { data: head.length ? Buffer.concat([head, data]) : data, samples: pending, last };
+    head = Buffer.alloc(0);
+    pending = 0;
+    first = false;
+    return p;
+  };
+  try {
+    for await (const chunk of stream as AsyncIterable<SpeechChunk>) {
+      const { pcm } = chunk;
+      if (encoder.samplesIn + pcm.length / 2 > maxSamples) throw new OutputCapped(outputTooLong(limits.maxOutputSeconds));
+      const later = turnBudget.spend();
+      if (later) await later;
+      const data = await encoder.push(pcm);
+      pending += pcm.length / 2;
+      opts.onChunk?.(chunk);
+      if (data.length || first) yield piece(data);
+    }
+    ended = true;
+    yield piece(await encoder.end(), true);
+  } finally {
+    if (!ended) void encoder.end().catch(() => {});
+  }
+}
