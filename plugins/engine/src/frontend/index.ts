@@ -142,9 +142,8 @@ export class TextFrontEnd {
 
   /**
    * The whole-text stages of `stages`, then the segments. Every stage of a text (here and per
-   * segment) runs once the turn budget grants it (TurnBudget.grant), with no await between the
-   * grant and the stage's own work: texts that arrive together (30 sessions flushing at once) would
-   * otherwise all run their stages in one turn of the event loop (measured: 19 ms of the JavaScript thread).
+   * segment) runs once the turn budget grants it, with no await between the grant and the stage's
+   * own work (core's scheduling.ts says why, with the measurement).
    */
   private async segments(input: FrontEndInput, stages: Stage[]): Promise<string[]> {
     let text = input.text;

@@ -75,10 +75,8 @@ export async function* piperChunks(run: PiperRun): AsyncGenerator<SpeechChunk> {
 }
 
 /**
- * One sentence in chunks, each with its info. A sentence comes whole from the model (seconds of
- * audio): its chunks go out within the process's turn budget (core's scheduling), so what the
- * consumer does with each (an HTTP write, a WebSocket message) does not run for the whole sentence
- * in one stretch of the JavaScript thread (measured: 15–27 ms).
+ * One sentence in chunks, each with its info. A sentence comes whole from the model: its chunks go
+ * out within the turn budget (core's scheduling.ts says why, with the measurement).
  */
 async function* sentenceChunks(run: PiperRun, pcm: Int16Array, speechSamples: number, words: Word[], segment: number, sentenceEnd: boolean, last: boolean): AsyncGenerator<SpeechChunk> {
   const rate = run.sampleRate;
