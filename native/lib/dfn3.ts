@@ -6,8 +6,8 @@
  * a stream is one channel, stateful across calls. The stream hides the STFT
  * delay: after flush the output is exactly as long as the input and lines up with it.
  */
-import { nativeAddon } from './addon.js';
 import { callNative, captureCallSite, fromNative } from './errors.js';
+import { loadBinding } from './load.js';
 
 /** The three models, by the names of the model directory (`denoise/dfn3/` in the models layout). */
 export const DFN3_FILES = { enc: 'enc.onnx', erbDec: 'erb_dec.onnx', dfDec: 'df_dec.onnx' } as const;
@@ -36,13 +36,22 @@ export interface Dfn3Options {
 export interface Dfn3ModelHandle { readonly __dfn3Model?: never }
 export interface Dfn3StreamHandle { readonly __dfn3Stream?: never }
 
+/** DeepFilterNet3 of the addon (dfn3_binding.h). */
+export interface Dfn3Binding {
+  dfn3Load(files: Dfn3Files, options?: Dfn3Options): Promise<Dfn3ModelHandle>;
+  dfn3Open(model: Dfn3ModelHandle): Dfn3StreamHandle;
+  dfn3Process(stream: Dfn3StreamHandle, samples: Float32Array, flush: boolean): Promise<Float32Array>;
+}
+
+const native = (): Dfn3Binding => loadBinding<Dfn3Binding>();
+
 /** One channel of audio through a loaded model. */
 export class Dfn3Stream {
   constructor(private readonly handle: Dfn3StreamHandle) {}
 
   /** Denoises the next samples (48 kHz mono float); `flush` ends the stream and returns its tail. */
   process(samples: Float32Array, flush = false): Promise<Float32Array> {
-    return callNative(captureCallSite(), 'SAWT_ENGINE_ONNX', () => nativeAddon().dfn3Process(this.handle, samples, flush));
+    return callNative(captureCallSite(), 'SAWT_ENGINE_ONNX', () => native().dfn3Process(this.handle, samples, flush));
   }
 }
 
@@ -52,13 +61,13 @@ export class Dfn3Model {
 
   /** Loads the three models (absolute paths). */
   static async load(files: Dfn3Files, options: Dfn3Options = {}): Promise<Dfn3Model> {
-    return new Dfn3Model(await callNative(captureCallSite(), 'SAWT_ENGINE_ONNX', () => nativeAddon().dfn3Load(files, options)));
+    return new Dfn3Model(await callNative(captureCallSite(), 'SAWT_ENGINE_ONNX', () => native().dfn3Load(files, options)));
   }
 
   openStream(): Dfn3Stream {
     const callSite = captureCallSite();
     try {
-      return new Dfn3Stream(nativeAddon().dfn3Open(this.handle));
+      return new Dfn3Stream(native().dfn3Open(this.handle));
     } catch (error) {
       throw fromNative(error, callSite, 'SAWT_ENGINE_ONNX');
     }

@@ -1,4 +1,4 @@
-import { nativeAddon } from './addon.js';
+import { loadBinding } from './load.js';
 import { sampleRate } from './validate.js';
 
 /** What the native encoder writes (one channel, PCM16 input). */
@@ -11,6 +11,10 @@ export interface NativeAudioEncoder {
   push(samples: Int16Array): Promise<Buffer>;
   drain(): Promise<Buffer>;
   end(): Promise<Buffer>;
+}
+
+export interface EncoderBinding {
+  AudioEncoder: new (codec: string, inRate: number, outRate: number, bitrate: number) => NativeAudioEncoder;
 }
 
 /**
@@ -37,7 +41,7 @@ export class AudioEncoder {
     this.outRate = sampleRate('outRate', outRate);
     // PCM at its own rate needs no native call.
     const identity = codec === 'pcm' && inRate === outRate;
-    this.#native = identity ? null : new (nativeAddon().AudioEncoder)(codec, this.inRate, this.outRate, bitrate);
+    this.#native = identity ? null : new (loadBinding<EncoderBinding>().AudioEncoder)(codec, this.inRate, this.outRate, bitrate);
   }
 
   /** PCM16 LE bytes (a Buffer of whole samples) or samples. */

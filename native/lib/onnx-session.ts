@@ -1,6 +1,33 @@
-import { nativeAddon, type NativeOnnxSession, type Tensor, type TensorDescription } from './addon.js';
 import { captureCallSite, EngineError, fromNative } from './errors.js';
+import { loadBinding } from './load.js';
+import type { Tensor, TensorDescription } from './tensor.js';
 import { integerBetween, invalid, nonEmptyString, object, oneOf, validateFeeds } from './validate.js';
+
+export interface NativeOnnxSessionOptions {
+  executionProvider?: 'cpu' | 'cuda';
+  intraOpThreads?: number;
+  interOpThreads?: number;
+}
+
+export interface NativeOnnxSession {
+  readonly inputNames: string[];
+  readonly outputNames: string[];
+  readonly inputs: TensorDescription[];
+  readonly outputs: TensorDescription[];
+  /** Custom metadata map stored in the ONNX file. */
+  readonly metadata: Record<string, string>;
+  /** Feeds' TypedArrays must not be written to until the promise settles. */
+  run(feeds: Record<string, Tensor>, outputNames?: string[]): Promise<Record<string, Tensor>>;
+  release(): void;
+}
+
+/** ONNX Runtime sessions of the addon (onnx_binding.h). */
+export interface OnnxBinding {
+  OnnxSession: { create(model: string | Uint8Array, options?: NativeOnnxSessionOptions): Promise<NativeOnnxSession> };
+  availableProviders(): string[];
+}
+
+const native = (): OnnxBinding => loadBinding<OnnxBinding>();
 
 export interface OnnxSessionOptions {
   /** Default 'cpu'. 'cuda' rejects with SAWT_ENGINE_CUDA_UNAVAILABLE where CUDA cannot be used. */
@@ -33,7 +60,7 @@ export class OnnxSession {
     };
     try {
       const source = model instanceof Uint8Array && model.length > 0 ? model : nonEmptyString('path', model);
-      return new OnnxSession(await nativeAddon().OnnxSession.create(source, settings));
+      return new OnnxSession(await native().OnnxSession.create(source, settings));
     } catch (error) {
       throw fromNative(error, callSite, 'SAWT_ENGINE_ONNX');
     }
@@ -74,5 +101,5 @@ export class OnnxSession {
 
 /** Execution providers compiled into the loaded ONNX Runtime (not necessarily usable). */
 export function availableProviders(): string[] {
-  return nativeAddon().availableProviders();
+  return native().availableProviders();
 }

@@ -3,8 +3,56 @@
  * sentence per run (off the main thread, through the addon's bounded ONNX run queue), runs
  * cancelled by tag; and espeak-ng's IPA as Piper reads it.
  */
-import { nativeAddon, type NativePiperRunOptions, type NativePiperSession, type NativePiperStats } from './addon.js';
 import { captureCallSite, EngineError, fromNative } from './errors.js';
+import { loadBinding } from './load.js';
+
+export interface NativePiperRunOptions {
+  noiseScale: number;
+  lengthScale: number;
+  noiseW: number;
+  /** Speaker id (multi-speaker voices only; ignored otherwise). */
+  sid?: number;
+  /** The voice's rate (config audio.sample_rate) and the rate wanted; resampled band-limited when they differ. */
+  inRate: number;
+  outRate: number;
+  /** Scale after Piper's peak normalization, 0..1 (default 1). */
+  volume?: number;
+  /** Silence appended after the sentence, ms. */
+  silenceMs?: number;
+  /** Runs started with the same tag are terminated together by cancel(tag). */
+  tag?: number;
+}
+
+export interface NativePiperStats {
+  started: number;
+  finished: number;
+  terminated: number;
+  /** Runs cancelled before they started. */
+  skipped: number;
+  /** Runs queued or running now. */
+  pending: number;
+}
+
+export interface NativePiperSession {
+  readonly inputNames: string[];
+  readonly hasSid: boolean;
+  /** One sentence's ids (used in place until the promise settles) → PCM16 at outRate (external buffer, no copy). */
+  synthesize(ids: BigInt64Array, options: NativePiperRunOptions): Promise<{ pcm: Int16Array; samples: number }>;
+  cancel(tag: number): void;
+  stats(): NativePiperStats;
+  release(): void;
+}
+
+/** Piper's part of the addon (piper_binding.h). */
+export interface PiperBinding {
+  PiperSession: { create(path: string, options?: { executionProvider?: 'cpu' | 'cuda'; intraOpThreads?: number }): Promise<NativePiperSession> };
+  /** espeak_TextToPhonemes clause by clause (IPA, phonememode 0x02): [phonemes, text consumed (trimmed)]. */
+  piperClauses(text: string, voice: string): Promise<Array<[string, string]>>;
+  /** IPA of text holding [[mnemonics]] (espeak's phoneme trace of a synthesis with phoneme input). */
+  phonemeInputIpa(text: string, voice: string): Promise<string>;
+}
+
+const native = (): PiperBinding => loadBinding<PiperBinding>();
 
 export interface PiperSessionOptions {
   executionProvider?: 'cpu' | 'cuda';
@@ -24,7 +72,7 @@ export class PiperSession {
   static async create(path: string, options: PiperSessionOptions = {}): Promise<PiperSession> {
     const callSite = captureCallSite();
     try {
-      return new PiperSession(await nativeAddon().PiperSession.create(path, options));
+      return new PiperSession(await native().PiperSession.create(path, options));
     } catch (error) {
       throw fromNative(error, callSite, 'SAWT_ENGINE_ONNX');
     }
@@ -64,7 +112,7 @@ export class PiperSession {
 export async function ipaClauses(text: string, voice: string): Promise<Array<[string, string]>> {
   const callSite = captureCallSite();
   try {
-    return await nativeAddon().piperClauses(text, voice);
+    return await native().piperClauses(text, voice);
   } catch (error) {
     throw fromNative(error, callSite, 'SAWT_ENGINE_ESPEAK');
   }
@@ -74,7 +122,7 @@ export async function ipaClauses(text: string, voice: string): Promise<Array<[st
 export async function phonemeInputIpa(text: string, voice: string): Promise<string> {
   const callSite = captureCallSite();
   try {
-    return await nativeAddon().phonemeInputIpa(text, voice);
+    return await native().phonemeInputIpa(text, voice);
   } catch (error) {
     throw fromNative(error, callSite, 'SAWT_ENGINE_ESPEAK');
   }

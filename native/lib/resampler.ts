@@ -1,5 +1,16 @@
-import { nativeAddon, type NativeResampler } from './addon.js';
+import { loadBinding } from './load.js';
 import { int16Array, sampleRate } from './validate.js';
+
+export interface NativeResampler {
+  process(samples: Int16Array): Int16Array;
+  /** Returns the tail and resets the resampler for a new stream. */
+  flush(): Int16Array;
+}
+
+/** The resampler class of the addon (resampler_binding.h). */
+export interface ResamplerBinding {
+  Resampler: new (inRate: number, outRate: number) => NativeResampler;
+}
 
 /**
  * Streaming band-limited resampler (libsoxr, SOXR_HQ: the same C++ class the
@@ -14,7 +25,7 @@ export class Resampler {
   constructor(inRate: number, outRate: number) {
     this.inRate = sampleRate('inRate', inRate);
     this.outRate = sampleRate('outRate', outRate);
-    this.#native = new (nativeAddon().Resampler)(this.inRate, this.outRate);
+    this.#native = new (loadBinding<ResamplerBinding>().Resampler)(this.inRate, this.outRate);
   }
 
   process(samples: Int16Array): Int16Array {

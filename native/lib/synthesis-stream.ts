@@ -1,14 +1,58 @@
 /**
- * synthesizeStream(): espeak-ng synthesis as an object-mode Node Readable of
- * `{ pcm, info }` (SpeechChunk: PCM16LE mono and what the engine reports of it),
- * with backpressure wired to the native job (a consumer that stops reading makes
- * synthesis wait; destroying the stream cancels it). The stream ends after the
- * last chunk.
+ * SynthesisStream: a streaming synthesis job of the addon (espeak or HTS) as an object-mode Node
+ * Readable of `{ pcm, info }` (SpeechChunk: PCM16LE mono and what the engine reports of it), with
+ * backpressure wired to the native job (a consumer that stops reading makes synthesis wait;
+ * destroying the stream cancels it). The stream ends after the last chunk.
  */
 import { Readable } from 'node:stream';
-import { nativeAddon, type NativeChunkInfo, type NativeError, type NativeSynthesisOptions, type SynthesisEventHandler, type SynthesisHandle } from './addon.js';
-import { captureCallSite, fromNative, type CallSite } from './errors.js';
-import { validateSynthesisOptions, type SynthesisOptions } from './validate.js';
+import { fromNative, type CallSite } from './errors.js';
+import { loadBinding } from './load.js';
+
+export interface WordTiming {
+  /** Start of the word in the segment text, in UTF-16 code units (JS string index). */
+  textOffset: number;
+  /** Length of the word in UTF-16 code units. */
+  length: number;
+  /** When the word starts, in ms from the start of the chunk that carries it. */
+  audioMs: number;
+}
+
+/** What the engine reports with each chunk (a speech stream's ChunkInfo), and `final` on its last event. */
+export interface NativeChunkInfo {
+  segment: number;
+  /** True only on the last event, which carries no audio (streams end instead of passing it on). */
+  final: boolean;
+  /** True on the last chunk of a segment (and on the final event). */
+  segmentEnd: boolean;
+  /** Samples in this chunk (0 on the final event). */
+  samples: number;
+  words: WordTiming[];
+}
+
+/**
+ * Called once per chunk (PCM16LE mono at sampleRate, an external Buffer), then
+ * once with chunk = null and info.final = true; err is set on failure or, with
+ * code SAWT_ENGINE_CANCELLED, after cancel().
+ */
+export type SynthesisEventHandler = (err: NativeError | null, chunk: Buffer | null, info: NativeChunkInfo) => void;
+
+/** Credit-style flow control: the job waits between chunks while paused. */
+export interface SynthesisHandle {
+  pause(): void;
+  resume(): void;
+  /** Stops at the next chunk boundary; the final event carries SAWT_ENGINE_CANCELLED. */
+  cancel(): void;
+}
+
+export interface NativeError extends Error {
+  code: string;
+}
+
+/** What every streaming engine of the addon shares (chunk_event.h). */
+export interface StreamBinding {
+  /** Audio chunks (espeak and HTS synthesis) made and not yet freed: after a garbage collection, what JS still holds. */
+  pcmInFlight(): { chunks: number; bytes: number };
+}
 
 /** One chunk of a synthesis stream: the audio and what the engine reports of it. */
 export interface SynthesisChunk {
@@ -27,7 +71,7 @@ export class SynthesisStream extends Readable {
   constructor(
     options: { sampleRate: number },
     callSite: CallSite,
-    create: (onEvent: SynthesisEventHandler) => SynthesisHandle = (onEvent) => nativeAddon().createSynthesis(options as NativeSynthesisOptions, onEvent),
+    create: (onEvent: SynthesisEventHandler) => SynthesisHandle,
   ) {
     // Object mode counts chunks: one waiting chunk (a sentence, or chunkMs of audio) pauses the job.
     super({ objectMode: true, highWaterMark: 1 });
@@ -72,19 +116,7 @@ export class SynthesisStream extends Readable {
   }
 }
 
-/**
- * Starts synthesizing `segments` (already normalized, usually sentences) with
- * espeak-ng; audio is resampled to `sampleRate` (default 24000). Throws
- * EngineError SAWT_ENGINE_INVALID_ARGUMENT on a bad option; later failures
- * destroy the stream with an EngineError (e.g. SAWT_ENGINE_ESPEAK for an
- * unknown voice).
- */
-export function synthesizeStream(options: SynthesisOptions): SynthesisStream {
-  const callSite = captureCallSite();
-  return new SynthesisStream(validateSynthesisOptions(options), callSite);
-}
-
 /** Synthesis audio (espeak and HTS chunks) in native memory that JavaScript has not yet freed. */
 export function pcmInFlight(): { chunks: number; bytes: number } {
-  return nativeAddon().pcmInFlight();
+  return loadBinding<StreamBinding>().pcmInFlight();
 }

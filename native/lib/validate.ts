@@ -4,8 +4,8 @@
  * throws EngineError SAWT_ENGINE_INVALID_ARGUMENT before any native call.
  */
 import { inspect } from 'node:util';
-import type { NativeSynthesisOptions, Tensor, TensorDescription, TensorType } from './addon.js';
 import { EngineError } from './errors.js';
+import type { Tensor, TensorDescription, TensorType } from './tensor.js';
 
 /** Output rates offered to clients (the addon itself accepts 8000..48000). */
 /**
@@ -93,6 +93,33 @@ export interface SynthesisOptions {
   phonemeInput?: boolean;
   maxQueuedChunks?: number;
   /** The first segment goes ahead of the later segments of other syntheses (default true). */
+  urgent?: boolean;
+}
+
+/** espeak synthesis options as the addon reads them (createSynthesis), once checked. */
+export interface NativeSynthesisOptions {
+  /** Normalized text pieces, usually sentences; synthesized in order. */
+  segments: string[];
+  /** espeak-ng voice spec, e.g. 'ar', 'ar+m3'. */
+  voice: string;
+  /** Words per minute, within espeakRateRange. */
+  rate: number;
+  /** 0..100. */
+  pitch: number;
+  /** 0..100. */
+  range: number;
+  /** Output rate, 8000..48000 (espeak's 22050 Hz is resampled). */
+  sampleRate: number;
+  /** Chunks allowed to wait for the JS thread (default 4). */
+  maxQueuedChunks?: number;
+  /** Emit a chunk whenever this much audio is ready in a segment; 0 (default): one per segment. */
+  chunkMs?: number;
+  /** The text holds [[...]] espeak phoneme mnemonics. */
+  phonemeInput?: boolean;
+  /**
+   * The first segment goes ahead of the later segments of other jobs (default true): every
+   * request's first audio waits for at most the segment in progress, not for whole texts.
+   */
   urgent?: boolean;
 }
 

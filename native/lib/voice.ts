@@ -2,8 +2,8 @@
  * Speaker analysis and voice conversion of the native addon (voice_analysis.cc).
  * analyzeVoice, convertVoice and trackF0 run on libuv's pool; matchSpectra is synchronous (cheap).
  */
-import { nativeAddon } from './addon.js';
 import { callNative, captureCallSite, fromNative } from './errors.js';
+import { loadBinding } from './load.js';
 
 export interface VoiceAnalysis {
   sampleRate: number;
@@ -46,6 +46,16 @@ export interface ConvertParams {
   f0?: Float64Array;
 }
 
+/** Voice analysis and conversion of the addon (voice_binding.h). */
+export interface VoiceBinding {
+  analyzeVoice(samples: Int16Array, sampleRate: number): Promise<VoiceAnalysis>;
+  convertVoice(samples: Int16Array, sampleRate: number, params: ConvertParams): Promise<Int16Array>;
+  matchSpectra(ref: number[], base: number[], sampleRate: number): SpectralMatch;
+  trackF0(samples: Int16Array, sampleRate: number): Promise<Float64Array>;
+}
+
+const native = (): VoiceBinding => loadBinding<VoiceBinding>();
+
 function asInt16(pcm: Buffer | Int16Array): Int16Array {
   if (pcm instanceof Int16Array) return pcm;
   const n = Math.floor(pcm.length / 2);
@@ -57,24 +67,24 @@ function asInt16(pcm: Buffer | Int16Array): Int16Array {
 
 /** Analyzes PCM16 mono audio (a Buffer of PCM16LE or an Int16Array). */
 export function analyzeVoice(pcm: Buffer | Int16Array, sampleRate: number): Promise<VoiceAnalysis> {
-  return callNative(captureCallSite(), 'SAWT_ENGINE_INVALID_ARGUMENT', () => nativeAddon().analyzeVoice(asInt16(pcm), sampleRate));
+  return callNative(captureCallSite(), 'SAWT_ENGINE_INVALID_ARGUMENT', () => native().analyzeVoice(asInt16(pcm), sampleRate));
 }
 
 /** Converts base-voice speech toward a speaker: F0 mapped in the log domain, envelope warped and equalized. */
 export async function convertVoice(pcm: Buffer | Int16Array, sampleRate: number, params: ConvertParams): Promise<Buffer> {
-  const out = await callNative(captureCallSite(), 'SAWT_ENGINE_INVALID_ARGUMENT', () => nativeAddon().convertVoice(asInt16(pcm), sampleRate, params));
+  const out = await callNative(captureCallSite(), 'SAWT_ENGINE_INVALID_ARGUMENT', () => native().convertVoice(asInt16(pcm), sampleRate, params));
   return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
 }
 
 /** F0 track (YIN): Hz per 10 ms hop, 0 where unvoiced. */
 export function trackF0(pcm: Buffer | Int16Array, sampleRate: number): Promise<Float64Array> {
-  return callNative(captureCallSite(), 'SAWT_ENGINE_INVALID_ARGUMENT', () => nativeAddon().trackF0(asInt16(pcm), sampleRate));
+  return callNative(captureCallSite(), 'SAWT_ENGINE_INVALID_ARGUMENT', () => native().trackF0(asInt16(pcm), sampleRate));
 }
 
 export function matchSpectra(ref: number[], base: number[], sampleRate: number): SpectralMatch {
   const callSite = captureCallSite();
   try {
-    return nativeAddon().matchSpectra(ref, base, sampleRate);
+    return native().matchSpectra(ref, base, sampleRate);
   } catch (error) {
     throw fromNative(error, callSite, 'SAWT_ENGINE_INVALID_ARGUMENT');
   }
