@@ -168,6 +168,10 @@ export function numberCaseAt(text: string, index: number, prefix: string): Case 
     const before = text.slice(0, index - prefix.length).replace(/\s*[وف]?\s*$/u, '');
     const prev = /(?:^|[^\p{L}\p{N}])([بل]?)(\d+(?:\.\d+)?)((?:\s+[\p{L}²³/]+){0,2})\s*$/u.exec(before);
     if (prev) return numberCaseAt(text, before.length - prev[2]!.length - prev[3]!.length, prev[1]!);
+    // no number before (read already): a clause opened by a verb that takes an object has its objects joined by و
+    const first = before.split(/[،,؛;:.!?؟\n]/u).pop()!.trim().split(/\s+/u)[0]?.replace(/[\u064b-\u0652]/gu, '');
+    const verb = first ? verbOf(first) : null;
+    if (verb && (verb.ownSubject || verb.transitive) && first !== before.trim()) return 'acc';
     if (prefix) return caseAt(text, index - prefix.length);
   }
   return caseAt(text, index - prefix.length, prefix.replace(/^[وف]/u, ''));

@@ -85,6 +85,8 @@ export function normalizeDates(text: string): string {
     if (Number(m) < 1 || Number(m) > 12 || year < 1000 || year > 2199) return all;
     return `${(isHijri(era, year) ? HIJRI : GREGORIAN)[Number(m) - 1]} عام ${cardinal(year, { case: 'gen' })}${eraWords(era)}`;
   });
+  // ISO year and month: 2021-03 (a zero-padded month; 2020-21 is a range of years)
+  text = text.replace(/(?<![\d\p{L}.,/-])((?:19|20)\d{2})-(0[1-9])(?![\d/-])/gu, (_all, y, m) => `${GREGORIAN[Number(m) - 1]} عام ${cardinal(Number(y), { case: 'gen' })}`);
   // a card's expiry, month and two-digit year: تنتهي 08/27، صالحة حتى 12/26
   text = text.replace(/((?:تنتهي|ينتهي|انتهاء|الانتهاء|صلاحية|الصلاحية|صالحة حتى|صالح حتى|Exp|EXP)[\s:：]*(?:في\s+)?)(\d{2})\/(\d{2})(?![\d/])/gu, (all, pre: string, m, y) =>
     Number(m) >= 1 && Number(m) <= 12 ? `${pre}${GREGORIAN[Number(m) - 1]} عام ${cardinal(fullYear(y), { case: 'gen' })}` : all);

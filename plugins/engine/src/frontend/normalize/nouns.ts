@@ -91,7 +91,7 @@ export const NOUNS: Record<string, Noun> = {
 /** Unit abbreviations read as their noun after a number (5 كم). */
 export const UNIT_ABBREVIATIONS: Record<string, string> = {
   'كم': 'km', 'كلم': 'km', 'km': 'km', 'كغ': 'kg', 'كجم': 'kg', 'kg': 'kg', 'سم': 'cm', 'cm': 'cm', 'مم': 'mm', 'mm': 'mm',
-  'غ': 'gram', 'جم': 'gram', 'g': 'gram', '°': 'degree', 'دقيقة': 'minute',
+  'غ': 'gram', 'جم': 'gram', '°': 'degree', 'دقيقة': 'minute',
 };
 
 const BY_FORM = new Map<string, string>();

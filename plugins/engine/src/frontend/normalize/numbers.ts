@@ -112,7 +112,10 @@ function readNumbersInContext(text: string): string {
           const construct = Number(num) === 2 ? words.slice(0, -1) : words.replace(/اً$/u, '');
           return prefix + (sign ? 'سالب ' : '') + construct + rest;
         }
-        return prefix + (sign ? 'سالب ' : '') + countNoun(num, NOUNS[id]!, { case: c }) + rest;
+        const counted = countNoun(num, NOUNS[id]!, { case: c });
+        // a dual in construct with the noun after it loses its ن (يومي عمل، ساعتي انتظار); an agreeing dual adjective does not
+        const dualHead = Number(num) === 2 && !sign && !!next && /^[\u0621-\u064a]{3,}$/u.test(next) && !/(?:ان|ين|ة|ا|ى)$/u.test(next) && isCountedNoun(next) && !ADVERB.test(next);
+        return prefix + (sign ? 'سالب ' : '') + (dualHead ? counted.replace(/ن$/u, '') : counted) + rest;
       }
     }
     // a noun right after the number is its counted noun, in construct (مئتا إصابة); a particle is not

@@ -12,7 +12,7 @@ import { cardinal } from './cardinals.js';
 import { caseAt } from './context.js';
 import { analyzeNoun } from './morphology.js';
 
-/** Words of a match that make n-m a score. */
+/** Words of a match that make n-m (or n:m) a score. */
 const MATCH = new RegExp(
   `(?:^|[\\s،,(])[وف]?(?:${[
     'فاز', 'يفوز', 'تقدم', 'يتقدم', 'متقدما', 'انتصر', 'ينتصر', 'انتصرت', 'انتصار', 'الانتصار', 'بانتصار', 'أطاح', 'تفوق', 'يتفوق', 'فوزه', 'فوزها', 'تفوز', 'فوز', 'بفوز', 'الفوز', 'فازت', 'تغلب', 'يتغلب', 'تغلبت', 'هزم', 'يهزم', 'هزمت', 'خسر', 'يخسر', 'خسرت', 'خسارة', 'بخسارة',
@@ -38,5 +38,9 @@ export function normalizeRanges(text: string): string {
       && !countsAfter(rest);
     if (score) return `${cardinal(a, { case: caseAt(s, off) })} مقابل ${cardinal(b, { case: 'gen' })}`;
     return `${a} إلى ${b}`;
+  }).replace(/(?<![\d.,:/\p{L}])(\d{1,2})\s?:\s?(\d)(?![\d.,:/])/gu, (all, a: string, b: string, off: number, s: string) => {
+    // a score written with a colon (فاز 3:1): only after a match word (a clock time has two digits of minutes)
+    const clause = s.slice(Math.max(0, off - 80), off).split(/[.!؟?\n؛]/u).pop()!;
+    return MATCH.test(clause) ? `${cardinal(a, { case: caseAt(s, off) })} مقابل ${cardinal(b, { case: 'gen' })}` : all;
   });
 }

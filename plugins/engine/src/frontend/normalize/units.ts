@@ -25,9 +25,12 @@ const U = (id: string, adjective?: string, tail?: string): Unit => ({ noun: NOUN
 const PER_HOUR = 'في الساعة';
 const PER_SECOND = 'في الثانية';
 
-/** Abbreviations, Arabic and Latin, as written after a number. */
+/**
+ * Abbreviations, Arabic and Latin, as written after a number. A single Latin letter (m, g, L) is left
+ * out: after a number it is as often something else (5m, 4g, 3L).
+ */
 export const UNITS: Record<string, Unit> = {
-  'م': U('meter'), 'm': U('meter'),
+  'م': U('meter'),
   'م²': U('meter', 'مربع'), 'م2': U('meter', 'مربع'), 'م٢': U('meter', 'مربع'), 'm²': U('meter', 'مربع'), 'm2': U('meter', 'مربع'), 'مم²': U('mm', 'مربع'),
   'م³': U('meter', 'مكعب'), 'م3': U('meter', 'مكعب'), 'م٣': U('meter', 'مكعب'), 'm³': U('meter', 'مكعب'), 'm3': U('meter', 'مكعب'),
   'كم': U('km'), 'كلم': U('km'), 'km': U('km'),
@@ -36,12 +39,12 @@ export const UNITS: Record<string, Unit> = {
   'كم/ث': U('km', undefined, PER_SECOND), 'km/h': U('km', undefined, PER_HOUR), 'كم في الساعة': U('km', undefined, PER_HOUR),
   'م/ث': U('meter', undefined, PER_SECOND), 'm/s': U('meter', undefined, PER_SECOND),
   'كغ': U('kg'), 'كجم': U('kg'), 'كلغ': U('kg'), 'كغم': U('kg'), 'kg': U('kg'),
-  'غ': U('gram'), 'غم': U('gram'), 'جم': U('gram'), 'جرام': U('gram'), 'g': U('gram'),
+  'غ': U('gram'), 'غم': U('gram'), 'جم': U('gram'),
   'ملغ': U('mg'), 'مغ': U('mg'), 'ملجم': U('mg'), 'mg': U('mg'),
   'سم': U('cm'), 'cm': U('cm'), 'سم²': U('cm', 'مربع'), 'سم2': U('cm', 'مربع'), 'cm²': U('cm', 'مربع'), 'سم³': U('cm', 'مكعب'), 'سم3': U('cm', 'مكعب'), 'cm³': U('cm', 'مكعب'),
   'مم': U('mm'), 'mm': U('mm'),
   'مل': U('ml'), 'ملل': U('ml'), 'ml': U('ml'), 'mL': U('ml'),
-  'ل': U('liter'), 'L': U('liter'),
+  'ل': U('liter'), 'لتر': U('liter'),
   'طن': U('ton'),
   '°م': U('degree', 'مئوي'), '°C': U('degree', 'مئوي'), '°س': U('degree', 'مئوي'),
   '°ف': U('degree', undefined, 'فهرنهايت'), '°F': U('degree', undefined, 'فهرنهايت'),
@@ -55,6 +58,10 @@ const UNIT_AFTER = `\\s?(${KEYS})(?![\\p{L}\\p{N}²³/]|\\.\\p{L})`;
 const NUM = '([-−+]?\\d+(?:\\.\\d+)?)';
 /** Connectors of a range: 3-5، 3 إلى 5، بين 3 و5، 3 أو 4. */
 const RANGE = '(\\s?[-–]\\s?|\\s+(?:إلى|الى|حتى|أو|او)\\s+|\\s+و\\s?)';
+
+const AFTER_SCALE = new RegExp(`(\\d\\s+(?:ألف|آلاف|مليون|ملايين|مليار|مليارات))${UNIT_AFTER}`, 'gu');
+const RANGE_WITH_UNIT = new RegExp(`(?<![\\p{L}\\p{N}.,])([وف]?[بل]?)${NUM}${RANGE}${NUM}${UNIT_AFTER}`, 'gu');
+const WITH_UNIT = new RegExp(`(?<![\\p{L}\\p{N}.,])([وف]?[بل]?)${NUM}${UNIT_AFTER}`, 'gu');
 
 /** The unit's noun, with its adjective and tail, as the singular in construct (ربع كيلوغرام، نصف متر مربع). */
 export function unitSingular(u: Unit): string {
@@ -78,9 +85,9 @@ export function normalizeUnits(text: string): string {
     .replace(/°\s?(?:C|س)(?![\p{L}])/gu, '°م').replace(/°\s?F(?![\p{L}])/gu, '°ف')
     .replace(/(?<![\d.])°\s?([-−+]?\d+(?:\.\d+)?)(?![\d.°])/gu, '$1°');
   // a scale word between the number and the unit: the unit is the genitive singular after it (2,15 مليون كم²)
-  text = text.replace(new RegExp(`(\\d\\s+(?:ألف|آلاف|مليون|ملايين|مليار|مليارات))${UNIT_AFTER}`, 'gu'), (_all, head: string, abbr: string) => `${head} ${unitSingular(UNITS[abbr]!)}`);
+  text = text.replace(AFTER_SCALE, (_all, head: string, abbr: string) => `${head} ${unitSingular(UNITS[abbr]!)}`);
   // a range before the unit: the first number in the unit's gender, the connector, then the count
-  text = text.replace(new RegExp(`(?<![\\p{L}\\p{N}.,])([وف]?[بل]?)${NUM}${RANGE}${NUM}${UNIT_AFTER}`, 'gu'), (_all, prefix: string, a: string, between: string, b: string, abbr: string, off: number, s: string) => {
+  text = text.replace(RANGE_WITH_UNIT, (_all, prefix: string, a: string, between: string, b: string, abbr: string, off: number, s: string) => {
     const u = UNITS[abbr]!;
     const c = caseAt(s, off + prefix.length, prefix.replace(/^[وف]/u, ''));
     const conn = /[-–]/u.test(between) ? 'إلى' : between.trim();
@@ -89,7 +96,7 @@ export function normalizeUnits(text: string): string {
     const first = a.includes('.') ? readNumber(a, { case: c }) : readFirst(a, u, c);
     return `${prefix}${first} ${conn === 'و' ? 'و' : `${conn} `}${readUnit(b, u, c2)}`;
   });
-  return text.replace(new RegExp(`(?<![\\p{L}\\p{N}.,])([وف]?[بل]?)${NUM}${UNIT_AFTER}`, 'gu'), (_all, prefix: string, value: string, abbr: string, off: number, s: string) => {
+  return text.replace(WITH_UNIT, (_all, prefix: string, value: string, abbr: string, off: number, s: string) => {
     const c = numberCaseAt(s, off + prefix.length, prefix);
     return prefix + readUnit(value, UNITS[abbr]!, c);
   });
