@@ -78,8 +78,8 @@ export default definePlugin<JobsOptions>({
     const blobs = ctx.get(tokens.blobStore);
     const runner = new JobRunner({ store, synthesizer: ctx.get(tokens.synthesizer), blobs, wallet, workDir: ctx.get(tokens.workDir), logger: ctx.logger }, {
       runners: o.runners ?? availableParallelism(),
-      leaseMs: o.leaseMs, pollMs: o.pollMs, sweepMs: o.sweepMs, retentionMs: o.retentionHours * 3_600_000, maxAttempts: o.maxAttempts, jobLimit,
-      webhook: { timeoutMs: o.webhook.timeoutMs, retryBaseMs: o.webhook.retryBaseMs, retryWindowMs: o.webhook.retryWindowHours * 3_600_000, allow, userAgent: 'Sawt-Webhooks/1' },
+      leaseMs: o.leaseMs, pollMs: o.pollMs, sweepMs: o.sweepMs, retentionMs: Math.round(o.retentionHours * 3_600_000), maxAttempts: o.maxAttempts, jobLimit,
+      webhook: { timeoutMs: o.webhook.timeoutMs, retryBaseMs: o.webhook.retryBaseMs, retryWindowMs: Math.round(o.webhook.retryWindowHours * 3_600_000), allow, userAgent: 'Sawt-Webhooks/1' },
     });
     registerJobRoutes(ctx.get(tokens.httpServer), {
       store, runner, wallet, blobs, allow, jobLimit,

@@ -100,6 +100,10 @@ export const iso = (ms: number) => new Date(ms).toISOString();
 const INSERT_BATCH = 500;
 
 export class JobStore {
+  /** When this process last gave each account a part (fairness: the least recently served goes first). */
+  private readonly served = new Map<string, number>();
+  private claims = 0;
+
   constructor(private readonly db: Database, private readonly clock: () => number = Date.now) {}
 
   private get knex(): Knex {
@@ -132,9 +136,10 @@ export class JobStore {
   }
 
   /**
-   * Claims the next part to render, fairly: jobs of the accounts with the fewest parts being
-   * rendered come first (then the oldest job), and a queued job starts only while its account
-   * runs fewer jobs than its plan allows (`jobLimit`; null: no limit).
+   * Claims the next part to render, fairly across accounts: the accounts with the fewest parts being
+   * rendered (on any node) come first, then the one this process served least recently, so one
+   * account's 50 jobs take turns with another's one; within an account, its oldest job. A queued
+   * job starts only while its account runs fewer jobs than its plan allows (`jobLimit`; null: no limit).
    */
   async claimPart(ownerId: string, leaseMs: number, jobLimit: (plan: Plan) => number | null): Promise<ClaimedPart | null> {
     const k = this.knex;
@@ -156,7 +161,8 @@ export class JobStore {
     for (const r of leased) rendering.set(r.account_id, Number(r.n));
     const order = candidates
       .map((c, i) => ({ c, i }))
-      .sort((a, b) => (rendering.get(a.c.account_id) ?? 0) - (rendering.get(b.c.account_id) ?? 0) || a.i - b.i)
+      .sort((a, b) => (rendering.get(a.c.account_id) ?? 0) - (rendering.get(b.c.account_id) ?? 0)
+        || (this.served.get(a.c.account_id) ?? 0) - (this.served.get(b.c.account_id) ?? 0) || a.i - b.i)
       .map((x) => x.c);
     for (const job of order) {
       if (job.status === 'queued') {
@@ -165,6 +171,8 @@ export class JobStore {
       }
       const part = await this.claimPartOf(job.id, ownerId, now, iso(this.clock() + leaseMs));
       if (!part) continue;
+      // A counter, not the clock: two claims within one millisecond still take turns.
+      this.served.set(job.account_id, ++this.claims);
       if (job.status === 'queued') {
         const started = await k('jobs').where({ id: job.id, status: 'queued' }).update({ status: 'running', started_at: now });
         if (started) running.set(job.account_id, (running.get(job.account_id) ?? 0) + 1);
