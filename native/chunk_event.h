@@ -1,6 +1,7 @@
-// One audio event of a streaming synthesis job (espeak or HTS): made on a native
-// thread, handed to the main thread through the job's thread-safe function and
-// turned there into onEvent(error, chunk, info), the chunk a zero-copy Buffer.
+// One audio event of a streaming synthesis job (espeak or HTS): made on a pool
+// thread, kept in the job's outbox (ChunkStream) until the EventPump hands it to
+// the JavaScript thread, and turned there into onEvent(error, chunk, info), the
+// chunk a zero-copy Buffer.
 #pragma once
 
 #include <napi.h>
@@ -48,7 +49,8 @@ struct WordTiming {
   double audioMs;  // from the start of the chunk
 };
 
-// One call of onEvent. Created on a synthesis thread, consumed on the main thread.
+// One call of onEvent. Created on a pool thread and owned by the job's outbox
+// until the JavaScript thread takes it; its samples then pass to the Buffer.
 struct ChunkMessage {
   std::unique_ptr<PcmChunk> samples;  // null for the final event
   int segment = 0;

@@ -3,7 +3,8 @@
 // backpressure (pause, resume, at most maxQueuedChunks chunks in the outbox), a
 // backlog of chunks made without credit, parking, cancellation and the final
 // event. A job derives from ChunkStream, makes the audio and says how its next
-// turn is queued (QueueTurn): the espeak scheduler thread or the HTS pool.
+// turn is queued (QueueTurn): on the espeak pool or its voice's HTS pool
+// (priority_pool.h).
 //
 // Threads: Pause/Resume/Cancel come from any thread, OnDelivered from the main
 // thread; everything else runs on the job's producing thread, one turn at a time.

@@ -1,9 +1,9 @@
 // Streaming synthesis with the HTS engine (libHTSEngine 1.10, BSD) from
 // full-context labels, one utterance (sentence) at a time.
 //
-// A small pool of worker threads per voice file, each with its own HTS_Engine
+// A PriorityPool per voice file (pools::Hts), each thread with its own HTS_Engine
 // loaded from that file, runs every job: concurrent requests do not wait behind
-// one lock. A job's turn is either parameter generation for its next sentence
+// one lock; a job's turns up to its first window are urgent. A job's turn is either parameter generation for its next sentence
 // (state + parameter sequences; the parameter streams are copied into the job,
 // transformed there, and the engine is refreshed) or vocoding of one window of
 // frames from those copies. Windows are vocoded on whichever engine is free,
@@ -12,6 +12,8 @@
 // of the sentence. The 48 kHz output gets a fixed gain and a soft limiter (no
 // clipping), is resampled (band-limited) to the asked rate and handed to JS in
 // chunks with the same credit/backpressure contract as createSynthesis.
+// Memory: the job owns copies of its options and streams (the JS arrays are
+// copied on the JavaScript thread before it starts); chunks as in synthesis.h.
 //
 // Engine side only (no Node-API); hts_binding.cc reads the JS arguments.
 #pragma once

@@ -3,7 +3,7 @@
 // value only weighs shares (with 30 sessions on 2 cores the JavaScript thread waited up to 27 ms
 // for a core held by nice-12 espeak threads). An idle thread is preempted at any instant, also
 // while it holds a lock the JavaScript thread needs (its job's stream and outbox locks, the
-// scheduler's): so it leaves the idle policy for as long as it holds such locks (HoldingSharedLocks).
+// pool's): so it leaves the idle policy for as long as it holds such locks (HoldingSharedLocks).
 // Leaving it takes the right to raise a thread's priority (CAP_SYS_NICE or RLIMIT_NICE); a process
 // without it does not enter it either, and keeps the nice value alone.
 #pragma once

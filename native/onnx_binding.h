@@ -1,7 +1,7 @@
 // Node-API side of onnx_session.h: the OnnxSession class.
 //
-// - OnnxSession.create() loads the model on libuv's pool; run() executes there
-//   too, through the addon's bounded queue of ONNX runs (onnx_runs.h).
+// - OnnxSession.create() loads the model on libuv's pool; run() executes on the
+//   environment's ONNX pool, through its bounded queue of runs (onnx_runs.h).
 // - Inputs: tensors are created over the feeds' TypedArray memory (no copy); a
 //   reference keeps each TypedArray alive until the run settles. JS must not
 //   write to a feed's memory while its run is pending.

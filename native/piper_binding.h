@@ -5,7 +5,7 @@
 //   session.inputNames, session.hasSid
 //   session.synthesize(ids: BigInt64Array, { noiseScale, lengthScale, noiseW, sid, inRate,
 //       outRate, volume, silenceMs, tag }) -> Promise<{ pcm: Int16Array, samples }>
-//     one sentence on libuv's pool through the addon's bounded ONNX run queue; ids are
+//     one sentence on the environment's ONNX pool (onnx_runs.h), not libuv's; ids are
 //     used in place (do not write to them until it settles); pcm is an external
 //     buffer over the native result (no copy); samples: the model's output count.
 //   session.cancel(tag): terminates the runs with this tag, queued or running
