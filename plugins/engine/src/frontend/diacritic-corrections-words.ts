@@ -87,6 +87,17 @@ export const IMPERATIVES: Record<string, { reading: string; past?: true }> = {
   اعملوا: { reading: 'اعْمَلُوا' },
   العب: { reading: 'الْعَبْ' },
   العبوا: { reading: 'الْعَبُوا' },
+  ضع: { reading: 'ضَعْ' },
+  ضعوا: { reading: 'ضَعُوا' },
+  ضعي: { reading: 'ضَعِي' },
+  خذ: { reading: 'خُذْ' },
+  خذوا: { reading: 'خُذُوا' },
+  خذي: { reading: 'خُذِي' },
+  دع: { reading: 'دَعْ' },
+  اخفق: { reading: 'اخْفِقْ' },
+  اعجن: { reading: 'اعْجِنْ' },
+  اسكب: { reading: 'اسْكُبْ' },
+  اشتر: { reading: 'اشْتَرِ' },
   // Forms II–X: the same letters are a past-tense verb (Form IV singulars أرسل، أدخل also the
   // first person أُرْسِلُ: left out).
   اتصل: { reading: 'اتَّصِلْ', past: true },
@@ -152,7 +163,21 @@ export const IMPERATIVES: Record<string, { reading: string; past?: true }> = {
   تفضل: { reading: 'تَفَضَّلْ', past: true },
   تفضلوا: { reading: 'تَفَضَّلُوا', past: true },
   تفضلي: { reading: 'تَفَضَّلِي' },
+  // in a recipe's steps
+  سخن: { reading: 'سَخِّنْ', past: true },
+  قطع: { reading: 'قَطِّعْ', past: true },
+  قلب: { reading: 'قَلِّبْ', past: true },
+  قدم: { reading: 'قَدِّمْ', past: true },
+  اشتروا: { reading: 'اشْتَرُوا', past: true },
 };
+
+/** Imperatives of the list after which a noun is no direct object (a preposition or nothing follows them). */
+export const INTRANSITIVE = new Set([
+  'قم', 'قوموا', 'قومي', 'عودوا', 'اذهب', 'اذهبوا', 'اذهبي', 'انظر', 'انظروا', 'احصل', 'احصلوا', 'احصلي', 'اتصل', 'اتصلوا', 'اتصلي',
+  'اشترك', 'اشتركوا', 'اشتركي', 'استمتع', 'استمتعوا', 'استمتعي', 'استفد', 'استفيدوا', 'انضموا', 'تأكد', 'تأكدوا', 'تأكدي',
+  'تواصل', 'تواصلوا', 'تسوق', 'تسوقوا', 'تفضل', 'تفضلوا', 'تفضلي', 'انقر', 'انقروا', 'انقري', 'اضغط', 'اضغطوا', 'اضغطي',
+  'تابعونا', 'شاركونا', 'ساعدونا', 'انتظر', 'انتظروا', 'انتظري',
+]);
 
 /**
  * Sound triliteral (Form I) verbs by root, with the vowel of the imperfect's middle radical (its
@@ -168,8 +193,19 @@ export const IMPERFECT_VOWEL: Record<string, 'a' | 'u' | 'i'> = {
   عقد: 'i', سرق: 'i', حرص: 'i', عجز: 'i', شرب: 'a', فتح: 'a', ذهب: 'a', لعب: 'a', سمع: 'a', فهم: 'a',
   عمل: 'a', ضغط: 'a', دفع: 'a', قرأ: 'a', سأل: 'a', منع: 'a', جمع: 'a', نجح: 'a', رفع: 'a', قطع: 'a',
   سمح: 'a', مسح: 'a', صنع: 'a', بحث: 'a', زرع: 'a', ركب: 'a', شعر: 'u', فقد: 'i', حفظ: 'a', ربح: 'a',
-  خسر: 'a', سبح: 'a', ضحك: 'a', بدأ: 'a', نسخ: 'a', حلم: 'u', غرق: 'a', طرد: 'u',
+  خسر: 'a', سبح: 'a', ضحك: 'a', بدأ: 'a', نسخ: 'a', حلم: 'u', غرق: 'a', طرد: 'u', عرض: 'i', دعم: 'a',
+  قصد: 'i', طبع: 'a', نقص: 'u', زعم: 'u', صرف: 'i', سحب: 'a', فرض: 'i', شهد: 'a', ظهر: 'a', قبل: 'a',
+  سكت: 'u', صعد: 'a', هرب: 'u', طرح: 'a', فحص: 'a', سقط: 'u', كسر: 'i', صدر: 'u', جرح: 'a',
 };
+
+/**
+ * Roots whose Form IV (أَفْعَلَ، يُفْعِلُ) is common: there يُفْعِلُ is a reading of its own (يُخْرِجُ،
+ * يُصْدِرُ، تُظْهِرُ) and stays; for the other roots of the list it is a misread Form I (يُعْرِضُ → يَعْرِضُ).
+ */
+export const COMMON_FORM_IV = new Set([
+  'سمع', 'كسب', 'جلس', 'رجع', 'خرج', 'دخل', 'نزل', 'حكم', 'بلغ', 'ضرب', 'عجز', 'جمع', 'نجح', 'ركب', 'شعر', 'فقد', 'ضحك',
+  'غرق', 'عمل', 'فهم', 'سكن', 'ظهر', 'سقط', 'صدر', 'قبل', 'شهد', 'نقص', 'صعد', 'سكت', 'طبع', 'فرض', 'هرب',
+]);
 
 /** Words that address the listener (with the 2nd-person suffixes ـك، ـكم، ـكن after a stem). */
 export const ADDRESSING = new Set(['الآن', 'هنا', 'فورا', 'فوراً', 'مجانا', 'مجاناً', 'أنت', 'أنتم', 'أنتن', 'لك', 'بك', 'عليك', 'إليك', 'منك', 'معك', 'لكم', 'بكم', 'عليكم', 'إليكم', 'منكم', 'معكم']);

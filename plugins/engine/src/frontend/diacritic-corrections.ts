@@ -1,4 +1,4 @@
-import { ADDRESSED_NOUNS, ADDRESSING, IMPERATIVES, IMPERFECT_VOWEL, NOT_A_GENITIVE, PREPOSITIONS, TIME_ADVERBS, TIME_HEADS } from './diacritic-corrections-words.js';
+import { ADDRESSED_NOUNS, ADDRESSING, COMMON_FORM_IV, IMPERATIVES, IMPERFECT_VOWEL, INTRANSITIVE, NOT_A_GENITIVE, PREPOSITIONS, TIME_ADVERBS, TIME_HEADS } from './diacritic-corrections-words.js';
 
 /**
  * Corrections of the diacritizer's systematic word errors, the ones a listener hears as another
@@ -62,8 +62,11 @@ export function correctDiacritics(words: MarkedWord[], tail = ''): number {
   const after = (i: number) => words[i + 1]?.before ?? tail;
   const clause = clauses(words);
   const addressed = new Set<number>();
+  // An order no past tense could be (اخلط، ادخلوا) at a clause start: the whole text gives orders
+  // (a recipe's steps, a form's instructions), so سخّن، قطّع are orders there too.
+  const ordering = words.some((w, i) => !w.fixed && clauseStart(words, i, new Set()) && isOrder(w.bare));
   words.forEach((w, i) => {
-    if (addressesListener(w.bare)) addressed.add(clause[i]!);
+    if (ordering || addressesListener(w.bare)) addressed.add(clause[i]!);
   });
   let changed = 0;
   const imperatives = new Set<number>();
@@ -73,7 +76,10 @@ export function correctDiacritics(words: MarkedWord[], tail = ''): number {
     const before = w.marks.join('');
     // "حمّل التطبيق واستمتع": after an imperative, a coordinated one needs no clause of its own.
     const coordinated = /^[وف]/u.test(w.bare) && [...imperatives].some((k) => clause[k]! >= clause[i]! - 1);
-    if ((coordinated || clauseStart(words, i, imperatives)) && imperative(w, addressed.has(clause[i]!) || coordinated)) imperatives.add(i);
+    if ((coordinated || clauseStart(words, i, imperatives)) && imperative(w, addressed.has(clause[i]!) || coordinated)) {
+      imperatives.add(i);
+      objectOfImperative(w, words, i);
+    }
     else imperfectStem(w, words[i - 1]?.bare ?? '');
     ageNotName(w, words[i - 1]?.bare ?? '', words[i + 1], after(i));
     genitiveAfterPreposition(w, words[i - 1]);
@@ -107,6 +113,36 @@ function addressesListener(bare: string): boolean {
   return !!m && ADDRESSED_NOUNS.has(m[1]!);
 }
 
+/** An imperative from the list that no past tense spells (اخلط، زوروا), after an optional و/ف. */
+function isOrder(bare: string): boolean {
+  const entry = IMPERATIVES[bare] ?? (/^[وف]../u.test(bare) && bare.length >= 4 ? IMPERATIVES[bare.slice(1)] : undefined);
+  return !!entry && !entry.past;
+}
+
+/**
+ * The noun right after a transitive imperative is its object, accusative (اختر طريقةَ الدفع، أضف
+ * الملحَ والفلفلَ), and so is a noun joined to it by و: a nominative or genitive ending the model
+ * gave becomes fatha (kasra on a sound feminine plural: الخياراتِ). Only definite nouns and nouns in ة (whose accusative needs no alif).
+ */
+function objectOfImperative(verb: MarkedWord, words: MarkedWord[], i: number): void {
+  if (INTRANSITIVE.has(IMPERATIVES[verb.bare] ? verb.bare : verb.bare.slice(1))) return;
+  for (let k = i + 1, first = true; k < words.length; k++, first = false) {
+    const w = words[k]!;
+    if (w.fixed || !SPACES_ONLY.test(w.before)) return;
+    const noun = first ? w.bare : /^و(?=ال)/u.test(w.bare) ? w.bare.slice(1) : null;
+    if (noun === null || NOT_A_GENITIVE.has(noun) || !(noun.startsWith('ال') || noun.endsWith('ة')) || noun.length < 4) return;
+    const last = w.bare.length - 1;
+    const mark = w.marks[last] ?? '';
+    const vowel = vowelOf(mark);
+    // a sound feminine plural's accusative is its kasra (اختر الخياراتِ)
+    const accusative = noun.endsWith('ات') ? KASRA : FATHA;
+    if (vowel === DAMMA || vowel === KASRA) w.marks[last] = withVowel(mark, accusative);
+    else if ((vowel === '\u064c' || vowel === '\u064d') && w.bare.endsWith('ة')) w.marks[last] = withVowel(mark, '\u064b');
+    // a construct's second term (طريقةَ الدفعِ) is genitive: only the first noun and its coordinates
+    if (!noun.startsWith('ال')) return;
+  }
+}
+
 /** Sets the marks of `w` from a written reading, after a conjunction و/ف of `clitic` letters. */
 function setReading(w: MarkedWord, reading: string, clitic: number): void {
   const r = parseReading(reading);
@@ -117,7 +153,8 @@ function setReading(w: MarkedWord, reading: string, clitic: number): void {
 /** A clause-initial imperative from the list (وادخل، فاضغط too). */
 function imperative(w: MarkedWord, addressed: boolean): boolean {
   for (const clitic of [0, 1]) {
-    if (clitic && !/^[وف]/u.test(w.bare)) continue;
+    // و/ف before a two-letter imperative is more often a root letter (وضع، فخذ، ودع)
+    if (clitic && (!/^[وف]/u.test(w.bare) || w.bare.length < 4)) continue;
     const entry = IMPERATIVES[w.bare.slice(clitic)];
     if (!entry || (entry.past && !addressed)) continue;
     setReading(w, entry.reading, clitic);
@@ -135,8 +172,9 @@ const FIRST_PERSON_CONTEXT = new Set(['أنا', 'لا', 'لم', 'لن', 'أن', 
 
 /**
  * A Form I imperfect (يَفْعَلُ / يَفْعِلُ / يَفْعُلُ) the model read as active Form I but with the
- * wrong middle vowel (تَعْرَفُ, نَشْرُبُ, تَكْتَبُ): the middle vowel is the verb's own. A passive
- * (يُفْعَلُ) or another form (prefix damma, a vowel or shadda on the first radical) is left alone.
+ * wrong middle vowel (تَعْرَفُ, نَشْرُبُ, تَكْتَبُ), or as a Form IV the root hardly has (يُعْرِضُ):
+ * the middle vowel is the verb's own. A passive (يُفْعَلُ), a common Form IV (يُخْرِجُ) or another
+ * form (a vowel or shadda on the first radical) is left alone.
  */
 function imperfectStem(w: MarkedWord, prev: string): void {
   const m = /^([وف]?)([سل]?)([يتنأ])(.{3})(.*)$/u.exec(w.bare);
@@ -148,7 +186,10 @@ function imperfectStem(w: MarkedWord, prev: string): void {
   if (person === 'أ' && !particle && !FIRST_PERSON_CONTEXT.has(prev)) return;
   const at = conj.length + particle.length;
   const [p, c1, c2, c3] = [w.marks[at]!, w.marks[at + 1]!, w.marks[at + 2]!, w.marks[at + 3]!];
-  if (p !== FATHA || (c1 !== SUKUN && c1 !== '') || c2.includes(SHADDA) || c3.includes(SHADDA)) return;
+  // يُفْعِلُ: a Form IV of its own where that form is common, else a misread Form I (يُعْرِضُ)
+  const formIV = p === DAMMA && vowelOf(c2) === KASRA && !COMMON_FORM_IV.has(root);
+  if ((p !== FATHA && !formIV) || (c1 !== SUKUN && c1 !== '') || c2.includes(SHADDA) || c3.includes(SHADDA)) return;
+  w.marks[at] = FATHA;
   w.marks[at + 2] = { a: FATHA, u: DAMMA, i: KASRA }[vowel];
   w.marks[at + 1] = SUKUN;
   const third = IMPERFECT_SUFFIX[suffix];
