@@ -56,34 +56,31 @@ const configSchema = {
 export type JobsOptions = FromSchema<typeof configSchema>;
 
 /** Long-form speech as durable jobs (issue 33). */
-export default definePlugin<JobsOptions>({
+export default definePlugin({
   id: 'jobs',
   // Routes and runners: admin commands, which need only the data layer, leave it out.
   tags: ['transport'],
   provides: [],
-  consumes: [
-    tokens.httpServer, tokens.database, tokens.blobStore, tokens.wallet, tokens.synthesizer, tokens.models, tokens.voices, tokens.accounts, tokens.workDir,
-  ],
+  deps: {
+    http: tokens.httpServer, db: tokens.database, blobs: tokens.blobStore, wallet: tokens.wallet, synthesizer: tokens.synthesizer,
+    models: tokens.models, voices: tokens.voices, accounts: tokens.accounts, workDir: tokens.workDir,
+  },
   configSchema,
-  register(ctx) {
+  register(ctx, { http, db, blobs, wallet, synthesizer, models, voices, accounts, workDir }) {
     const o = ctx.options;
     outputFormat(o.defaultOutputFormat);
-    const db = ctx.get(tokens.database);
     db.addMigrations(ctx.pluginId, jobMigrations);
     const store = new JobStore(db);
     const limits = { ...DEFAULT_JOBS_PER_PLAN, ...o.jobsPerPlan };
     const jobLimit = (plan: Plan) => limits[plan] ?? null;
     const allow = parseAllowList(process.env.SAWT_WEBHOOK_ALLOW);
-    const wallet = ctx.get(tokens.wallet);
-    const blobs = ctx.get(tokens.blobStore);
-    const runner = new JobRunner({ store, synthesizer: ctx.get(tokens.synthesizer), blobs, wallet, workDir: ctx.get(tokens.workDir), logger: ctx.logger }, {
+    const runner = new JobRunner({ store, synthesizer, blobs, wallet, workDir, logger: ctx.logger }, {
       runners: o.runners ?? availableParallelism(),
       leaseMs: o.leaseMs, pollMs: o.pollMs, sweepMs: o.sweepMs, retentionMs: Math.round(o.retentionHours * 3_600_000), maxAttempts: o.maxAttempts, jobLimit,
       webhook: { timeoutMs: o.webhook.timeoutMs, retryBaseMs: o.webhook.retryBaseMs, retryWindowMs: Math.round(o.webhook.retryWindowHours * 3_600_000), allow, userAgent: 'Sawt-Webhooks/1' },
     });
-    registerJobRoutes(ctx.get(tokens.httpServer), {
-      store, runner, wallet, blobs, allow, jobLimit,
-      services: { models: ctx.get(tokens.models), voices: ctx.get(tokens.voices), accounts: ctx.get(tokens.accounts) },
+    registerJobRoutes(http, {
+      store, runner, wallet, blobs, allow, jobLimit, services: { models, voices, accounts },
       maxChars: o.maxChars, maxJsonBytes: o.maxJsonBytes, maxFileBytes: o.maxFileBytes, partChars: o.partChars, defaultFormat: o.defaultOutputFormat,
     });
     return {

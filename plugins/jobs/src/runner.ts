@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  isSawtError, outputFormat,
+  firstAudioWaits, isSawtError, outputFormat, turnBudget,
   type BlobStore, type Logger, type Plan, type SpeechStream, type SpeechSynthesizer, type Wallet, type WorkDir,
 } from '@sawt/core';
 import { assemble } from './assemble.js';
@@ -141,6 +141,9 @@ export class JobRunner {
       const pcm: Buffer[] = [];
       let samples = 0;
       for await (const chunk of stream) {
+        // Live work first: a client waiting for its first audio, and the turn's budget, go before a job's next chunk.
+        const later = firstAudioWaits.yieldToWaiting() ?? turnBudget.spend();
+        if (later) await later;
         pcm.push(chunk.pcm);
         samples += chunk.info.samples;
         cues.add(chunk.info);
