@@ -2,7 +2,8 @@
  * Two numbers joined by a dash: a match score or a range, by context. After a word of a match
  * (فاز، تعادل، خسر، هزم، بنتيجة، المباراة…) in the same clause, two small numbers with no noun
  * after them are a score, read with مقابل (فاز الأهلي 3-1 → ثلاثة مقابل واحد; the number after
- * مقابل, an adverb in construct, is genitive: واحد مقابل اثنين). Any other pair is a range:
+ * مقابل, an adverb in construct, is genitive: واحد مقابل اثنين); so are two numbers that do not go up
+ * (صوت المجلس 5-3، 2-2), which no range is. Any other pair is a range:
  * 3-5 → 3 إلى 5, left for the unit and number readers, which give the first number the gender of
  * the noun counted after the second (من 3-5 ساعات → من ثلاث إلى خمس ساعات). Dates, month-years and
  * phone numbers have been read before this stage. Dimensions (2 م × 3 م، 1920x1080) are read with
@@ -34,7 +35,8 @@ export function normalizeRanges(text: string): string {
   return text.replace(/(?<![\d.,:/\p{L}])(\d{1,4})\s?[-–]\s?(\d{1,4})(?![\d.,:/])/gu, (_all, a: string, b: string, off: number, s: string) => {
     const clause = s.slice(Math.max(0, off - 80), off).split(/[.!؟?\n؛]/u).pop()!;
     const rest = s.slice(off + _all.length);
-    const score = a.length <= 2 && b.length <= 2 && MATCH.test(clause) && !/(?:^|\s)(?:من|بين)\s*$/u.test(clause)
+    // a range goes up: 5-3 or 2-2 is a tally (صوت المجلس 5-3) wherever it stands
+    const score = a.length <= 2 && b.length <= 2 && (MATCH.test(clause) || Number(b) <= Number(a)) && !/(?:^|\s)(?:من|بين)\s*$/u.test(clause)
       && !countsAfter(rest);
     if (score) return `${cardinal(a, { case: caseAt(s, off) })} مقابل ${cardinal(b, { case: 'gen' })}`;
     return `${a} إلى ${b}`;
