@@ -48,6 +48,8 @@ t.test('a Form I verb in the imperfect has its own middle vowel', async (t) => {
   t.match((await words('لا تكتب اسمك على الورقة.'))[1], new RegExp(`^${nfc('تَكْتُب')}`, 'u'), 'كتَب يكتُب');
   t.match((await words('هل تريد أن تشرب القهوة؟'))[3], new RegExp(`^${nfc('تَشْرَب')}`, 'u'), 'شرِب يشرَب after أن');
   t.equal((await words('يعرف عن الرجل أنه كريم.'))[0], nfc('يُعْرَفُ'), 'a passive stays a passive (it is known of the man)');
+  t.equal((await words('يعرض المتحف مجموعة من القطع الأثرية.'))[0], nfc('يَعْرِضُ'), 'عرَض يعرِض: the museum shows (no Form IV يُعْرِضُ)');
+
 });
 
 t.test('عمر is the age after a preposition or before "nearing", the name elsewhere', async (t) => {
@@ -63,6 +65,29 @@ t.test('the first term of a construct has no tanween: before a Latin name, after
   t.equal((await words('التقى الوزير بمدير شركة Google في باريس.'))[3], nfc('شَرِكَةِ'), 'genitive, no tanween');
   t.notMatch(nfc(await d.diacritize('يعمل المهندس في مدينة الرياض منذ عامين.')), nfc('مَدِينَةٍ'), 'the city of Riyadh: no tanween');
   t.match(nfc(await d.diacritize('زرت متحفًا الأسبوع الماضي.')), nfc('مُتْحَفًا'), 'a time adverb after the noun is no construct: the tanween stays');
+});
+
+t.test('the object of an order is accusative; a recipe\'s steps are orders', async (t) => {
+  const pay = await words('اختر طريقة الدفع المناسبة لك.');
+  t.equal(pay[0], nfc('اخْتَرْ'));
+  t.equal(pay[1], nfc('طَرِيقَةَ'), 'choose the method: accusative object');
+  const salt = await words('أضف الملح والفلفل ثم اخلط المكونات جيدا.');
+  t.equal(salt[0], nfc('أَضِفِ'), 'add! (Form IV of ضاف), kasra before the article');
+  t.equal(salt[1], nfc('الْمِلْحَ'), 'the salt: object');
+  t.equal(salt[2], nfc('وَالْفُلْفُلَ'), 'and the pepper: coordinated object');
+  t.equal(salt[4], nfc('اخْلِطِ'), 'mix! (خلط يخلِط)');
+  t.match(salt[5], new RegExp(`${nfc('اتِ')}$`, 'u'), 'the ingredients: a feminine plural\'s accusative is its kasra');
+  const oven = await words('اغسل الخضار جيدا ثم سخن الفرن.');
+  t.equal(oven[4], nfc('سَخِّنِ'), 'heat! (Form II): the text gives orders');
+});
+
+t.test('a diptote or a definite noun takes no tanween', async (t) => {
+  const ministers = await words('شارك في المؤتمر وزراء وخبراء من دول عربية.');
+  t.equal(ministers[3], nfc('وُزَرَاءُ'), 'فُعَلَاء');
+  t.equal(ministers[4], nfc('وَخُبَرَاءُ'), 'وَ + فُعَلَاء');
+  t.equal((await words('اشترت الشركة مصانع قديمة في المدينة.'))[2].replace(/[\u064b-\u0650]$/u, ''), nfc('مَصَانِع'), 'مَفَاعِل: its stem');
+  t.notMatch((await words('اشترت الشركة مصانع قديمة في المدينة.'))[2], /[\u064b-\u064d]/u, 'مَفَاعِل: no tanween');
+  t.notMatch((await words('هذه أنباء سارة للجميع.'))[1], /^أَنْبَاء[\u064e-\u0650]$/u, 'أَفْعَال of a hamza root is no diptote: its tanween is not taken away');
 });
 
 t.test('the user\'s marks and kept text are never corrected', async (t) => {
@@ -86,6 +111,11 @@ t.test('the rules on words as the diacritizer hands them over', async (t) => {
   const order = [word('سَجَّلَ', ''), word('بَيَانَاتِكَ'), word('الْآنَ')];
   t.equal(correctDiacritics(order), 1);
   t.equal(nfc(read(order).split(' ')[0]), nfc('سَجِّلْ'), 'your data, now: an order');
+  const formIV = [word('يُخْرِجُ', ''), word('الْوَزِيرُ')];
+  t.equal(correctDiacritics(formIV), 0, 'a common Form IV (أخرج يُخرِج) stays');
+  const misread = [word('يُعْرِضُ', ''), word('الْمُتْحَفُ')];
+  t.equal(correctDiacritics(misread), 1);
+  t.equal(nfc(read(misread).split(' ')[0]), nfc('يَعْرِضُ'), 'a Form IV the root hardly has is its Form I');
   const fixed = [{ ...word('زَوَّرُوا', ''), fixed: true }];
   t.equal(correctDiacritics(fixed), 0, 'a fixed word is left alone');
 });

@@ -84,6 +84,7 @@ export function correctDiacritics(words: MarkedWord[], tail = ''): number {
     ageNotName(w, words[i - 1]?.bare ?? '', words[i + 1], after(i));
     genitiveAfterPreposition(w, words[i - 1]);
     constructWithoutTanween(w, words[i - 1], words[i + 1], after(i));
+    noTanween(w);
     if (w.marks.join('') !== before) changed++;
   }
   return changed;
@@ -266,4 +267,34 @@ function genitiveAfterPreposition(w: MarkedWord, prev: MarkedWord | undefined): 
   const vowel = vowelOf(mark);
   if (vowel === DAMMA) w.marks[last] = withVowel(mark, KASRA);
   else if (vowel === '\u064c') w.marks[last] = withVowel(mark, '\u064d');
+}
+
+/**
+ * Words that never take tanween: a definite noun (الكتابُ، بالمدرسةِ), and the diptotes whose
+ * pattern shows in their letters and vowels (Wright I §308–309): the broken plurals مَفَاعِل،
+ * مَفَاعِيل (مَصَانِعُ، مَشَارِيعُ), فُعَلَاء and أَفْعِلَاء (وُزَرَاءُ، أَصْدِقَاءُ), and فَعْلَاء
+ * (صَحْرَاءُ). Their tanween becomes the case vowel; a diptote's genitive is a fatha.
+ */
+function noTanween(w: MarkedWord): void {
+  const last = w.bare.length - 1;
+  const mark = w.marks[last] ?? '';
+  const t = TANWEEN.exec(mark)?.[0];
+  if (!t) return;
+  const at = /^[وفبلك]/u.test(w.bare) && /^[\u064e\u0650]$/u.test(vowelOf(w.marks[0] ?? '')) && w.bare.length > 4 ? 1 : 0;
+  const stem = w.bare.slice(at);
+  const v = w.marks.slice(at).map(vowelOf);
+  if (/^(?:ال|لل)/u.test(w.bare.replace(/^[وف]/u, '').replace(/^[بك](?=ال)/u, ''))) {
+    if (!(t === '\u064b' && 'اى'.includes(w.bare[last]!))) w.marks[last] = withVowel(mark, TANWEEN_VOWEL[t]!);
+    return;
+  }
+  // Not a nisba adjective (أَسَاسِيٌّ، عُمَّالِيَّةٌ), nor تَفَاعُل (تَشَابُهٌ, which a kasra would make look
+  // like a plural), nor أَفْعَال of a hamza root (أَنْبَاءٌ، أَجْزَاءٍ: not فَعْلَاء).
+  if (/[يةى]$/u.test(stem) || mark.includes(SHADDA)) return;
+  const diptote =
+    (stem.length === 5 && stem[0] !== 'ت' && v[0] === FATHA && v[1] === FATHA && stem[2] === 'ا' && v[3] === KASRA) ||
+    (stem.length === 6 && v[0] === FATHA && v[1] === FATHA && stem[2] === 'ا' && v[3] === KASRA && stem[4] === 'ي' && v[4] === '') ||
+    (stem.length === 5 && v[0] === DAMMA && v[1] === FATHA && stem[3] === 'ا' && stem[4] === 'ء') ||
+    (stem.length === 6 && stem[0] === 'أ' && v[0] === FATHA && v[1] === SUKUN && v[2] === KASRA && stem[4] === 'ا' && stem[5] === 'ء') ||
+    (stem.length === 5 && stem[0] !== 'أ' && v[0] === FATHA && v[1] === SUKUN && v[2] === FATHA && stem[3] === 'ا' && stem[4] === 'ء');
+  if (diptote) w.marks[last] = withVowel(mark, t === '\u064c' ? DAMMA : FATHA);
 }
