@@ -1,12 +1,12 @@
-// Robustness of the WebSocket transport: a client that stops reading, message
-// size limits, pending-text limit, idle timeout and ping/pong keepalive. Small
-// limits come through the transport-ws plugin options; waits are generous and
-// nothing asserts tight timings.
+// Robustness of the WebSocket transport over a real socket: a client that stops
+// reading, message size limits, pending-text limit, idle timeout and ping/pong
+// keepalive. Small limits come through the transport-ws plugin options; waits are
+// generous and nothing asserts tight timings. How far generation runs ahead of a
+// client that does not read is session.test.js's (no socket).
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { tokens } from '@sawt/core';
-import { liveSessions } from '@sawt/plugin-transport-ws';
 import { startServer, SENTENCE, LONG_TEXT, pollUntil } from '../helpers/server.js';
 import { wsConfig, ready, sleep } from '../helpers/ws.js';
 
@@ -20,22 +20,19 @@ function configWith(options) {
 
 const waitFor = (fn, what, ms = 60000) => pollUntil(what, fn, ms, 25);
 
-/** Connects and initializes; also returns the server-side session of this client. */
-async function readyWithSession(srv, key) {
-  const before = new Set(liveSessions);
+/** Connects and initializes; the close reason comes with the client. */
+async function readyWithReason(srv, key) {
   const c = await ready(srv, key);
-  const session = await waitFor(() => [...liveSessions].find((s) => !before.has(s)), 'the server session', 10000);
   c.reason = new Promise((resolve) => c.ws.on('close', (code, reason) => resolve(reason.toString())));
-  return { c, session };
+  return c;
 }
 
 const noReserve = (srv, id) => waitFor(async () => { const b = await srv.balance(id); return b.reserved === 0 && b; }, 'reservation released', 30000);
 
-t.test('a client that stops reading: generation pauses, queued bytes stay bounded, close 1008, nothing reserved or overcharged', async (t) => {
-  const HIGH = 64 * 1024;
-  const srv = await startServer(t, { config: configWith({ highWaterBytes: HIGH, maxBufferedBytes: 16 << 20, stallTimeoutMs: 3000 }) });
+t.test('a client that stops reading: close 1008 "client not reading", the end of the flush never sent, only the delivered words charged', async (t) => {
+  const srv = await startServer(t, { config: configWith({ highWaterBytes: 64 * 1024, maxBufferedBytes: 16 << 20, stallTimeoutMs: 3000 }) });
   const { key, account } = await srv.client({ plan: 'enterprise', balance: '10' });
-  const { c, session } = await readyWithSession(srv, key.key);
+  const c = await readyWithReason(srv, key.key);
 
   // A first flush is delivered in full and charged.
   c.send({ type: 'text', text: SENTENCE, flush: true });
@@ -43,38 +40,13 @@ t.test('a client that stops reading: generation pauses, queued bytes stay bounde
   const afterFirst = await noReserve(srv, account.id);
   t.ok(afterFirst.balance < 10_000_000, 'the delivered flush was charged');
 
-  // Stop reading, then ask for a lot of audio (several minutes of speech).
+  // Stop reading, then ask for a lot of audio (several minutes of speech): past stallTimeoutMs
+  // without the client reading, the server closes the session with 1008.
   c.ws._socket.pause();
   const received = c.audio().length;
   c.send({ type: 'text', text: LONG_TEXT.repeat(30), flush: true });
-  await waitFor(() => session.stats().paused, 'generation to pause');
-  // The kernel's socket buffers may still take some megabytes (loopback TCP grows them): the
-  // pause counts from when they are full, i.e. when no byte went out for 300 ms.
-  for (let last = -1, steady = 0; steady < 3; await sleep(100)) {
-    const now = session.stats().sentBytes;
-    steady = now === last ? steady + 1 : 0;
-    last = now;
-  }
-
-  // While paused: nothing more is produced and what is queued stays bounded.
-  const samples = [];
-  for (let i = 0; i < 10 && session.stats().paused; i++) {
-    samples.push(session.stats());
-    await sleep(100);
-  }
-  t.ok(samples.length >= 2, `${samples.length} samples while paused`);
-  const maxBuffered = Math.max(...samples.map((s) => s.bufferedAmount));
-  const maxStream = Math.max(...samples.map((s) => s.streamBuffered));
-  t.ok(maxBuffered <= HIGH + 256 * 1024, `socket buffer ${maxBuffered} B stays near the ${HIGH} B high-water mark`);
-  t.ok(maxStream <= 1 << 20, `speech stream buffer ${maxStream} B bounded`);
-  const grown = samples.at(-1).sentBytes - samples[0].sentBytes;
-  t.ok(grown <= 256 * 1024, `${grown} B produced while paused`);
-  const sent = samples.at(-1).sentBytes;
-  // 30 × LONG_TEXT is several minutes of 24 kHz audio: about 30 MB of base64.
-  t.ok(sent < 16 << 20, `only ${sent} B of audio produced for a client that does not read`);
-
-  // Past stallTimeoutMs the server closes the session with 1008.
-  await waitFor(() => session.stats().state !== 1, 'the server to close the session');
+  await waitFor(async () => (await srv.balance(account.id)).reserved > 0, 'the piece to be admitted');
+  await noReserve(srv, account.id);
   c.ws._socket.resume();
   t.equal(await c.closed, 1008, 'close code 1008');
   t.equal(await c.reason, 'client not reading');
@@ -83,12 +55,10 @@ t.test('a client that stops reading: generation pauses, queued bytes stay bounde
 
   // The interrupted piece is charged for the audio that reached the socket (issue 28 item 4), not for the whole text.
   const after = await noReserve(srv, account.id);
-  t.equal(after.reserved, 0, 'nothing reserved');
   const charged = afterFirst.balance - after.balance;
   t.ok(charged > 0 && charged < [...LONG_TEXT.repeat(30).trim()].length * 100, `only the delivered words were charged (${charged / 100} characters)`);
   const ledger = await srv.app.get(tokens.wallet).ledger(account.id);
   t.ok(ledger.some((e) => e.kind === 'settle' && /^client not reading after/.test(e.description ?? '')), 'the ledger says the client stopped reading');
-  await waitFor(() => !liveSessions.has(session), 'the session to end', 40000);
 });
 
 t.test('message size: above maxMessageBytes an error 40001 and the connection stays open; above maxPayload close 1009; too much pending text 40001', async (t) => {
@@ -118,18 +88,16 @@ t.test('message size: above maxMessageBytes an error 40001 and the connection st
 t.test('idle timeout: no message for idleTimeoutMs closes 1000 "idle timeout"; a session waiting on generation is not idle', async (t) => {
   const srv = await startServer(t, { config: configWith({ idleTimeoutMs: 800, highWaterBytes: 64 * 1024 }) });
   const { key } = await srv.client({ plan: 'enterprise', balance: '10' });
-  const { c } = await readyWithSession(srv, key.key);
+  const c = await readyWithReason(srv, key.key);
   t.equal(await c.closed, 1000);
   t.equal(await c.reason, 'idle timeout');
 
   // Generation paused by a client that does not read, for longer than the idle
   // timeout: the session stays open and delivers everything once it reads again.
-  const { c: d, session } = await readyWithSession(srv, key.key);
+  const d = await readyWithReason(srv, key.key);
   d.ws._socket.pause();
   d.send({ type: 'text', text: LONG_TEXT.repeat(30), flush: true });
-  await waitFor(() => session.stats().paused, 'generation to pause');
   await sleep(2000);
-  t.equal(session.stats().state, 1, 'still open after 2.5 × the idle timeout');
   d.ws._socket.resume();
   await d.until(() => d.audio().find((m) => m.isFinal) || d.closeCode !== null);
   t.ok(d.audio().at(-1)?.isFinal, 'the flush ended with isFinal');

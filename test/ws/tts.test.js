@@ -1,11 +1,14 @@
 import t from 'tap';
-import { SENTENCE, LONG_TEXT } from '../helpers/server.js';
-import { startWsServer, connect, ready, sleep } from '../helpers/ws.js';
+import { tokens } from '@sawt/core';
+import { SENTENCE, LONG_TEXT, pollUntil } from '../helpers/server.js';
+import { startWsServer, connect, ready } from '../helpers/ws.js';
 
 const srv = await startWsServer(t);
 const { key, account } = await srv.client({ plan: 'enterprise', balance: '10' });
 
 const finalAudio = (c) => () => c.audio().find((m) => m.isFinal);
+/** The account's balance once nothing is reserved any more. */
+const settled = (id) => pollUntil('the reservation to close', async () => { const b = await srv.balance(id); return b.reserved === 0 && b; }, 30_000);
 
 t.test('init + text with flush gives 24 kHz audio, the last message isFinal, longer text gives more audio', async (t) => {
   const c = await ready(srv, key.key);
@@ -144,11 +147,13 @@ t.test('clear drops buffered text: no reply and no audio for it', async (t) => {
   await only.until(finalAudio(only));
   const ratio = c.pcmBytes() / only.pcmBytes();
   t.ok(ratio > 0.95 && ratio < 1.05, `audio is that of the text sent after clear (ratio ${ratio.toFixed(3)})`);
-  await sleep(100);
-  t.equal(10_000_000 - (await srv.balance(a2.id)).balance, [...SENTENCE].length * 100, 'only the text after clear is charged');
+  t.equal(10_000_000 - (await settled(a2.id)).balance, [...SENTENCE].length * 100, 'only the text after clear is charged');
   t.equal(c.errors().length, 0);
-  await sleep(200);
-  t.equal(c.messages.length, n, 'nothing more arrives');
+  // Messages come in order: a second flush's audio follows the first's with nothing of the cleared text between.
+  c.send({ type: 'text', text: SENTENCE, flush: true });
+  await c.until(() => c.audio().filter((m) => m.isFinal).length === 2);
+  const second = c.audio().slice(c.audio().findIndex((m) => m.isFinal) + 1).reduce((b, m) => b + Buffer.from(m.audio, 'base64').length, 0);
+  t.ok(Math.abs(second / only.pcmBytes() - 1) < 0.05, `the next audio is the next flush's alone (${second} B, the sentence alone ${only.pcmBytes()} B; ${n} messages before)`);
   c.ws.close(); only.ws.close();
 });
 
@@ -159,13 +164,14 @@ t.test('clear cancels generation in progress; only the words already sent are ch
   c.send({ type: 'text', text: LONG_TEXT.repeat(4), flush: true });
   await c.until(() => c.audio().length >= 1);
   c.send({ type: 'clear' });
-  await sleep(500);
-  const n = c.audio().length;
-  await sleep(300);
-  t.equal(c.audio().length, n, 'audio stopped');
-  const after = await srv.balance(a2.id);
-  t.equal(after.reserved, 0, 'nothing reserved');
-  const charged = before.balance - after.balance;
+  // The next flush is spoken once the cleared piece stopped (a cancelled piece sends no isFinal).
+  c.send({ type: 'text', text: SENTENCE, flush: true });
+  await c.until(finalAudio(c));
+  t.equal(c.audio().filter((m) => m.isFinal).length, 1, 'one isFinal: the next flush\'s');
+  const after = await settled(a2.id);
+  const ledger = await srv.app.get(tokens.wallet).ledger(a2.id);
+  t.ok(ledger.some((e) => e.kind === 'settle' && /^client clear after/.test(e.description ?? '')), 'the cleared piece was cut by the clear');
+  const charged = before.balance - after.balance - [...SENTENCE].length * 100;
   t.ok(charged > 0 && charged < [...LONG_TEXT.repeat(4).trim()].length * 100, `the cancelled piece is charged for its delivered words only (${charged / 100} characters)`);
   c.ws.close();
 });
@@ -184,8 +190,7 @@ t.test('billing: exactly chars × 0.0001 for the flushed text, nothing reserved'
   const c = await ready(srv, k2.key);
   c.send({ type: 'text', text: LONG_TEXT, flush: true });
   await c.until(finalAudio(c));
-  await sleep(100);
-  const after = await srv.balance(a2.id);
+  const after = await settled(a2.id);
   const chars = [...LONG_TEXT.trim()].length;
   t.equal(before.balance - after.balance, chars * 100, `${chars} chars charged`);
   t.equal(after.reserved, 0);
@@ -198,9 +203,7 @@ t.test('a client that disconnects mid-generation leaves nothing reserved and pay
   c.send({ type: 'text', text: LONG_TEXT.repeat(4), flush: true });
   await c.until(() => c.audio().length >= 1);
   c.ws.terminate();
-  await sleep(800);
-  const after = await srv.balance(a2.id);
-  t.equal(after.reserved, 0, 'nothing reserved');
+  const after = await settled(a2.id);
   const charged = 10_000_000 - after.balance;
   t.ok(charged > 0 && charged < [...LONG_TEXT.repeat(4).trim()].length * 100, `charged for the delivered words only (${charged / 100} characters)`);
 });

@@ -1,20 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SawtError, definePlugin, errors, isSawtError, type FromSchema, paidSynthesisServices, tokens, writeRawHttpError, type Authenticator, type ConcurrencyLimiter, type ConcurrencySlot, type Logger } from '@sawt/core';
+import { SawtError, definePlugin, errors, isSawtError, tokens, writeRawHttpError, type ConcurrencyLimiter, type ConcurrencySlot } from '@sawt/core';
 import { WebSocketServer } from 'ws';
 import { buildAsyncApi } from './asyncapi.js';
 import { DEFAULT_LIMITS, type WsLimits } from './limits.js';
 import { upgradeKey } from './messages.js';
-import { WsSession, liveSessions, type WsDeps } from './session.js';
+import { WsSession, type WsDeps } from './session.js';
+import { runSession } from './ws-connection.js';
 
 export { buildAsyncApi };
 export { initFields, textFields, OUTPUT_FORMATS, CLOSE, parseClientMessage, audioMessage, type Alignment } from './messages.js';
 export { MessageBuffers } from './message-buffers.js';
 export { TextChunker, DEFAULT_CHUNKING, NOTHING_TO_SPEAK, type TextChunkerOptions } from './text-chunker.js';
 export { AlignmentBuilder } from './alignment-builder.js';
-export { liveSessions, DEFAULT_LIMITS, type WsLimits };
+export { WsSession, DEFAULT_LIMITS, type WsDeps, type WsLimits };
+export { SendWindow, NotReading } from './send-window.js';
 
 export const WS_PATH = '/api/v1/websocket/text-to-speech';
 
@@ -36,13 +39,9 @@ const configSchema = {
     // Open connections from one client address (0: no limit).
     maxConnectionsPerAddress: { type: 'integer', minimum: 0, default: 64 },
     shutdownGraceMs: { type: 'integer', minimum: 0, default: 10000 },
-    // How often the keys of open connections are checked against the database (revoked, deleted, expired on any node).
-    keyCheckMs: { type: 'integer', minimum: 50, default: 1000 },
   },
   additionalProperties: false,
 } as const;
-
-type WsOptions = FromSchema<typeof configSchema>;
 
 /**
  * Open connections by a name (key id, client address), capped over the whole server: the counts
@@ -73,14 +72,17 @@ class ConnectionCounts {
 const tooMany = (what: string, max: number) => new SawtError('concurrency', `Too many open WebSocket connections for this ${what}: at most ${max} at a time; close one before opening another`);
 
 /** WSS /websocket/text-to-speech on the HTTP server of transport-http. */
-export default definePlugin<WsOptions>({
+export default definePlugin({
   id: 'transport-ws',
   tags: ['transport'],
   scopes: [{ name: 'tts-ws', description: 'The text-to-speech WebSocket (/text-to-speech/{model_id}/stream-input)', after: 'tts' }],
   provides: [],
-  consumes: [tokens.httpServer, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.concurrency, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.logger, tokens.metrics],
+  deps: {
+    http: tokens.httpServer, authenticator: tokens.authenticator, rateLimiter: tokens.rateLimiter, concurrency: tokens.concurrency, metrics: tokens.metrics,
+    accounts: tokens.accounts, admission: tokens.admission, models: tokens.models, voices: tokens.voices, synthesizer: tokens.synthesizer,
+  },
   configSchema,
-  register(ctx) {
+  register(ctx, { http, authenticator, rateLimiter, concurrency, metrics, accounts, admission, models, voices, synthesizer }) {
     const o = ctx.options;
     if (o.maxBufferedBytes < o.highWaterBytes) throw new Error(`transport-ws: maxBufferedBytes (${o.maxBufferedBytes}) must be at least highWaterBytes (${o.highWaterBytes})`);
     if (o.maxPayload < o.maxMessageBytes) throw new Error(`transport-ws: maxPayload (${o.maxPayload}) must be at least maxMessageBytes (${o.maxMessageBytes})`);
@@ -88,29 +90,24 @@ export default definePlugin<WsOptions>({
       maxMessageBytes: o.maxMessageBytes, maxPendingChars: o.maxPendingChars, highWaterBytes: o.highWaterBytes, maxBufferedBytes: o.maxBufferedBytes,
       stallTimeoutMs: o.stallTimeoutMs, pingIntervalMs: o.pingIntervalMs, idleTimeoutMs: o.idleTimeoutMs, initTimeoutMs: o.initTimeoutMs,
     };
-    const limiter = ctx.get(tokens.concurrency);
-    const byKey = new ConnectionCounts(limiter, 'ws-key', o.maxConnectionsPerKey, () => tooMany('API key', o.maxConnectionsPerKey));
-    const byAddress = new ConnectionCounts(limiter, 'ws-address', o.maxConnectionsPerAddress, () => tooMany('address', o.maxConnectionsPerAddress));
-    const http = ctx.get(tokens.httpServer);
+    const byKey = new ConnectionCounts(concurrency, 'ws-key', o.maxConnectionsPerKey, () => tooMany('API key', o.maxConnectionsPerKey));
+    const byAddress = new ConnectionCounts(concurrency, 'ws-address', o.maxConnectionsPerAddress, () => tooMany('address', o.maxConnectionsPerAddress));
     const fastify = http.app as import('fastify').FastifyInstance;
     fastify.get('/api/v1/asyncapi.json', async (req) => buildAsyncApi(http.publicOrigin(req)));
     const deps: WsDeps = {
-      authenticator: ctx.get(tokens.authenticator),
-      rateLimiter: ctx.get(tokens.rateLimiter),
-      ...paidSynthesisServices(ctx.get),
+      authenticator, rateLimiter, accounts, admission, models, voices, synthesizer, metrics,
       logger: ctx.logger,
       track: (p, cancel) => http.trackInFlight(p, cancel),
       claimKey: (keyId) => byKey.take(keyId),
     };
     const wss = new WebSocketServer({ noServer: true, maxPayload: ctx.options.maxPayload });
     // A handshake ws refuses (bad method, key or version) answers in the error shape of every other refusal.
-    const metrics = ctx.get(tokens.metrics);
     const refuse = (socket: Duplex, e: SawtError) => {
       metrics.countRefusal(e.code, 'ws');
       writeRawHttpError(socket, e, randomUUID());
     };
     wss.on('wsClientError', (err: Error, socket: Duplex) => refuse(socket, errors.validation(`WebSocket handshake refused: ${err.message}`)));
-    const sessions = new Set<WsSession>();
+    const sessions = new Map<WsSession, import('ws').WebSocket>();
     metrics.addGauge({ name: 'sawt_ws_sessions_active', help: 'Open WebSocket text-to-speech sessions.', read: () => sessions.size });
     let closing = false;
 
@@ -135,8 +132,8 @@ export default definePlugin<WsOptions>({
           }
           socket.once('close', releaseAddress);
           wss.handleUpgrade(req, socket, head, (ws) => {
-            const session = new WsSession(ws, deps, upgradeKey(req, url), limits);
-            sessions.add(session);
+            const session = runSession(ws, socket as Socket, limits, (conn) => new WsSession(conn, deps, upgradeKey(req, url), limits));
+            sessions.set(session, ws);
             void session.done.then(() => (sessions.delete(session), releaseAddress()));
           });
         },
@@ -144,7 +141,6 @@ export default definePlugin<WsOptions>({
       );
     };
     http.server.on('upgrade', onUpgrade);
-    const keyCheck = watchKeys(sessions, deps.authenticator, ctx.options.keyCheckMs, ctx.logger);
 
     return {
       // Runs beside transport-http's stop (core stops the transports together): new connections get
@@ -153,13 +149,12 @@ export default definePlugin<WsOptions>({
       async stop() {
         closing = true;
         const graceEnds = Date.now() + ctx.options.shutdownGraceMs;
-        clearInterval(keyCheck);
-        for (const s of sessions) s.shutdown();
-        const allDone = () => Promise.allSettled([...sessions].map((s) => s.done));
+        for (const s of sessions.keys()) s.shutdown();
+        const allDone = () => Promise.allSettled([...sessions.keys()].map((s) => s.done));
         if (sessions.size) await Promise.race([allDone(), sleep(Math.max(0, graceEnds - Date.now()), undefined, { ref: false })]);
-        for (const s of sessions) s.closeNow();
+        for (const s of sessions.keys()) s.closeNow();
         if (sessions.size) await Promise.race([allDone(), sleep(1000, undefined, { ref: false })]);
-        for (const s of sessions) s.terminate();
+        for (const ws of sessions.values()) ws.terminate();
         await allDone();
         http.server.off('upgrade', onUpgrade);
         wss.close();
@@ -167,30 +162,3 @@ export default definePlugin<WsOptions>({
     };
   },
 });
-
-/**
- * Every `everyMs`, one query for the keys of all open connections: a key revoked,
- * deleted or expired since (by the CLI or any node sharing the database) closes its
- * connections 1008 with the same error a new request gets. No cache: what a
- * connection may do is at most `everyMs` old.
- */
-function watchKeys(sessions: Set<WsSession>, authenticator: Authenticator, everyMs: number, logger: Logger): NodeJS.Timeout {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running || sessions.size === 0 || !authenticator.invalidKeys) return;
-    const ids = [...new Set([...sessions].map((s) => s.keyId).filter((id): id is string => id !== null))];
-    if (ids.length === 0) return;
-    running = true;
-    authenticator.invalidKeys(ids).then(
-      (invalid) => {
-        for (const s of sessions) {
-          const e = s.keyId === null ? undefined : invalid.get(s.keyId);
-          if (e) s.keyInvalidated(e);
-        }
-      },
-      (err) => logger.warn({ err }, 'checking the keys of open WebSocket connections failed'),
-    ).finally(() => (running = false));
-  }, everyMs);
-  timer.unref();
-  return timer;
-}

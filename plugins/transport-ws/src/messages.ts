@@ -3,7 +3,7 @@
  * server's messages and close codes. No I/O here.
  */
 import type { IncomingMessage } from 'node:http';
-import { defineFields, errors, OUTPUT_FORMAT_NAMES, outputFormat, presentedKey, synthesisRate, validateFields, type OutputFormatSpec, type SawtError } from '@sawt/core';
+import { DEFAULT_SAMPLE_RATE, defineFields, errors, OUTPUT_FORMAT_NAMES, outputFormat, presentedKey, synthesisRate, validateFields, type OutputFormatSpec, type SawtError } from '@sawt/core';
 import type { MessageBuffers } from './message-buffers.js';
 
 /** The formats a client may ask for (initConnection output_format): core's table. */
@@ -84,7 +84,7 @@ export interface InitRequest {
   voiceId: string;
   stability: number;
   speed: number;
-  /** The rate the audio is synthesized at (the format's, or 24000 to be resampled to it). */
+  /** The rate the audio is synthesized at (the format's, or the default rate to be resampled to it). */
   sampleRate: number;
   format: OutputFormatSpec;
 }
@@ -96,8 +96,8 @@ export function parseInit(body: Record<string, unknown>): InitRequest {
     voiceId: f.voice_id,
     stability: f.voice_settings?.stability ?? 0.5,
     speed: f.voice_settings?.speed ?? 1,
-    sampleRate: synthesisRate(outputFormat(f.output_format ?? 'pcm_24000')),
-    format: outputFormat(f.output_format ?? 'pcm_24000'),
+    sampleRate: synthesisRate(outputFormat(f.output_format ?? `pcm_${DEFAULT_SAMPLE_RATE}`)),
+    format: outputFormat(f.output_format ?? `pcm_${DEFAULT_SAMPLE_RATE}`),
   };
 }
 

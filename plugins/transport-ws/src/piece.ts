@@ -1,11 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { outputTooLong, turnBudget, type CutBy, type PaidAdmission, type SpeechChunk, type SpeechStream } from '@sawt/core';
+import { firstAudioWaits, outputTooLong, turnBudget, type CutBy, type PaidAdmission, type SpeechChunk, type SpeechStream } from '@sawt/core';
 import { AlignmentBuilder } from './alignment-builder.js';
-import { firstAudioWaits } from './first-audio.js';
-import type { WsLimits } from './limits.js';
 import { messageBuffers } from './message-buffers.js';
 import type { ConnectionEncoder } from './encoding.js';
 import { audioMessage, emptyFinalMessage } from './messages.js';
+import { NotReading } from './send-window.js';
 
 /** The most audio one message carries after the first of a piece (ms). */
 const MAX_MESSAGE_MS = 1000;
@@ -51,33 +49,29 @@ export interface Piece {
 
 /** The connection, as the generation of a piece sees it. */
 export interface PieceOutput {
-  /** Sends a message; resolves false when it could not be sent (the client is gone). */
-  send(msg: string): Promise<boolean>;
+  /** Sends a message (an audio message's buffer goes back to messageBuffers once written); resolves false when it could not be sent (the client is gone). */
+  send(msg: string | Buffer): Promise<boolean>;
   sendError(e: unknown): Promise<boolean>;
-  /** Bytes queued on the socket, not yet sent to the client. */
-  bufferedAmount(): number;
+  /** Resolves once the client has read enough of what was sent (SendWindow.belowHighWater); rejects with NotReading. */
+  drained(): Promise<void>;
   closed(): boolean;
   /** The client stopped reading: the session closes 1008 and drops its queue. */
   notReading(): void;
-  /** Sends an audio message (counted in the session's figures); its buffer goes back to messageBuffers once written. */
-  sendAudio(msg: Buffer): Promise<boolean>;
 }
 
 /**
  * The generation of one piece: its paid synthesis streamed to the client as audio messages with
  * the alignment of the words read so far, the last of a flush with isFinal. Reading the speech
- * stream stops while the socket holds more than highWaterBytes (the native job pauses with it);
+ * stream stops while the client is behind (PieceOutput.drained: the native job pauses with it);
  * the reservation is settled once the last message is sent, and released on any failure.
  */
 export class PieceRun {
   stream: SpeechStream | null = null;
   cancelled = false;
-  /** Waiting for the client to read. */
-  paused = false;
   /** Who cut the piece short (the ledger's reason for its partial charge). */
   private cutBy: CutBy | null = null;
 
-  constructor(readonly piece: Piece, private readonly out: PieceOutput, private readonly limits: WsLimits) {}
+  constructor(readonly piece: Piece, private readonly out: PieceOutput) {}
 
   /** Stops the piece: audio already handed to the socket is charged, with `cutBy` in the ledger. */
   cancel(cutBy: CutBy = 'server shutdown'): void {
@@ -93,7 +87,7 @@ export class PieceRun {
   /** Sends the empty final message of a flush with nothing left to generate. */
   async sendEmptyFinal(sampleRate: number, encoder: ConnectionEncoder | null = null): Promise<void> {
     const rest = encoder ? await encoder.encode([], true) : null;
-    if (rest?.length) await this.out.sendAudio(audioMessage(rest, encoder!.rate, null, true, messageBuffers));
+    if (rest?.length) await this.out.send(audioMessage(rest, encoder!.rate, null, true, messageBuffers));
     else await this.out.send(emptyFinalMessage(encoder?.rate ?? sampleRate));
   }
 
@@ -146,7 +140,7 @@ export class PieceRun {
       const message = encoder
         ? encoder.encode(pcm, isFinal).then((bytes) => audioMessage(bytes, encoder.rate, alignment, isFinal, messageBuffers))
         : audioMessage(pcm, sampleRate, alignment, isFinal, messageBuffers);
-      const sent = (message instanceof Promise ? message.then((m) => this.out.sendAudio(m)) : this.out.sendAudio(message)).then((ok) => {
+      const sent = (message instanceof Promise ? message.then((m) => this.out.send(m)) : this.out.send(message)).then((ok) => {
         if (ok) deliveredSamples += samples;
         inFlight.delete(sent);
         return ok;
@@ -213,27 +207,17 @@ export class PieceRun {
     }
   }
 
-  /**
-   * Backpressure: waits while the socket holds more than highWaterBytes. Paused for
-   * stallTimeoutMs without relief, or above maxBufferedBytes at any time: the client is not
-   * reading (the session closes 1008) and the piece fails.
-   */
+  /** Backpressure: waits for the client to read; one that stopped is closed 1008 (PieceOutput.notReading) and the piece fails. */
   private async drain(): Promise<void> {
-    const { highWaterBytes, maxBufferedBytes, stallTimeoutMs } = this.limits;
-    const since = Date.now();
+    if (this.gone()) return;
     try {
-      while (!this.out.closed() && !this.cancelled && this.out.bufferedAmount() > highWaterBytes) {
-        this.paused = true;
-        if (this.out.bufferedAmount() > maxBufferedBytes || Date.now() - since > stallTimeoutMs) {
-          this.cutBy ??= 'client not reading';
-          this.cancelled = true;
-          this.out.notReading();
-          throw new Error('client not reading');
-        }
-        await sleep(Math.min(20, stallTimeoutMs));
-      }
-    } finally {
-      this.paused = false;
+      await this.out.drained();
+    } catch (e) {
+      if (!(e instanceof NotReading) || this.gone()) return;
+      this.cutBy ??= 'client not reading';
+      this.cancelled = true;
+      this.out.notReading();
+      throw e;
     }
   }
 }

@@ -1,18 +1,33 @@
 import { randomUUID } from 'node:crypto';
-import type { WebSocket } from 'ws';
-import { errors, isSawtError, resolveModelFor, resolveVoiceFor, startPaidSynthesis, type AuthContext, type SawtError } from '@sawt/core';
+import { errors, isSawtError, resolveModelFor, resolveVoiceFor, startPaidSynthesis, type AuthContext, type Authenticator, type Logger, type PaidSynthesisServices, type RateLimiter } from '@sawt/core';
+import { ConnectionEncoder } from './encoding.js';
 import { DEFAULT_LIMITS, type WsLimits } from './limits.js';
 import { CLOSE, CONNECTION_INITIALIZED, errorMessage, initKey, parseClientMessage, parseInit, parseText, type InitRequest } from './messages.js';
 import { messageBuffers } from './message-buffers.js';
 import { PIECE_LIMITS, PieceRun, splitPiece, type Piece, type PieceOutput } from './piece.js';
-import type { WsDeps, WsSessionStats } from './session-types.js';
-import { ConnectionEncoder } from './encoding.js';
 import { TextChunker } from './text-chunker.js';
 
-export type { WsDeps, WsSessionStats } from './session-types.js';
+/** What a WebSocket session uses of the server. */
+export interface WsDeps extends PaidSynthesisServices {
+  authenticator: Authenticator;
+  rateLimiter: RateLimiter;
+  logger: Logger;
+  track: <T>(p: Promise<T>, cancel: () => void) => Promise<T>;
+  /** Counts an open connection for the key over the whole server; rejects with a SawtError when the key has too many (released by the returned function). */
+  claimKey?: (keyId: string) => Promise<() => void>;
+  /** Starts a piece's paid synthesis (default: startPaidSynthesis with these services). */
+  startSynthesis?: typeof startPaidSynthesis;
+}
 
-/** Open sessions of this process (for diagnostics and tests). */
-export const liveSessions = new Set<WsSession>();
+/** The connection a session speaks on (the ws adapter, ws-connection.ts, or a test's fake). */
+export interface WsConnection {
+  /** Sends a message; resolves true once the socket took it, false when it could not be sent. */
+  send(msg: string | Buffer): Promise<boolean>;
+  /** Resolves once the client has read enough of what was sent; rejects with NotReading when it stopped reading. */
+  drained(): Promise<void>;
+  /** Starts the close handshake (nothing once closing). */
+  close(code: number, reason: string): void;
+}
 
 /**
  * Where the connection is: waiting for a valid key (given at the upgrade or in initConnection),
@@ -25,16 +40,18 @@ type SessionState = 'connected' | 'authenticated' | 'ready' | 'closing' | 'close
 type Settings = InitRequest & { modelId: string };
 
 /**
- * One WebSocket text-to-speech connection: the I/O. Client messages are handled strictly in order
- * (a promise chain); the TextChunker cuts their text into pieces, which a queue generates one at a
- * time, so audio is sent in text order.
+ * The WebSocket text-to-speech protocol of one connection, without the socket: it is fed the
+ * client's messages (receive) and the connection's events (idle, initTimedOut, closed, shutdown)
+ * and answers through its WsConnection. Messages are handled strictly in order (a promise chain);
+ * the TextChunker cuts their text into pieces, generated one at a time, so audio goes in text order.
+ * The key is authenticated once (at the upgrade or in initConnection); before each generation it is
+ * checked to be still live (Authenticator.invalidKeys): revoked, deleted or expired since, it gets
+ * 40101 and close 1008, at its next generation at the latest.
  */
 export class WsSession {
   readonly id = randomUUID();
   private state: SessionState = 'connected';
   private auth: AuthContext | null = null;
-  /** The secret the connection authenticated with: checked again before every generation. */
-  private secret: string | undefined;
   private settings: Settings | null = null;
   /** The encoder of the connection's output_format (null: raw PCM at the synthesis rate). */
   private encoder: ConnectionEncoder | null = null;
@@ -43,42 +60,29 @@ export class WsSession {
   private queue: Piece[] = [];
   private running: PieceRun | null = null;
   private chain: Promise<void> = Promise.resolve();
-  private alive = true;
-  private readonly timer: NodeJS.Timeout;
-  private readonly idleTimer: NodeJS.Timeout;
-  private readonly initTimer: NodeJS.Timeout;
   private releaseKey: (() => void) | null = null;
   /** The server is shutting down: the connection closes 1001 once its queue is done. */
   private shuttingDown = false;
   /** The key stopped holding and the client was told (40101 is sent once). */
   private keyRefused = false;
-  private sentBytes = 0;
-  private audioMessages = 0;
-  private corked = false;
+  /** The close handshake was started (once). */
+  private closeSent = false;
   readonly done: Promise<void>;
   private resolveDone!: () => void;
 
   constructor(
-    private readonly ws: WebSocket,
+    private readonly conn: WsConnection,
     private readonly deps: WsDeps,
     presented: string | undefined,
     private readonly limits: WsLimits = DEFAULT_LIMITS,
   ) {
     this.done = new Promise((r) => (this.resolveDone = r));
-    liveSessions.add(this);
-    ws.on('message', (data, isBinary) => {
-      this.idleTimer.refresh();
-      const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer | ArrayBuffer).byteLength;
-      const raw = size > limits.maxMessageBytes ? undefined : isBinary ? null : data.toString();
-      this.inOrder(() => (raw === undefined ? this.onOversized(size) : this.onMessage(raw)));
-    });
-    ws.on('pong', () => (this.alive = true));
-    ws.on('close', () => this.onClose());
-    ws.on('error', () => {});
-    this.timer = setInterval(() => this.heartbeat(), limits.pingIntervalMs).unref();
-    this.idleTimer = setTimeout(() => this.onIdle(), limits.idleTimeoutMs).unref();
-    this.initTimer = setTimeout(() => this.onInitTimeout(), limits.initTimeoutMs).unref();
     if (presented !== undefined) this.inOrder(() => this.authenticate(presented).then(() => undefined));
+  }
+
+  /** A client message: its text (null: binary), or its size when it was over maxMessageBytes. */
+  receive(raw: string | null | { oversized: number }): void {
+    this.inOrder(() => (raw !== null && typeof raw === 'object' ? this.onOversized(raw.oversized) : this.onMessage(raw)));
   }
 
   /** Runs `step` after every message handled so far. */
@@ -90,25 +94,16 @@ export class WsSession {
     return this.state === 'closing' || this.state === 'closed';
   }
 
-  private heartbeat(): void {
-    if (this.state === 'closed') return;
-    if (!this.alive) {
-      this.ws.terminate();
-      return;
-    }
-    this.alive = false;
-    this.ws.ping();
-  }
-
-  /** No client message for idleTimeoutMs: close 1000, unless audio is still being generated. */
-  private onIdle(): void {
-    if (this.ending) return;
-    if (this.running) this.idleTimer.refresh();
-    else this.closeWith(CLOSE.normal, 'idle timeout');
+  /** No client message for idleTimeoutMs: close 1000, unless audio is still being generated (false: still busy). */
+  idle(): boolean {
+    if (this.ending) return true;
+    if (this.running) return false;
+    this.closeWith(CLOSE.normal, 'idle timeout');
+    return true;
   }
 
   /** No initConnection in time: the connection holds resources for nothing. */
-  private onInitTimeout(): void {
+  initTimedOut(): void {
     const waiting = () => this.state === 'connected' || this.state === 'authenticated';
     if (!waiting()) return;
     this.inOrder(async () => {
@@ -123,54 +118,16 @@ export class WsSession {
     await this.sendError(errors.validation(`Message too large: ${size} bytes; the limit is ${this.limits.maxMessageBytes} bytes`));
   }
 
-  stats(): WsSessionStats {
-    return {
-      id: this.id,
-      state: this.ws.readyState,
-      bufferedAmount: this.ws.bufferedAmount,
-      sentBytes: this.sentBytes,
-      audioMessages: this.audioMessages,
-      paused: this.running?.paused ?? false,
-      pendingChars: this.pendingChars(),
-      streamBuffered: this.running?.stream?.readableLength ?? 0,
-    };
-  }
-
   private pendingChars(): number {
     return this.chunker.buffered + this.queue.reduce((n, p) => n + p.text.length, 0) + (this.running?.piece.text.length ?? 0);
   }
 
-  /** Sends a text message; an audio message's buffer goes back to messageBuffers once written (or not sent). */
   private send(msg: string | Buffer): Promise<boolean> {
-    if (this.state === 'closed' || this.ws.readyState !== this.ws.OPEN) {
+    if (this.state === 'closed') {
       if (typeof msg !== 'string') messageBuffers.give(msg);
       return Promise.resolve(false);
     }
-    this.corkForThisTick();
-    if (typeof msg === 'string') return new Promise((resolve) => this.ws.send(msg, (err) => resolve(!err)));
-    return new Promise((resolve) =>
-      this.ws.send(msg, { binary: false }, (err) => {
-        messageBuffers.give(msg);
-        resolve(!err);
-      }),
-    );
-  }
-
-  /**
-   * Messages sent in the same turn of the event loop leave in one socket write, as Node's HTTP
-   * responses do: a write per message (a syscall through the loopback TCP stack) was the largest
-   * cost of the main thread with many sessions (measured: a third of its busy time). The messages
-   * and their order are unchanged.
-   */
-  private corkForThisTick(): void {
-    const socket = (this.ws as unknown as { _socket?: { cork(): void; uncork(): void; destroyed: boolean } })._socket;
-    if (this.corked || !socket || socket.destroyed) return;
-    this.corked = true;
-    socket.cork();
-    process.nextTick(() => {
-      this.corked = false;
-      socket.uncork();
-    });
+    return this.conn.send(msg);
   }
 
   private sendError(e: unknown): Promise<boolean> {
@@ -186,29 +143,20 @@ export class WsSession {
   }
 
   private closeWith(code: number, reason: string): void {
-    if (this.state === 'closed' || this.ws.readyState !== this.ws.OPEN) return;
+    if (this.state === 'closed' || this.closeSent) return;
+    this.closeSent = true;
     this.state = 'closing';
-    this.ws.close(code, reason);
+    this.conn.close(code, reason);
   }
 
-  /** The id of the key this connection authenticated with (null: not yet). */
-  get keyId(): string | null {
-    return this.auth?.key.id ?? null;
-  }
-
-  /**
-   * The key was revoked, deleted or expired while the connection is open (seen by
-   * the plugin's key check): the error message, then close 1008, as at authentication.
-   */
-  keyInvalidated(e: SawtError): void {
-    if (this.ending || this.keyRefused) return;
-    // Once: a client that is not reading would otherwise get the error again at every key check.
-    this.keyRefused = true;
+  /** The client is refused from now on: what is waiting is dropped, the error goes, then close 1008. */
+  private refuse(e: unknown, reason: string): Promise<boolean> {
     this.queue = [];
     this.chunker.clear();
     // The close frame follows the error message on the socket.
-    void this.sendError(e);
-    this.closeWith(CLOSE.policy, 'API key no longer valid');
+    const sent = this.sendError(e);
+    this.closeWith(CLOSE.policy, reason);
+    return sent;
   }
 
   /** Authentication failure: the error message, then close 1008. */
@@ -220,12 +168,10 @@ export class WsSession {
       if (!this.releaseKey && this.deps.claimKey) this.releaseKey = await this.deps.claimKey(auth.key.id);
       if (this.state === 'closed') this.releaseKey?.();
       this.auth = auth;
-      this.secret = secret;
       if (this.state === 'connected') this.state = 'authenticated';
       return true;
     } catch (e) {
-      await this.sendError(e);
-      this.closeWith(CLOSE.policy, isSawtError(e) && e.code === 42901 ? 'too many connections' : 'authentication failed');
+      await this.refuse(e, isSawtError(e) && e.code === 42901 ? 'too many connections' : 'authentication failed');
       return false;
     }
   }
@@ -259,7 +205,6 @@ export class WsSession {
     this.settings = { ...init, modelId: model.model_id };
     this.encoder = ConnectionEncoder.for(init.format, init.sampleRate);
     if (this.state === 'authenticated') this.state = 'ready';
-    clearTimeout(this.initTimer);
     await this.send(CONNECTION_INITIALIZED);
   }
 
@@ -321,18 +266,9 @@ export class WsSession {
     this.closeWith(CLOSE.shutdown, 'server shutting down');
   }
 
-  terminate(): void {
-    this.queue = [];
-    this.running?.cancel();
-    this.ws.terminate();
-  }
-
-  private onClose(): void {
+  /** The socket closed: what is queued is dropped, what runs is cut ('client disconnected' unless cut already). */
+  closed(): void {
     this.state = 'closed';
-    liveSessions.delete(this);
-    clearInterval(this.timer);
-    clearTimeout(this.idleTimer);
-    clearTimeout(this.initTimer);
     this.releaseKey?.();
     this.releaseKey = null;
     this.queue = [];
@@ -342,7 +278,7 @@ export class WsSession {
 
   private async work(): Promise<void> {
     while (this.queue.length && this.state !== 'closed') {
-      const run = new PieceRun(this.queue.shift()!, this.output, this.limits);
+      const run = new PieceRun(this.queue.shift()!, this.output);
       this.running = run;
       await this.deps.track(this.runPiece(run), () => run.cancel()).catch(() => {});
       this.running = null;
@@ -353,28 +289,28 @@ export class WsSession {
   private async runPiece(run: PieceRun): Promise<void> {
     const s = this.settings!;
     if (run.piece.text === '') return run.sendEmptyFinal(s.sampleRate, this.encoder);
-    // The key may have been revoked, have expired or been deleted since the connection opened. It is
-    // checked while the piece's admission and synthesis start, not before them (a database round
-    // trip less before the first audio); a key that no longer holds wins: its error alone is sent,
-    // the admission is released and no audio goes out.
-    const authorized = this.stillAuthorized();
+    // The key's liveness is checked while the piece's admission and synthesis start, not before them
+    // (a database round trip less before the first audio); a key that no longer holds wins: its
+    // error alone is sent, the admission is released and no audio goes out.
+    const live = this.keyStillLive();
     const requestId = `${this.id}:${++this.pieces}`;
     const refused = () => {
       run.cancel();
       return new Error('the key no longer holds');
     };
+    const start = this.deps.startSynthesis ?? startPaidSynthesis;
     await run.run(async () => {
       let started: Awaited<ReturnType<typeof startPaidSynthesis>>;
       try {
-        started = await startPaidSynthesis(this.deps, {
+        started = await start(this.deps, {
           auth: this.auth!, requestId, modelId: s.modelId, voiceId: s.voiceId, text: run.piece.text,
           speed: s.speed, stability: s.stability, sampleRate: s.sampleRate, purpose: 'tts ws', transport: 'ws', startedAt: run.piece.queuedAt,
           maxOutputSeconds: PIECE_LIMITS.maxOutputSeconds,
         });
       } catch (e) {
-        throw (await authorized) ? e : refused();
+        throw (await live) ? e : refused();
       }
-      if (!(await authorized)) {
+      if (!(await live)) {
         started.stream.destroy();
         await started.admission.release('websocket key no longer valid');
         throw refused();
@@ -383,42 +319,33 @@ export class WsSession {
     }, s.sampleRate, this.encoder);
   }
 
-  /** Checks the connection's key again; on failure: error 40101, no more audio, close 1008. */
-  private async stillAuthorized(): Promise<boolean> {
+  /** Whether the connection's key still holds; if not: error 40101 (once), no more audio, close 1008. */
+  private async keyStillLive(): Promise<boolean> {
+    const keyId = this.auth!.key.id;
+    let invalid;
     try {
-      const auth = await this.deps.authenticator.authenticate(this.secret);
-      this.deps.authenticator.authorize(auth, 'tts-ws');
-      this.auth = auth;
-      return true;
+      invalid = (await this.deps.authenticator.invalidKeys?.([keyId]))?.get(keyId);
     } catch (e) {
-      if (this.state === 'closed' || this.keyRefused) return false;
-      this.keyRefused = true;
-      this.queue = [];
-      this.chunker.clear();
-      await this.sendError(e);
-      this.closeWith(CLOSE.policy, 'authentication failed');
-      return false;
+      this.deps.logger.warn({ err: e, ...this.logFields() }, 'checking the key of a WebSocket connection failed');
     }
+    if (!invalid) return !this.keyRefused;
+    if (this.state === 'closed' || this.keyRefused) return false;
+    this.keyRefused = true;
+    await this.refuse(invalid, 'API key no longer valid');
+    return false;
   }
 
   /** The connection as a piece's generation sees it. */
   private readonly output: PieceOutput = {
     send: (msg) => this.send(msg),
-    sendAudio: (msg) => {
-      this.sentBytes += msg.length;
-      this.audioMessages++;
-      return this.send(msg);
-    },
     sendError: (e) => this.sendError(e),
-    bufferedAmount: () => this.ws.bufferedAmount,
+    drained: () => this.conn.drained(),
     closed: () => this.state === 'closed',
-    notReading: () => this.notReading(),
+    notReading: () => {
+      this.deps.logger.warn(this.logFields(), 'ws client not reading: closing');
+      this.queue = [];
+      this.chunker.clear();
+      this.closeWith(CLOSE.policy, 'client not reading');
+    },
   };
-
-  private notReading(): void {
-    this.deps.logger.warn({ ...this.logFields(), bufferedAmount: this.ws.bufferedAmount }, 'ws client not reading: closing');
-    this.queue = [];
-    this.chunker.clear();
-    this.closeWith(CLOSE.policy, 'client not reading');
-  }
 }
