@@ -2,7 +2,7 @@
 // SAWT_TEST_PG_URL names a server whose user may create databases, e.g.
 //   SAWT_TEST_PG_URL=postgres://postgres@127.0.0.1:5432/test npx tap test/billing/postgres.test.js
 import t from 'tap';
-import { tokens } from '@sawt/core';
+import { ManualClock, tokens } from '@sawt/core';
 import { bootDataLayer, freshPgDatabase } from '../storage/fixtures/boot.js';
 import { walletRace } from './fixtures/scenarios.js';
 import { startHolder } from './fixtures/holder-process.js';
@@ -77,16 +77,20 @@ if (!process.env.SAWT_TEST_PG_URL) {
       await killed.send({ op: 'reserve', account: account.id, amount: 3000, keyId: key.id, chars: 40 });
       killed.kill('SIGKILL');
       await killed.exited;
-      const app = await bootDataLayer(t, { dataDir, storage, billing: { leases } });
+      // The paused holder and this process on one ManualClock's time: the lease runs out when the test advances it.
+      const clock = new ManualClock();
+      const app = await bootDataLayer(t, { dataDir, storage, billing: { leases }, clock });
       const wallet = app.get(tokens.wallet);
       t.same(await wallet.balance(account.id), { accountId: account.id, balance: 10_000, reserved: 0, available: 10_000 }, 'released at start');
       t.equal((await app.get(tokens.apiKeys).get(key.id)).usedChars, 0);
 
-      const paused = await startHolder(t, { dataDir, storage, billing: { leases } });
+      const paused = await startHolder(t, { dataDir, storage, billing: { leases }, clockStart: clock.now() });
       const r = await paused.send({ op: 'reserve', account: account.id, amount: 2000, keyId: key.id, chars: 20 });
       paused.kill('SIGSTOP');
       t.teardown(() => paused.kill('SIGCONT'));
-      for (let i = 0; i < 150 && (await wallet.balance(account.id)).reserved !== 0; i++) await new Promise((res) => setTimeout(res, 100));
+      await clock.advance(leases.ttlMs);
+      t.equal((await wallet.balance(account.id)).reserved, 2000, 'held until its lease runs out');
+      await clock.advance(leases.sweepMs);
       t.equal((await wallet.balance(account.id)).reserved, 0, 'a paused owner loses its lease');
       paused.kill('SIGCONT');
       t.same(await paused.send({ op: 'settle', id: r.id }), { ok: true });
