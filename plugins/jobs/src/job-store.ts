@@ -168,18 +168,29 @@ export class JobStore {
       if (job.status === 'queued') {
         const limit = jobLimit(job.plan);
         if (limit !== null && (running.get(job.account_id) ?? 0) >= limit) continue;
+        if (!(await this.start(job.id, job.account_id, limit, now))) continue;
+        running.set(job.account_id, (running.get(job.account_id) ?? 0) + 1);
       }
       const part = await this.claimPartOf(job.id, ownerId, now, iso(this.clock() + leaseMs));
       if (!part) continue;
       // A counter, not the clock: two claims within one millisecond still take turns.
       this.served.set(job.account_id, ++this.claims);
-      if (job.status === 'queued') {
-        const started = await k('jobs').where({ id: job.id, status: 'queued' }).update({ status: 'running', started_at: now });
-        if (started) running.set(job.account_id, (running.get(job.account_id) ?? 0) + 1);
-      }
       return part;
     }
     return null;
+  }
+
+  /**
+   * Starts a queued job if its account runs fewer than `limit` jobs, in one statement (so two
+   * processes starting jobs of one account at once do not both pass the count on SQLite).
+   */
+  private async start(jobId: string, accountId: string, limit: number | null, now: string): Promise<boolean> {
+    const k = this.knex;
+    const q = k('jobs').where({ id: jobId, status: 'queued' });
+    if (limit !== null) {
+      q.whereRaw('(select count(*) from jobs r where r.account_id = ? and r.status = ?) < ?', [accountId, 'running', limit]);
+    }
+    return (await q.update({ status: 'running', started_at: now })) === 1;
   }
 
   private async claimPartOf(jobId: string, ownerId: string, now: string, expires: string): Promise<ClaimedPart | null> {
