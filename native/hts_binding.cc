@@ -21,24 +21,30 @@ using args::Integer;
 using args::NumberField;
 using args::Received;
 
+constexpr double kAny = 1e300;  // a finite number (its range is TypeScript's to check)
+
+// The elements of an array for `name`.
+std::vector<Napi::Value> ArrayOf(Napi::Env env, const Napi::Value& v, const std::string& name) {
+  if (!v.IsArray()) ThrowInvalidArgument(env, "Expected an array for " + name + " but received " + Received(v));
+  const Napi::Array array = v.As<Napi::Array>();
+  std::vector<Napi::Value> items;
+  for (uint32_t i = 0; i < array.Length(); ++i) items.push_back(array.Get(i));
+  return items;
+}
+
+// The option values are checked in TypeScript (native/lib/validate.ts, validateHtsOptions) with the
+// client's messages; the readers here check only what keeps the copies below in bounds: types,
+// counts and the sizes they allocate.
 std::vector<std::vector<std::string>> ParseUtterances(Napi::Env env, const Napi::Value& utts) {
-  if (!utts.IsArray() || utts.As<Napi::Array>().Length() == 0) {
-    ThrowInvalidArgument(env, "Expected a non-empty array of label arrays for utterances");
-  }
+  if (!utts.IsArray()) ThrowInvalidArgument(env, "Expected an array of label arrays for utterances");
   std::vector<std::vector<std::string>> utterances;
   const Napi::Array arr = utts.As<Napi::Array>();
   for (uint32_t i = 0; i < arr.Length(); ++i) {
     const Napi::Value u = arr.Get(i);
-    if (!u.IsArray() || u.As<Napi::Array>().Length() == 0) {
-      ThrowInvalidArgument(env, "Expected a non-empty array of strings for utterances[" + std::to_string(i) + "]");
-    }
+    if (!u.IsArray()) ThrowInvalidArgument(env, "Expected an array of strings for utterances[" + std::to_string(i) + "]");
     const Napi::Array labels = u.As<Napi::Array>();
     std::vector<std::string> lines;
-    for (uint32_t j = 0; j < labels.Length(); ++j) {
-      const Napi::Value l = labels.Get(j);
-      if (!l.IsString()) ThrowInvalidArgument(env, "Expected a string for utterances[" + std::to_string(i) + "][" + std::to_string(j) + "]");
-      lines.push_back(l.As<Napi::String>().Utf8Value());
-    }
+    for (uint32_t j = 0; j < labels.Length(); ++j) lines.push_back(args::String(env, labels.Get(j), "a label"));
     utterances.push_back(std::move(lines));
   }
   return utterances;
@@ -46,7 +52,7 @@ std::vector<std::vector<std::string>> ParseUtterances(Napi::Env env, const Napi:
 
 // One given stream: a Float32Array or Float64Array of frames × dim values, copied to doubles here on the
 // main thread (workers never touch JS memory). In lf0, NaN marks an unvoiced frame (kHtsNoData to the
-// vocoder); any other non-finite value would reach the MLSA filter, so it is refused.
+// vocoder).
 std::vector<double> ParseStream(Napi::Env env, const Napi::Value& v, const std::string& name, size_t frames, size_t dim,
                                 bool lf0) {
   if (!v.IsTypedArray() || (v.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array &&
@@ -65,16 +71,7 @@ std::vector<double> ParseStream(Napi::Env env, const Napi::Value& v, const std::
   std::vector<double> data(count);
   for (size_t i = 0; i < count; ++i) {
     const double x = f32 ? f32[i] : f64[i];
-    if (lf0 && std::isnan(x)) {
-      data[i] = kHtsNoData;
-    } else if (!std::isfinite(x)) {
-      ThrowInvalidArgument(env, std::string("Expected finite values") + (lf0 ? " (or NaN: unvoiced)" : "") + " for " + name +
-                                    " but received " + (std::isnan(x) ? "NaN" : x > 0 ? "Infinity"
-                                                                                      : "-Infinity") +
-                                    " at index " + std::to_string(i));
-    } else {
-      data[i] = x;
-    }
+    data[i] = lf0 && std::isnan(x) ? kHtsNoData : x;
   }
   return data;
 }
@@ -105,134 +102,74 @@ HtsParams ParseStreams(Napi::Env env, const Napi::Value& value, size_t index) {
 }
 
 std::vector<HtsParams> ParseParameters(Napi::Env env, const Napi::Value& value) {
-  if (!value.IsArray() || value.As<Napi::Array>().Length() == 0) {
-    ThrowInvalidArgument(env, "Expected a non-empty array of parameter streams (as htsParameters returns) for parameters but received " +
-                                  Received(value));
-  }
+  if (!value.IsArray()) ThrowInvalidArgument(env, "Expected an array of parameter streams for parameters but received " + Received(value));
   const Napi::Array arr = value.As<Napi::Array>();
   std::vector<HtsParams> parameters;
   for (uint32_t i = 0; i < arr.Length(); ++i) parameters.push_back(ParseStreams(env, arr.Get(i), i));
   return parameters;
 }
 
-// words: per utterance, the words in order, each {label, textOffset, length}, label the index of the
-// word's first phone in that utterance's labels; labels increase (a word has at least one phone).
-std::vector<std::vector<HtsWordSpec>> ParseWords(Napi::Env env, const Napi::Value& value,
-                                                 const std::vector<std::vector<std::string>>& utterances) {
-  constexpr size_t kMaxText = 1u << 30;
-  const size_t n = utterances.size();
-  if (!value.IsArray() || value.As<Napi::Array>().Length() != n) {
-    ThrowInvalidArgument(env, "Expected an array of " + std::to_string(n) + " word lists (one per utterance) for words but received " +
-                                  (value.IsArray() ? "an array of " + std::to_string(value.As<Napi::Array>().Length())
-                                                   : Received(value)));
-  }
-  const Napi::Array arr = value.As<Napi::Array>();
-  std::vector<std::vector<HtsWordSpec>> words(n);
-  for (uint32_t i = 0; i < n; ++i) {
-    const std::string at = "words[" + std::to_string(i) + "]";
-    const Napi::Value list = arr.Get(i);
-    if (!list.IsArray()) ThrowInvalidArgument(env, "Expected an array of {label, textOffset, length} for " + at + " but received " + Received(list));
-    const Napi::Array items = list.As<Napi::Array>();
-    size_t nextLabel = 0;
-    for (uint32_t j = 0; j < items.Length(); ++j) {
-      const std::string wat = at + "[" + std::to_string(j) + "]";
-      const Napi::Value item = items.Get(j);
-      if (!item.IsObject() || item.IsArray() || item.IsTypedArray() || item.IsFunction()) {
-        ThrowInvalidArgument(env, "Expected an object {label, textOffset, length} for " + wat + " but received " + Received(item));
-      }
-      const Napi::Object w = item.As<Napi::Object>();
-      // The range says both: inside the utterance's labels, and after the previous word's first phone.
-      if (nextLabel >= utterances[i].size()) {
-        ThrowInvalidArgument(env, "Expected at most " + std::to_string(j) + " words for " + at + " (words[" + std::to_string(i) + "][" +
-                                      std::to_string(j - 1) + "] starts at the last of the " + std::to_string(utterances[i].size()) +
-                                      " labels of utterances[" + std::to_string(i) + "]) but received " + std::to_string(items.Length()));
-      }
-      HtsWordSpec spec;
-      spec.label = Integer(env, w.Get("label"), wat + ".label", nextLabel, utterances[i].size() - 1);
-      spec.textOffset = static_cast<double>(Integer(env, w.Get("textOffset"), wat + ".textOffset", 0, kMaxText));
-      spec.length = static_cast<double>(Integer(env, w.Get("length"), wat + ".length", 0, kMaxText));
-      nextLabel = spec.label + 1;
-      words[i].push_back(spec);
+// words: per utterance, the words in order, each {label, textOffset, length} (label: the index of the
+// word's first phone; PlaceWords keeps it inside the labels).
+std::vector<std::vector<HtsWordSpec>> ParseWords(Napi::Env env, const Napi::Value& value) {
+  constexpr size_t kMaxIndex = 1u << 30;
+  std::vector<std::vector<HtsWordSpec>> words;
+  for (const Napi::Value& list : ArrayOf(env, value, "words")) {
+    words.emplace_back();
+    for (const Napi::Value& item : ArrayOf(env, list, "a word list")) {
+      const Napi::Object w = args::Object(env, item, "a word");
+      words.back().push_back(HtsWordSpec{static_cast<size_t>(Integer(env, w.Get("label"), "label", 0, kMaxIndex)),
+                                         static_cast<double>(Integer(env, w.Get("textOffset"), "textOffset", 0, kMaxIndex)),
+                                         static_cast<double>(Integer(env, w.Get("length"), "length", 0, kMaxIndex))});
     }
   }
   return words;
 }
 
-// voicedClosures: per utterance, label indices (each inside that utterance's labels) whose phone gets a
-// voiced closure after generation (VoiceClosures).
-std::vector<std::vector<size_t>> ParseClosures(Napi::Env env, const Napi::Value& value,
-                                               const std::vector<std::vector<std::string>>& utterances) {
-  const size_t n = utterances.size();
-  if (!value.IsArray() || value.As<Napi::Array>().Length() != n) {
-    ThrowInvalidArgument(env, "Expected an array of " + std::to_string(n) + " label lists (one per utterance) for voicedClosures but received " +
-                                  (value.IsArray() ? "an array of " + std::to_string(value.As<Napi::Array>().Length()) : Received(value)));
-  }
-  const Napi::Array arr = value.As<Napi::Array>();
-  std::vector<std::vector<size_t>> closures(n);
-  for (uint32_t i = 0; i < n; ++i) {
-    const std::string at = "voicedClosures[" + std::to_string(i) + "]";
-    const Napi::Value list = arr.Get(i);
-    if (!list.IsArray()) ThrowInvalidArgument(env, "Expected an array of label indices for " + at + " but received " + Received(list));
-    const Napi::Array items = list.As<Napi::Array>();
-    for (uint32_t j = 0; j < items.Length(); ++j) {
-      closures[i].push_back(Integer(env, items.Get(j), at + "[" + std::to_string(j) + "]", 0, utterances[i].size() - 1));
-    }
+// voicedClosures: per utterance, label indices whose phone gets a voiced closure after generation
+// (VoiceClosures skips any outside the labels).
+std::vector<std::vector<size_t>> ParseClosures(Napi::Env env, const Napi::Value& value) {
+  std::vector<std::vector<size_t>> closures;
+  for (const Napi::Value& list : ArrayOf(env, value, "voicedClosures")) {
+    closures.emplace_back();
+    for (const Napi::Value& x : ArrayOf(env, list, "a label list")) closures.back().push_back(Integer(env, x, "a label index", 0, 1u << 30));
   }
   return closures;
 }
 
 // What a synthesis vocodes: labels to generate streams from, or streams given as they are; exactly one.
 void ParseSource(Napi::Env env, const Napi::Object& opts, HtsJobOptions& o) {
-  const Napi::Value utterances = opts.Get("utterances"), parameters = opts.Get("parameters");
-  if (utterances.IsUndefined() == parameters.IsUndefined()) {
-    ThrowInvalidArgument(env, std::string("Expected exactly one of utterances (labels) and parameters (streams) for options but received ") +
-                                  (utterances.IsUndefined() ? "neither" : "both"));
-  }
-  if (parameters.IsUndefined()) {
-    o.utterances = ParseUtterances(env, utterances);
-  } else {
+  const Napi::Value parameters = opts.Get("parameters");
+  if (!parameters.IsUndefined()) {
     o.parameters = ParseParameters(env, parameters);
+    return;
   }
-  const Napi::Value words = opts.Get("words");
-  if (!words.IsUndefined()) {
-    if (!parameters.IsUndefined()) {
-      ThrowInvalidArgument(env, "Expected no words with parameters (word timings come from the labels' durations) for options.words but received " +
-                                    Received(words));
-    }
-    o.words = ParseWords(env, words, o.utterances);
-  }
-  const Napi::Value closures = opts.Get("voicedClosures");
-  if (!closures.IsUndefined()) {
-    if (!parameters.IsUndefined()) {
-      ThrowInvalidArgument(env, "Expected no voicedClosures with parameters (edit the given lf0 instead) for options.voicedClosures but received " +
-                                    Received(closures));
-    }
-    o.closures = ParseClosures(env, closures, o.utterances);
-  }
+  o.utterances = ParseUtterances(env, opts.Get("utterances"));
+  if (!opts.Get("words").IsUndefined()) o.words = ParseWords(env, opts.Get("words"));
+  if (!opts.Get("voicedClosures").IsUndefined()) o.closures = ParseClosures(env, opts.Get("voicedClosures"));
 }
 
 // The voice and the controls, shared by synthesis and htsParameters.
 void ParseCommon(Napi::Env env, const Napi::Value& value, HtsJobOptions& o) {
   const Napi::Object opts = args::Object(env, value, "options");
   o.voicePath = args::String(env, opts.Get("voicePath"), "voicePath", true);
-  // With given parameters, speed, halfTone, f0Spread and the GV weights have nothing to act on (they act
-  // during generation); they are still checked, so that a bad value is not silently accepted.
+  // Bounded here too: speed sets the frames generated (memory), threads the threads started.
   HtsControls& c = o.controls;
   c.speed = NumberField(env, opts, "speed", 0.25, 4, 1);
-  c.halfTone = NumberField(env, opts, "halfTone", -24, 24, 0);
-  c.f0Spread = NumberField(env, opts, "f0Spread", 0, 4, 1);
-  c.alpha = NumberField(env, opts, "alpha", 0, 0.95, -1);
-  c.gvLf0 = NumberField(env, opts, "gvWeightLf0", 0, 4, 1);
-  c.gvMgc = NumberField(env, opts, "gvWeightMgc", 0, 4, 1);
-  c.gainDb = NumberField(env, opts, "gainDb", -40, 12, -6);
-  c.postfilter = NumberField(env, opts, "postfilter", 0, 0.8, 0);
-  c.highpassHz = NumberField(env, opts, "highpassHz", 0, 500, 0);
-  // mgcOffset: at most 256 numbers, each within ±10 (a mel-cepstral EQ of tens of dB at most).
-  c.mgcOffset = args::NumberArray(env, opts.Get("mgcOffset"), "mgcOffset", 256, -10, 10);
   o.threads = static_cast<int>(NumberField(env, opts, "threads", 1, 64, 2));
+  c.halfTone = NumberField(env, opts, "halfTone", -kAny, kAny, 0);
+  c.f0Spread = NumberField(env, opts, "f0Spread", -kAny, kAny, 1);
+  c.alpha = NumberField(env, opts, "alpha", -kAny, kAny, -1);
+  c.gvLf0 = NumberField(env, opts, "gvWeightLf0", -kAny, kAny, 1);
+  c.gvMgc = NumberField(env, opts, "gvWeightMgc", -kAny, kAny, 1);
+  c.gainDb = NumberField(env, opts, "gainDb", -kAny, kAny, -6);
+  c.postfilter = NumberField(env, opts, "postfilter", -kAny, kAny, 0);
+  c.highpassHz = NumberField(env, opts, "highpassHz", -kAny, kAny, 0);
+  c.mgcOffset = args::NumberArray(env, opts.Get("mgcOffset"), "mgcOffset", 256, -kAny, kAny);
 }
 
-// The create options of a synthesis beside its voice, controls and source.
+// The create options of a synthesis beside its voice, controls and source: bounds of the chunks' and
+// windows' sizes (memory).
 void ParseStreaming(Napi::Env env, const Napi::Object& opts, HtsJobOptions& o) {
   o.sampleRate = static_cast<int>(NumberField(env, opts, "sampleRate", 8000, 48000, 24000));
   o.maxQueuedChunks = static_cast<int>(NumberField(env, opts, "maxQueuedChunks", 1, 1024, 4));
@@ -304,9 +241,9 @@ Napi::Value HtsParameters(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   HtsJobOptions o;
   ParseCommon(env, info[0], o);
-  o.utterances = ParseUtterances(env, info[0].As<Napi::Object>().Get("utterances"));
-  const Napi::Value closures = info[0].As<Napi::Object>().Get("voicedClosures");
-  if (!closures.IsUndefined()) o.closures = ParseClosures(env, closures, o.utterances);
+  const Napi::Object opts = info[0].As<Napi::Object>();
+  o.utterances = ParseUtterances(env, opts.Get("utterances"));
+  if (!opts.Get("voicedClosures").IsUndefined()) o.closures = ParseClosures(env, opts.Get("voicedClosures"));
   return (new ParametersWorker(env, std::move(o)))->Start();
 }
 

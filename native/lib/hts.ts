@@ -5,7 +5,7 @@
 import { captureCallSite, fromNative } from './errors.js';
 import { loadBinding } from './load.js';
 import { SynthesisStream, type SynthesisEventHandler, type SynthesisHandle } from './synthesis-stream.js';
-import { invalid, object } from './validate.js';
+import { validateHtsOptions } from './validate.js';
 
 /** The voice and controls of the HTS engine, shared by createHtsSynthesis and htsParameters. */
 export interface NativeHtsControls {
@@ -153,17 +153,14 @@ const native = (): HtsBinding => loadBinding<HtsBinding>();
  */
 export function synthesizeHtsStream(options: NativeHtsSynthesisOptions): SynthesisStream {
   const callSite = captureCallSite();
-  const o = object('options', options);
-  if ((o.utterances === undefined) === (o.parameters === undefined)) {
-    throw invalid('exactly one of utterances (labels) and parameters (streams)', 'options', options,
-      o.utterances === undefined ? 'neither' : 'both');
-  }
+  validateHtsOptions(options, true);
   return new SynthesisStream(options, callSite, (onEvent) => native().createHtsSynthesis(options, onEvent));
 }
 
 /** Log-F0 and mel-cepstrum streams per utterance, as the engine generates them before vocoding. */
 export async function htsParameters(options: NativeHtsOptions): Promise<HtsParameterStreams[]> {
   const callSite = captureCallSite();
+  validateHtsOptions(options, false);
   try {
     return await native().htsParameters(options);
   } catch (error) {

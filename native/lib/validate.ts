@@ -201,3 +201,133 @@ export function validateFeeds(feeds: unknown, inputs: readonly TensorDescription
   }
   return f as Record<string, Tensor>;
 }
+
+/** What a value that failed a check was, as the addon's argument readers wrote it ('a string', 'an array', 'a Float32Array of 12', null, 3). */
+function kindOf(value: unknown): string {
+  if (value === undefined || value === null || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (typeof value === 'string') return 'a string';
+  if (Array.isArray(value)) return 'an array';
+  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name} of ${(value as unknown as { length: number }).length}`;
+  return typeof value === 'function' ? 'a function' : 'an object';
+}
+
+const fail = (message: string): EngineError => new EngineError('SAWT_ENGINE_INVALID_ARGUMENT', message);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
+
+function hInteger(name: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw fail(`Expected an integer between ${min} and ${max} for ${name} but received ${kindOf(value)}`);
+  }
+  return value;
+}
+
+function hNumber(name: string, value: unknown, min: number, max: number, optional = true): void {
+  if (!(optional && value === undefined) && (typeof value !== 'number' || !(value >= min && value <= max))) {
+    throw fail(`Expected a number between ${min} and ${max} for ${name} but received ${kindOf(value)}`);
+  }
+}
+
+const HTS_STREAMS = ['mgc', 'lf0', 'lpf'] as const;
+/** Bounds that keep frames × dim far from overflow (the addon checks them too: they guard its copies). */
+const HTS_MAX_FRAMES = 2 ** 30, HTS_MAX_DIM = 4096, HTS_MAX_TEXT = 2 ** 30;
+
+function htsStreams(value: unknown, index: number): void {
+  const at = `parameters[${index}]`;
+  if (!isObject(value)) throw fail(`Expected an object of parameter streams for ${at} but received ${kindOf(value)}`);
+  const frames = hInteger(`${at}.frames`, value.frames, 1, HTS_MAX_FRAMES);
+  const dims = value.dims;
+  if (typeof dims !== 'object' || dims === null || Array.isArray(dims)) throw fail(`Expected an object {mgc, lf0, lpf} for ${at}.dims but received ${kindOf(dims)}`);
+  for (const stream of HTS_STREAMS) {
+    const data = value[stream], dim = (dims as Record<string, unknown>)[stream];
+    if (stream === 'lpf' && data === undefined && dim === undefined) break;
+    const width = hInteger(`${at}.dims.${stream}`, dim, 1, HTS_MAX_DIM);
+    const name = `${at}.${stream}`;
+    if (!(data instanceof Float32Array || data instanceof Float64Array)) throw fail(`Expected a Float32Array or Float64Array for ${name} but received ${kindOf(data)}`);
+    if (data.length !== frames * width) {
+      throw fail(`Expected ${frames * width} values (frames ${frames} × dim ${width}) for ${name} but received ${data.length}`);
+    }
+    // lf0 NaN marks an unvoiced frame; any other non-finite value would reach the MLSA filter.
+    const bad = data.findIndex((x) => !Number.isFinite(x) && !(stream === 'lf0' && Number.isNaN(x)));
+    if (bad >= 0) {
+      const x = data[bad]!;
+      throw fail(`Expected finite values${stream === 'lf0' ? ' (or NaN: unvoiced)' : ''} for ${name} but received ${Number.isNaN(x) ? 'NaN' : x > 0 ? 'Infinity' : '-Infinity'} at index ${bad}`);
+    }
+  }
+}
+
+function perUtterance(name: string, what: string, value: unknown, labels: unknown[][]): unknown[][] {
+  if (!Array.isArray(value) || value.length !== labels.length) {
+    throw fail(`Expected an array of ${labels.length} ${what} (one per utterance) for ${name} but received ${Array.isArray(value) ? `an array of ${value.length}` : kindOf(value)}`);
+  }
+  return value as unknown[][];
+}
+
+function htsWords(value: unknown, labels: unknown[][]): void {
+  perUtterance('words', 'word lists', value, labels).forEach((list, i) => {
+    const at = `words[${i}]`;
+    if (!Array.isArray(list)) throw fail(`Expected an array of {label, textOffset, length} for ${at} but received ${kindOf(list)}`);
+    let next = 0;
+    list.forEach((item: unknown, j) => {
+      const wat = `${at}[${j}]`;
+      if (!isObject(item)) throw fail(`Expected an object {label, textOffset, length} for ${wat} but received ${kindOf(item)}`);
+      // The range says both: inside the utterance's labels, and after the previous word's first phone.
+      if (next >= labels[i]!.length) {
+        throw fail(`Expected at most ${j} words for ${at} (words[${i}][${j - 1}] starts at the last of the ${labels[i]!.length} labels of utterances[${i}]) but received ${list.length}`);
+      }
+      next = hInteger(`${wat}.label`, item.label, next, labels[i]!.length - 1) + 1;
+      hInteger(`${wat}.textOffset`, item.textOffset, 0, HTS_MAX_TEXT);
+      hInteger(`${wat}.length`, item.length, 0, HTS_MAX_TEXT);
+    });
+  });
+}
+
+/**
+ * Checks HTS options (createHtsSynthesis when `streaming`, else htsParameters): the voice and
+ * controls, exactly one source (labels or given streams) with its words and voiced closures, and
+ * the output settings. The messages are the ones the addon's readers gave.
+ */
+export function validateHtsOptions(options: unknown, streaming: boolean): void {
+  if (!isObject(options)) throw fail(`Expected an object for options but received ${kindOf(options)}`);
+  const o = options;
+  if (typeof o.voicePath !== 'string' || o.voicePath === '') throw fail(`Expected a non-empty string for voicePath but received ${o.voicePath === '' ? "''" : kindOf(o.voicePath)}`);
+  // With given parameters, speed, halfTone, f0Spread and the GV weights have nothing to act on; they
+  // are still checked, so that a bad value is not silently accepted.
+  const controls: Array<[string, number, number]> = [['speed', 0.25, 4], ['halfTone', -24, 24], ['f0Spread', 0, 4], ['alpha', 0, 0.95], ['gvWeightLf0', 0, 4],
+    ['gvWeightMgc', 0, 4], ['gainDb', -40, 12], ['postfilter', 0, 0.8], ['highpassHz', 0, 500], ['threads', 1, 64]];
+  if (streaming) controls.push(['sampleRate', 8000, 48000], ['maxQueuedChunks', 1, 1024], ['chunkMs', 0, 60000], ['firstWindowFrames', 10, 100000], ['windowFrames', 10, 100000]);
+  for (const [name, min, max] of controls) hNumber(name, o[name], min, max);
+  // mgcOffset: at most 256 numbers, each within ±10 (a mel-cepstral EQ of tens of dB at most).
+  if (o.mgcOffset !== undefined) {
+    if (!Array.isArray(o.mgcOffset) || o.mgcOffset.length > 256) {
+      throw fail(`Expected an array of at most 256 numbers for mgcOffset but received ${Array.isArray(o.mgcOffset) ? `an array of ${o.mgcOffset.length}` : kindOf(o.mgcOffset)}`);
+    }
+    o.mgcOffset.forEach((x: unknown, i) => hNumber(`mgcOffset[${i}]`, x, -10, 10, false));
+  }
+  if (streaming && o.urgent !== undefined && typeof o.urgent !== 'boolean') throw fail(`Expected a boolean for urgent but received ${kindOf(o.urgent)}`);
+  if (streaming && (o.utterances === undefined) === (o.parameters === undefined)) {
+    throw fail(`Expected exactly one of utterances (labels) and parameters (streams) for options but received ${o.utterances === undefined ? 'neither' : 'both'}`);
+  }
+  if (streaming && o.parameters !== undefined) {
+    if (!Array.isArray(o.parameters) || o.parameters.length === 0) {
+      throw fail(`Expected a non-empty array of parameter streams (as htsParameters returns) for parameters but received ${kindOf(o.parameters)}`);
+    }
+    o.parameters.forEach((p: unknown, i) => htsStreams(p, i));
+    if (o.words !== undefined) throw fail(`Expected no words with parameters (word timings come from the labels' durations) for options.words but received ${kindOf(o.words)}`);
+    if (o.voicedClosures !== undefined) throw fail(`Expected no voicedClosures with parameters (edit the given lf0 instead) for options.voicedClosures but received ${kindOf(o.voicedClosures)}`);
+    return;
+  }
+  if (!Array.isArray(o.utterances) || o.utterances.length === 0) throw fail('Expected a non-empty array of label arrays for utterances');
+  const labels = o.utterances as unknown[][];
+  labels.forEach((u, i) => {
+    if (!Array.isArray(u) || u.length === 0) throw fail(`Expected a non-empty array of strings for utterances[${i}]`);
+    u.forEach((l, j) => { if (typeof l !== 'string') throw fail(`Expected a string for utterances[${i}][${j}]`); });
+  });
+  if (streaming && o.words !== undefined) htsWords(o.words, labels);
+  if (o.voicedClosures !== undefined) {
+    perUtterance('voicedClosures', 'label lists', o.voicedClosures, labels).forEach((list, i) => {
+      const at = `voicedClosures[${i}]`;
+      if (!Array.isArray(list)) throw fail(`Expected an array of label indices for ${at} but received ${kindOf(list)}`);
+      list.forEach((x: unknown, j) => hInteger(`${at}[${j}]`, x, 0, labels[i]!.length - 1));
+    });
+  }
+}
