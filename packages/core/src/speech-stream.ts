@@ -2,14 +2,11 @@ import { Readable, Transform } from 'node:stream';
 import type { SpeechChunk, SpeechStream } from './services/index.js';
 
 /**
- * Chunks a speech stream holds before it stops its producer. Object-mode streams count chunks, and
- * a chunk is typically a whole sentence or 100 ms or more of audio: one waiting chunk keeps the
- * consumer fed while the next is generated.
+ * Options of an object-mode Readable of SpeechChunk. Object mode counts chunks, and a chunk is
+ * typically a whole sentence or 100 ms or more of audio: one waiting chunk keeps the consumer fed
+ * while the next is generated.
  */
-export const SPEECH_HIGH_WATER_MARK = 1;
-
-/** Options of an object-mode Readable of SpeechChunk. */
-export const SPEECH_STREAM_OPTIONS = { objectMode: true, highWaterMark: SPEECH_HIGH_WATER_MARK } as const;
+export const SPEECH_STREAM_OPTIONS = { objectMode: true, highWaterMark: 1 } as const;
 
 /** What watches a speech stream's chunks as they are generated (samples, first audio, delivery). */
 export type SpeechObserver = (chunk: SpeechChunk) => void;

@@ -115,6 +115,11 @@ const configSchema = {
       properties: {
         // Engines (each a worker thread with its own HTS_Engine) per voice file.
         threads: { type: 'integer', minimum: 1, maximum: 64, default: 2 },
+        // A request's first clause longer than this is cut at a word boundary and its first part
+        // spoken as an utterance of its own (0: no cut): HTS plans a whole utterance before its first
+        // sample. The price: a phrase boundary there (the first part ends as an utterance, with a short
+        // pause and a final fall, and the rest starts a new intonation phrase).
+        firstChunkChars: { type: 'integer', minimum: 0, maximum: 1000, default: 0 },
         // Label front-end fixes of Festival's defects (each measurable on its own).
         labels: {
           type: 'object',
@@ -170,7 +175,7 @@ export default definePlugin<EngineOptions>({
       htsPhones: (text: string, dialect: Dialect | undefined) => textToPhones(text, options.hts.labels, dialect?.hasHtsRules ? (p) => dialect.applyHts(p) : undefined),
     };
     const pipeline = new EngineTextPipeline({ segment: options.segment, diacritizer: null, dialects, lexicon: options.lexicon, latin: options.latin, models: phoneModels });
-    const handOff = new BackendHandOff({ labelOptions: options.hts.labels, dialects, piperConfig: (id) => piper.loaded(id)?.config, piperFirstChars: options.piper.firstChunkChars });
+    const handOff = new BackendHandOff({ labelOptions: options.hts.labels, dialects, piperConfig: (id) => piper.loaded(id)?.config, piperFirstChars: options.piper.firstChunkChars, htsFirstChars: options.hts.firstChunkChars });
     // The built-in back ends register as a plugin's do (tokens.speechBackends).
     const synthesizer: EngineSynthesizer = new EngineSynthesizer(models, voices, pipeline.frontEnd, handOff);
     for (const b of builtin) synthesizer.add(b);

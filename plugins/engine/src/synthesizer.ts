@@ -75,10 +75,10 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
     // (their front end runs meanwhile), so the first audio does not wait for the whole text.
     const { count, first, rest } = await this.frontEnd.processInParts({ text: req.text, dialect, diacritize: this.models.wantsDiacritics(model.model_id), phonemes: phonesFor(backend.input) });
     if (count === 0) throw errors.validation('text contains nothing that can be spoken');
-    const ready = (segments: string[]) => this.handOff.sentences(backend.input, segments, { modelId: model.model_id, dialect });
-    const parts: Array<unknown[] | Promise<unknown[]>> = [ready((await first).segments)];
+    const ready = (segments: string[], isFirst = false) => this.handOff.sentences(backend.input, segments, { modelId: model.model_id, dialect, first: isFirst });
+    const parts: Array<unknown[] | Promise<unknown[]>> = [ready(await first, true)];
     if (rest) {
-      const later = rest.then((r) => ready(r.segments));
+      const later = rest.then((segments) => ready(segments));
       later.catch(() => {}); // awaited in speak(), after the first part's audio
       parts.push(later);
     }
@@ -105,7 +105,7 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
         if (signal.aborted) return;
         const final = i === parts.length - 1;
         let last = -1;
-        const chunks = timed(() => backend.synthesize({ ...job, sentences, urgency: i === 0 ? 'urgent' : 'later', signal }), engine, backend.chunkTimeoutMs ?? CHUNK_TIMEOUT_MS);
+        const chunks = timed(backend.synthesize({ ...job, sentences, urgency: i === 0 ? 'urgent' : 'later', signal }), engine, backend.chunkTimeoutMs ?? CHUNK_TIMEOUT_MS);
         for await (let chunk of chunks) {
           last = chunk.info.segment;
           if (resampler) chunk = resampled(resampler, chunk, job.sampleRate);
@@ -115,6 +115,9 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
         base += last + 1;
       }
       if (samples === 0) throw errors.validation('text contains nothing that can be spoken (its audio is empty)');
+    } catch (error) {
+      // Anything but a client error already in the table is the engine's failure (the cause is kept for the log).
+      throw isSawtError(error) ? error : errors.internal('Speech synthesis failed', error);
     } finally {
       this.jobs.set(engine, this.jobs.get(engine)! - 1);
     }
@@ -133,36 +136,14 @@ function tail(resampler: Resampler): ArrayBuffer {
   return t.buffer.slice(t.byteOffset, t.byteOffset + t.byteLength) as ArrayBuffer;
 }
 
-/**
- * A back end's chunks with its failures in the error table: any error that is not a client error
- * already is 500 / 50001 (the cause kept for the log), and a chunk later than `timeoutMs` is 503.
- */
-async function* timed(start: () => AsyncIterable<SpeechChunk>, engine: string, timeoutMs: number): AsyncGenerator<SpeechChunk> {
-  const failed = (error: unknown) => (isSawtError(error) ? error : errors.internal('Speech synthesis failed', error));
-  let chunks: AsyncIterator<SpeechChunk>;
-  try {
-    chunks = start()[Symbol.asyncIterator]();
-  } catch (error) {
-    throw failed(error);
-  }
-  let timer: NodeJS.Timeout | undefined;
-  const late = () => new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new SawtError('unavailable', `The speech engine '${engine}' sent no audio for ${timeoutMs / 1000} s; try again later`)), timeoutMs);
-  });
-  try {
-    for (;;) {
-      let next: IteratorResult<SpeechChunk>;
-      try {
-        next = await Promise.race([chunks.next(), late()]);
-      } catch (error) {
-        throw failed(error);
-      } finally {
-        clearTimeout(timer);
-      }
-      if (next.done) return;
-      yield next.value;
-    }
-  } finally {
-    chunks.return?.().catch(() => {});
+/** `chunks`, failing with 503 / 50001 when the next one takes longer than `timeoutMs`. */
+async function* timed(chunks: AsyncIterable<SpeechChunk>, engine: string, timeoutMs: number): AsyncGenerator<SpeechChunk> {
+  const it = chunks[Symbol.asyncIterator]();
+  for (;;) {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new SawtError('unavailable', `The speech engine '${engine}' sent no audio for ${timeoutMs / 1000} s; try again later`)), timeoutMs)));
+    const next = await Promise.race([it.next(), late]).finally(() => clearTimeout(timer));
+    if (next.done) return;
+    yield next.value;
   }
 }

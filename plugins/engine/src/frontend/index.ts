@@ -1,7 +1,7 @@
 import { setTimeout } from 'node:timers/promises';
 import { turnBudget } from '@sawt/core';
 import { normalizeText } from './normalize.js';
-import { hasRawSpan, mapTextParts, protectRaw } from './raw.js';
+import { mapTextParts, protectRaw } from './raw.js';
 import { segmentText, type SegmentOptions } from './segment.js';
 
 /** How long after the first segment the other segments enter the front end (processInParts). */
@@ -28,13 +28,6 @@ export interface FrontEndInput {
   showPhonemes?: boolean;
   /** Set by processInParts on the first segment's run: model stages take it ahead of other waiting work. */
   urgent?: boolean;
-}
-
-export interface FrontEndResult {
-  /** Text pieces ready for the engine, in order. */
-  segments: string[];
-  /** True when the segments carry raw phoneme input ([[...]]). */
-  phonemeInput: boolean;
 }
 
 export type TextStage = (text: string, ctx: FrontEndInput) => string | Promise<string>;
@@ -98,24 +91,16 @@ export class TextFrontEnd {
     return this.stages.map((s) => s.name);
   }
 
-  async process(input: FrontEndInput): Promise<FrontEndResult> {
-    const segments = await this.runStages(input, this.stages.length);
-    return { segments, phonemeInput: segments.some(hasRawSpan) };
-  }
-
   /**
-   * process() in two parts, so that synthesis can start on the first segment while the others are
+   * The front end in two parts, so that synthesis can start on the first segment while the others are
    * still in the front end: `first` is the first segment alone (its model runs go ahead of waiting
-   * work), `rest` (null when there is one segment) the others. Each segment goes through the same
-   * stages as in process(), so the text (and audio) is the same. `count`: segments in all (0: nothing to speak).
+   * work), `rest` (null when there is one segment) the others. Each segment goes through every
+   * stage, so the text (and audio) is that of the whole text at once. `count`: segments in all (0: nothing to speak).
    */
-  async processInParts(input: FrontEndInput): Promise<{ count: number; first: Promise<FrontEndResult>; rest: Promise<FrontEndResult> | null }> {
+  async processInParts(input: FrontEndInput): Promise<{ count: number; first: Promise<string[]>; rest: Promise<string[]> | null }> {
     const segments = await this.segments(input, this.stages);
     const perSegment = this.stages.filter((s) => s.perSegment);
-    const result = async (texts: string[], ctx: FrontEndInput): Promise<FrontEndResult> => {
-      const out = await Promise.all(texts.map((segment) => runSegmentStages(segment, perSegment, ctx)));
-      return { segments: out, phonemeInput: out.some(hasRawSpan) };
-    };
+    const result = (texts: string[], ctx: FrontEndInput) => Promise.all(texts.map((segment) => runSegmentStages(segment, perSegment, ctx)));
     const first = result(segments.slice(0, 1), { ...input, urgent: true });
     // The other segments enter the front end once the first is through it, and REST_DELAY_MS
     // later: meanwhile the first segment's synthesis and the request's reservation have the cores

@@ -17,16 +17,22 @@ export interface HandOffSources {
   piperConfig: (modelId: string) => PiperVoiceConfig | undefined;
   /** The first part of a long first sentence is at most this many characters for Piper (0: no cut). */
   piperFirstChars: number;
+  /** The same for HTS, on a request's first segment only (0: no cut). */
+  htsFirstChars: number;
 }
 
 export class BackendHandOff {
   constructor(private readonly sources: HandOffSources) {}
 
   /** `segments` as `input` (for `modelId`, spoken in `dialect`); 400 / 40001 when nothing of them can be said. */
-  sentences(input: BackendInputKind, segments: string[], ctx: { modelId: string; dialect: string | null }): string[] | HtsUtterance[] | PiperPiece[] {
+  sentences(input: BackendInputKind, segments: string[], ctx: { modelId: string; dialect: string | null; first: boolean }): string[] | HtsUtterance[] | PiperPiece[] {
     if (input === 'hts-labels') {
       const dialect = this.sources.dialects.get(ctx.dialect ?? '');
-      const utterances = segments.flatMap((s) => textToUtterances(s, this.sources.labelOptions, dialect?.hasHtsRules ? (phones) => dialect.applyHts(phones) : undefined));
+      const rewrite = dialect?.hasHtsRules ? (phones: string[]) => dialect.applyHts(phones) : undefined;
+      // HTS generates an utterance's parameters whole before its first sample: a long first clause
+      // is cut (at a word boundary) so that its first part is an utterance of its own.
+      const pieces = ctx.first ? firstChunk(segments, this.sources.htsFirstChars) : segments.map((text) => ({ text, cut: false }));
+      const utterances = pieces.flatMap(({ text }) => textToUtterances(text, this.sources.labelOptions, rewrite));
       if (utterances.length === 0) throw errors.validation('text contains nothing the Arabic voice can speak');
       return utterances;
     }
