@@ -144,23 +144,23 @@ class PiperSessionObject : public Napi::ObjectWrap<PiperSessionObject> {
   Napi::Value Synthesize(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (!state_) ThrowInvalidArgument(env, "This PiperSession has been released");
-    if (!info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_bigint64_array ||
-        info[0].As<Napi::TypedArray>().ElementLength() == 0) {
-      ThrowInvalidArgument(env, "Expected a non-empty BigInt64Array of phoneme ids");
-    }
-    if (!info[1].IsObject()) ThrowInvalidArgument(env, "Expected an object for options");
-    Napi::Object o = info[1].As<Napi::Object>();
+    // The values are checked in TypeScript (validatePiperRun); kept here: the ids' type (read in
+    // place), and the bounds that size the output (length scale, rates, silence) or index (sid).
+    const Napi::TypedArray ids = args::TypedArray(env, info[0], "ids", napi_bigint64_array, "BigInt64Array");
+    if (ids.ElementLength() == 0) ThrowInvalidArgument(env, "Expected a non-empty BigInt64Array of phoneme ids");
+    Napi::Object o = args::Object(env, info[1], "options");
+    constexpr double kAny = 1e300;  // a finite number
     SynthesisSettings s;
-    s.scales.noiseScale = static_cast<float>(args::NumberField(env, o, "noiseScale", 0, 10, 0.667));
+    s.scales.noiseScale = static_cast<float>(args::NumberField(env, o, "noiseScale", -kAny, kAny, 0.667));
     s.scales.lengthScale = static_cast<float>(args::NumberField(env, o, "lengthScale", 0.05, 20, 1));
-    s.scales.noiseW = static_cast<float>(args::NumberField(env, o, "noiseW", 0, 10, 0.8));
+    s.scales.noiseW = static_cast<float>(args::NumberField(env, o, "noiseW", -kAny, kAny, 0.8));
     s.sid = args::IntegerField(env, o, "sid", 0, 1 << 30, 0);
     s.inRate = static_cast<int>(args::IntegerField(env, o, "inRate", 8000, 192000, 22050));
     s.outRate = static_cast<int>(args::IntegerField(env, o, "outRate", 8000, 192000, s.inRate));
-    s.volume = static_cast<float>(args::NumberField(env, o, "volume", 0, 1, 1));
+    s.volume = static_cast<float>(args::NumberField(env, o, "volume", -kAny, kAny, 1));
     s.silenceMs = static_cast<int>(args::IntegerField(env, o, "silenceMs", 0, 10000, 0));
     s.tag = static_cast<uint32_t>(args::NumberField(env, o, "tag", 0, 4294967295.0, 0));
-    return (new SynthesizeWorker(env, state_, info[0].As<Napi::TypedArray>(), s))->Start();
+    return (new SynthesizeWorker(env, state_, ids, s))->Start();
   }
 
   Napi::Value Cancel(const Napi::CallbackInfo& info) {

@@ -5,6 +5,7 @@
  */
 import { captureCallSite, EngineError, fromNative } from './errors.js';
 import { loadBinding } from './load.js';
+import { validatePiperRun } from './validate.js';
 
 export interface NativePiperRunOptions {
   noiseScale: number;
@@ -86,6 +87,7 @@ export class PiperSession {
   async synthesize(ids: BigInt64Array, options: NativePiperRunOptions): Promise<{ pcm: Int16Array; samples: number }> {
     const callSite = captureCallSite();
     if (this.#released) throw new EngineError('SAWT_ENGINE_INVALID_ARGUMENT', 'This PiperSession has been released');
+    validatePiperRun(ids, options);
     try {
       return await this.#native.synthesize(ids, options);
     } catch (error) {

@@ -331,3 +331,16 @@ export function validateHtsOptions(options: unknown, streaming: boolean): void {
     });
   }
 }
+
+/** Checks one Piper run (PiperSession.synthesize): the ids and every option (the addon's messages). */
+export function validatePiperRun(ids: unknown, options: unknown): void {
+  if (!(ids instanceof BigInt64Array) || ids.length === 0) throw fail('Expected a non-empty BigInt64Array of phoneme ids');
+  if (!isObject(options)) throw fail('Expected an object for options');
+  const o = options;
+  for (const [name, min, max] of [['noiseScale', 0, 10], ['lengthScale', 0.05, 20], ['noiseW', 0, 10], ['volume', 0, 1], ['tag', 0, 4294967295]] as const) {
+    hNumber(name, o[name], min, max);
+  }
+  for (const [name, min, max] of [['sid', 0, 2 ** 30], ['inRate', 8000, 192000], ['outRate', 8000, 192000], ['silenceMs', 0, 10000]] as const) {
+    if (o[name] !== undefined) hInteger(name, o[name], min, max);
+  }
+}
