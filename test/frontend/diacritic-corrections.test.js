@@ -116,6 +116,15 @@ t.test('the rules on words as the diacritizer hands them over', async (t) => {
   const misread = [word('يُعْرِضُ', ''), word('الْمُتْحَفُ')];
   t.equal(correctDiacritics(misread), 1);
   t.equal(nfc(read(misread).split(' ')[0]), nfc('يَعْرِضُ'), 'a Form IV the root hardly has is its Form I');
+  const inna = [word('إِنَّ', ''), word('الْوَضْعَ'), word('الِاقْتِصَادِيُّ'), word('صَعْبٌ')];
+  correctDiacritics(inna);
+  t.equal(nfc(read(inna)), nfc('إِنَّ الْوَضْعَ الِاقْتِصَادِيَّ صَعْبٌ'), 'the noun of إنّ and its adjective are accusative, the predicate nominative');
+  const lan = [word('لَنْ', ''), word('يَكُونُ'), word('الطَّرِيقُ')];
+  correctDiacritics(lan);
+  t.equal(nfc(read(lan).split(' ')[1]), nfc('يَكُونَ'), 'لن: subjunctive');
+  const lam = [word('لَمْ', ''), word('يَحْضُرُ'), word('أَحَدٌ')];
+  correctDiacritics(lam);
+  t.equal(nfc(read(lam).split(' ')[1]), nfc('يَحْضُرْ'), 'لم: jussive');
   const fixed = [{ ...word('زَوَّرُوا', ''), fixed: true }];
   t.equal(correctDiacritics(fixed), 0, 'a fixed word is left alone');
 });

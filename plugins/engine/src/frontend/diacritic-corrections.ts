@@ -83,6 +83,8 @@ export function correctDiacritics(words: MarkedWord[], tail = ''): number {
     else imperfectStem(w, words[i - 1]?.bare ?? '');
     ageNotName(w, words[i - 1]?.bare ?? '', words[i + 1], after(i));
     genitiveAfterPreposition(w, words[i - 1]);
+    moodAfterParticle(w, words[i - 1]);
+    nounOfInna(words, i);
     constructWithoutTanween(w, words[i - 1], words[i + 1], after(i));
     noTanween(w);
     if (w.marks.join('') !== before) changed++;
@@ -297,4 +299,49 @@ function noTanween(w: MarkedWord): void {
     (stem.length === 6 && stem[0] === 'أ' && v[0] === FATHA && v[1] === SUKUN && v[2] === KASRA && stem[4] === 'ا' && stem[5] === 'ء') ||
     (stem.length === 5 && stem[0] !== 'أ' && v[0] === FATHA && v[1] === SUKUN && v[2] === FATHA && stem[3] === 'ا' && stem[4] === 'ء');
   if (diptote) w.marks[last] = withVowel(mark, t === '\u064c' ? DAMMA : FATHA);
+}
+
+/** Particles before an imperfect: لن، كي (subjunctive) and لم (jussive); أنْ where the model read it without shadda. */
+const SUBJUNCTIVE_AFTER = new Set(['لن', 'كي', 'لكي', 'ولن', 'ولكي']);
+const JUSSIVE_AFTER = new Set(['لم', 'ولم', 'فلم']);
+
+/**
+ * The mood an imperfect verb takes after its particle: لن/كي/أنْ → subjunctive (لن يكونَ), لم →
+ * jussive (لم يكتبْ). Only a verb whose last letter is its third radical is changed (no ون/ين/ان,
+ * whose ن the mood drops in writing, no weak final letter: لم يأتِ).
+ */
+function moodAfterParticle(w: MarkedWord, prev: MarkedWord | undefined): void {
+  if (!prev || !SPACES_ONLY.test(w.before) || !/^[يتنأ]/u.test(w.bare) || w.bare.length < 3) return;
+  // (a hollow root's ن after its long vowel is a radical: يكون، يبين)
+  if (/[اويىء]$/u.test(w.bare) || (/(?:ون|ين|ان)$/u.test(w.bare) && w.bare.length >= 6)) return;
+  const last = w.bare.length - 1;
+  const mark = w.marks[last] ?? '';
+  if (vowelOf(mark) !== DAMMA) return;
+  // the model's own reading of the verb: an imperfect's prefix has a short vowel
+  if (!/^[\u064e\u064f]$/u.test(vowelOf(w.marks[0] ?? ''))) return;
+  const an = (prev.bare === 'أن' || prev.bare === 'وأن') && vowelOf(prev.marks[prev.bare.length - 1] ?? '') === SUKUN && !prev.marks.join('').includes(SHADDA);
+  if (SUBJUNCTIVE_AFTER.has(prev.bare) || an) w.marks[last] = withVowel(mark, FATHA);
+  else if (JUSSIVE_AFTER.has(prev.bare)) w.marks[last] = mark.includes(SHADDA) ? withVowel(mark, FATHA) : SUKUN;
+}
+
+/** إنّ and its sisters as the model read them (with shadda), after a conjunction or لـ/بـ. */
+const INNA = /^[وف]?(?:[لب]?[إأ]ن|لكن|كأن)$/u;
+
+/**
+ * The noun of إنّ/أنّ/لكنّ is accusative (أنّ الحكومةَ الجديدةَ): a definite noun right after the
+ * particle, and the definite adjectives after it, lose the nominative the model gave them.
+ */
+function nounOfInna(words: MarkedWord[], i: number): void {
+  const p = words[i]!;
+  if (p.fixed || !INNA.test(p.bare) || !(p.marks[p.bare.length - 1] ?? '').includes(SHADDA)) return;
+  for (let k = i + 1; k < words.length; k++) {
+    const w = words[k]!;
+    if (w.fixed || !SPACES_ONLY.test(w.before) || !w.bare.startsWith('ال') || w.bare.length < 4 || NOT_A_GENITIVE.has(w.bare)) return;
+    const last = w.bare.length - 1;
+    const mark = w.marks[last] ?? '';
+    const accusative = w.bare.endsWith('ات') ? KASRA : FATHA;
+    if (vowelOf(mark) === accusative) continue; // read right: the adjectives after it follow
+    if (vowelOf(mark) !== DAMMA || /(?:ون|ان)$/u.test(w.bare)) return;
+    w.marks[last] = withVowel(mark, accusative);
+  }
 }
