@@ -71,6 +71,15 @@ export function normalizeNumbers(text: string): string {
 
 function readNumbersInContext(text: string): string {
   return text.replace(NUMBER, (all, prefix: string, sign: string | undefined, num: string, pct: string | undefined, w1: string | undefined, w2: string | undefined, off: number, s: string) => {
+    const out = readOne(all, prefix, sign, num, pct, w1, w2, off, s);
+    // واحد is an adjective of the whole phrase: after the word that describes or completes the noun (ملعقة كبيرة واحدة، كوب ماء واحد)
+    const one = num === '1' && !sign && !pct && w2 && /^\s[\u0621-\u064a]{2,}$/u.test(w2) && isCountedNoun(w2.trim()) && !/^\s[وف]/u.test(w2) ? / (واحد|واحدة|واحداً)(\s[\u0621-\u064a]{2,})$/u.exec(out) : null;
+    return one && one[2] === w2 ? `${out.slice(0, one.index)}${w2} ${one[1]}` : out;
+  });
+}
+
+function readOne(all: string, prefix: string, sign: string | undefined, num: string, pct: string | undefined, w1: string | undefined, w2: string | undefined, off: number, s: string): string {
+  {
     const value = (sign ? '-' : '') + num;
     const after = `${w1 ?? ''}${w2 ?? ''}`;
     if (prefix.endsWith('ال')) {
@@ -133,7 +142,7 @@ function readNumbersInContext(text: string): string {
     // 11–99: the tamyiz is accusative; write the tanween an undiacritized ـا leaves out (فصلا → فصلاً)
     const w1out = w1 && !num.includes('.') && r >= 11 && /^\s\p{L}{2,}[^اى\s]ا$/u.test(w1) && !/^\s(?:أيضا|جدا|تقريبا|فقط|معا)$/u.test(w1) ? `${w1}\u064b` : (w1 ?? '');
     return prefix + readNumber(value, { case: c, gender: g, construct }) + w1out + (w2 ?? '');
-  });
+  }
 }
 
 /**
