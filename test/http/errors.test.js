@@ -1,7 +1,9 @@
 import t from 'tap';
 import { startServer, SENTENCE } from '../helpers/server.js';
+import { injectFetch } from './inject.js';
 
 const srv = await startServer(t);
+const fetch = injectFetch(srv);
 const { headers, account } = await srv.client({ plan: 'enterprise', balance: '10' });
 const post = (path, body, h = headers) => fetch(`${srv.api}${path}`, { method: 'POST', headers: h, body: typeof body === 'string' ? body : JSON.stringify(body) });
 const good = { voice_id: 'fusha-omar', text: SENTENCE, stability: 0.5, streaming: false };

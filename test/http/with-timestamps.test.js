@@ -5,8 +5,10 @@ import t from 'tap';
 import { billableChars } from '@sawt/core';
 import { startServer, SENTENCE } from '../helpers/server.js';
 import { decode, FORMATS } from '../formats/decode.js';
+import { injectFetch } from './inject.js';
 
 const srv = await startServer(t);
+const fetch = injectFetch(srv);
 const { account, headers } = await srv.client({ plan: 'enterprise', balance: '100' });
 // Leading, doubled and trailing whitespace: the alignment must give it all back.
 const TEXT = ` ${SENTENCE.replace(' ', '  ')}\n`;

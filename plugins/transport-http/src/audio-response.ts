@@ -1,4 +1,4 @@
-import { outputFormat, streamingWavHeader, type Logger, type OutputFormatSpec, type PaidAdmission, type SpeechStream, type WorkDir } from '@sawt/core';
+import { streamingWavHeader, type Logger, type OutputFormatSpec, type PaidAdmission, type SpeechStream, type WorkDir } from '@sawt/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { encodedAudio } from './encoded-audio.js';
 import { sendPaid } from './paid-response.js';
@@ -12,8 +12,7 @@ export interface OutputLimits {
 }
 
 /**
- * Sends synthesized audio in `format` (default: streamed raw PCM, else a WAV, at the synthesis
- * rate), on sendPaid's money rules. Streaming sends the bytes as chunks arrive (a WAV starts with a
+ * Sends synthesized audio in `format`, on sendPaid's money rules. Streaming sends the bytes as chunks arrive (a WAV starts with a
  * header of unknown length); non-streaming spools the whole file and sends it with Content-Length
  * (spooledAudio). Audio past maxOutputSeconds: 400 40001 naming the limit before the first byte, a
  * stream already under way is cut.
@@ -21,18 +20,16 @@ export interface OutputLimits {
 export async function sendSynthesis(
   req: FastifyRequest,
   reply: FastifyReply,
-  run: { stream: SpeechStream; admission: PaidAdmission; streaming: boolean; sampleRate: number; format?: OutputFormatSpec },
+  run: { stream: SpeechStream; admission: PaidAdmission; streaming: boolean; format: OutputFormatSpec },
   limits: OutputLimits,
   logger: Logger,
 ): Promise<void> {
-  const { stream, streaming } = run;
-  const format = run.format ?? outputFormat(`${streaming ? 'pcm' : 'wav'}_${run.sampleRate}`);
-  const audio = { ...limits, sampleRate: run.sampleRate };
+  const { stream, streaming, format } = run;
   const body = streaming
     ? {
-      pieces: encodedAudio(stream, format, audio, format.codec === 'wav' ? { head: streamingWavHeader(format.sampleRate) } : {}),
+      pieces: encodedAudio(stream, format, limits, format.codec === 'wav' ? { head: streamingWavHeader(format.sampleRate) } : {}),
       headers: () => ({ 'content-type': format.contentType, 'cache-control': 'no-cache', connection: 'keep-alive' }),
     }
-    : spooledAudio(stream, format, audio);
+    : spooledAudio(stream, format, limits);
   await sendPaid(req, reply, run, body, logger);
 }

@@ -7,24 +7,22 @@ export function formatEncoder(format: OutputFormatSpec, inRate: number): AudioEn
   return new AudioEncoder(format.codec === 'wav' ? 'pcm' : format.codec, inRate, format.sampleRate, format.bitrate ?? 0);
 }
 
-/** How much audio one response may hold, and the rate of the speech it comes from. */
+/** How much audio one response may hold. */
 export interface AudioLimits {
-  sampleRate: number;
   /** Longest audio one request may produce (seconds): past it the audio throws OutputCapped. */
   maxOutputSeconds: number;
 }
 
 /**
- * The speech in `format`, piece by piece as it is generated: each chunk resampled and encoded off
- * the event loop (formatEncoder), `head` before the first bytes, the encoder's last bytes (maybe
+ * The speech in `format`, piece by piece as it is generated: each chunk resampled from its own rate
+ * and encoded off the event loop (formatEncoder), `head` before the first bytes, the encoder's last bytes (maybe
  * none) the last piece; each piece carries the source samples it holds. The first piece goes as soon as the first
  * chunk is encoded (even empty: the headers go with it). A chunk whose turn of the event loop has
  * used up the delivery budget waits for the next turn.
  */
 export async function* encodedAudio(stream: SpeechStream, format: OutputFormatSpec, limits: AudioLimits, opts: { head?: Buffer; onChunk?: (chunk: SpeechChunk) => void } = {}): AsyncGenerator<BodyPiece> {
   let head = opts.head ?? Buffer.alloc(0);
-  const encoder = formatEncoder(format, limits.sampleRate);
-  const maxSamples = Math.ceil(limits.maxOutputSeconds * limits.sampleRate);
+  let encoder: AudioEncoder | null = null;
   let pending = 0;
   let first = true;
   let ended = false;
@@ -37,8 +35,9 @@ export async function* encodedAudio(stream: SpeechStream, format: OutputFormatSp
   };
   try {
     for await (const chunk of stream as AsyncIterable<SpeechChunk>) {
-      const { pcm } = chunk;
-      if (encoder.samplesIn + pcm.length / 2 > maxSamples) throw new OutputCapped(outputTooLong(limits.maxOutputSeconds));
+      const { pcm, sampleRate } = chunk;
+      encoder ??= formatEncoder(format, sampleRate);
+      if (encoder.samplesIn + pcm.length / 2 > Math.ceil(limits.maxOutputSeconds * sampleRate)) throw new OutputCapped(outputTooLong(limits.maxOutputSeconds));
       const later = turnBudget.spend();
       if (later) await later;
       const data = await encoder.push(pcm);
@@ -47,8 +46,8 @@ export async function* encodedAudio(stream: SpeechStream, format: OutputFormatSp
       if (data.length || first) yield piece(data);
     }
     ended = true;
-    yield piece(await encoder.end(), true);
+    yield piece((await encoder?.end()) ?? Buffer.alloc(0), true);
   } finally {
-    if (!ended) void encoder.end().catch(() => {});
+    if (!ended) void encoder?.end().catch(() => {});
   }
 }

@@ -28,23 +28,25 @@ export interface Framing {
 export async function sendFramed(
   req: FastifyRequest,
   reply: FastifyReply,
-  run: { stream: SpeechStream; admission: PaidAdmission; sampleRate: number; format: OutputFormatSpec; text: string },
+  run: { stream: SpeechStream; admission: PaidAdmission; format: OutputFormatSpec; text: string },
   framing: Framing,
   limits: OutputLimits,
   logger: Logger,
 ): Promise<void> {
   const { format } = run;
-  const align = new AlignmentBuilder(run.text, run.sampleRate, { exact: true, offsetMs: playedDelayMs(format) });
-  const audio = encodedAudio(run.stream, format, { ...limits, sampleRate: run.sampleRate }, {
+  // Timed at the speech's own rate, known from its first chunk.
+  let align: AlignmentBuilder | null = null;
+  const audio = encodedAudio(run.stream, format, limits, {
     head: framing.streaming && format.codec === 'wav' ? streamingWavHeader(format.sampleRate) : undefined,
-    onChunk: (chunk) => align.add(chunk.info),
+    onChunk: (chunk) => (align ??= new AlignmentBuilder(run.text, chunk.sampleRate, { exact: true, offsetMs: playedDelayMs(format) })).add(chunk.info),
   });
+  const none = { chars: [], charStartTimesMs: [], charDurationsMs: [] };
   let length: number | null = null;
   async function* streamed(): AsyncGenerator<BodyPiece> {
     let samples = 0;
     for await (const p of audio) {
       samples += p.samples;
-      const alignment = p.last ? align.finish() : align.take();
+      const alignment = (p.last ? align?.finish() : align?.take()) ?? null;
       const text = p.last
         ? Buffer.concat([Buffer.from(framing.piece(p.data, alignment?.chars.length ? alignment : null) ?? ''), Buffer.from(framing.end?.() ?? '')])
         : p.data.length || alignment ? framing.piece(p.data, alignment) : null;
@@ -62,7 +64,7 @@ export async function sendFramed(
     }
     const bytes = Buffer.concat(parts);
     const file = format.codec === 'wav' ? Buffer.concat([wavHeader(bytes.length, format.sampleRate), bytes]) : bytes;
-    const data = Buffer.from(framing.whole(file, align.finish() ?? { chars: [], charStartTimesMs: [], charDurationsMs: [] }));
+    const data = Buffer.from(framing.whole(file, align?.finish() ?? none));
     length = data.length;
     yield { data, samples, last: true };
   }

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { VOICE_AGES, VOICE_GENDERS, VOICE_TYPES, definePlugin, paidSynthesisServices, tokens, type HttpRouteSpec, type HttpServerService } from '@sawt/core';
+import { VOICE_AGES, VOICE_GENDERS, VOICE_TYPES, definePlugin, tokens, type HttpRouteSpec, type HttpServerService } from '@sawt/core';
 import { buildOpenApi } from './openapi.js';
 import { registerPlayground } from './playground.js';
 import { registerRoot } from './root.js';
@@ -13,7 +13,7 @@ import { MetricsEndpoint } from './metrics-endpoint.js';
 import { pluginRoutes } from './plugin-routes.js';
 import { absoluteUrl, createFastify } from './server.js';
 import { capConnectionsPerAddress } from './connection-limits.js';
-import { DEFAULT_CLONE_LIMITS, DEFAULT_OPENAI_MODELS, DEFAULT_OPENAI_VOICES, httpConfigSchema, type HttpOptions } from './options.js';
+import { DEFAULT_CLONE_LIMITS, DEFAULT_OPENAI_MODELS, DEFAULT_OPENAI_VOICES, httpConfigSchema } from './options.js';
 import type { FastifyRequest } from 'fastify';
 
 const modelSchema = {
@@ -50,7 +50,7 @@ const listedVoiceSchema = {
 
 export { DEFAULT_CLONE_LIMITS } from './options.js';
 
-export default definePlugin<HttpOptions>({
+export default definePlugin({
   id: 'transport-http',
   tags: ['transport'],
   scopes: [
@@ -62,13 +62,15 @@ export default definePlugin<HttpOptions>({
     { name: 'clone', description: 'POST /voices/clone and DELETE /voices/{voice_id}: the account\'s cloned voices' },
   ],
   provides: [tokens.httpServer],
-  consumes: [tokens.logger, tokens.runtime, tokens.metrics, tokens.workDir, tokens.authenticator, tokens.accounts, tokens.rateLimiter, tokens.concurrency, tokens.admission, tokens.models, tokens.voices, tokens.synthesizer, tokens.voiceCloning],
+  deps: {
+    logger: tokens.logger, metrics: tokens.metrics, workDir: tokens.workDir, scopes: tokens.scopes, authenticator: tokens.authenticator, accounts: tokens.accounts, rateLimiter: tokens.rateLimiter,
+    concurrency: tokens.concurrency, admission: tokens.admission, models: tokens.models, voices: tokens.voices, synthesizer: tokens.synthesizer, cloning: tokens.voiceCloning,
+  },
   configSchema: httpConfigSchema,
-  register(ctx) {
+  register(ctx, { logger, metrics, workDir, scopes, authenticator, accounts, rateLimiter, concurrency, admission, models, voices, synthesizer, cloning }) {
     let closing = false;
-    const metrics = ctx.get(tokens.metrics);
     const { app, stopLogging } = createFastify(ctx.options, ctx.logger, () => closing, metrics);
-    const stopCapping = capConnectionsPerAddress(app, app.server, { max: ctx.options.maxConnectionsPerAddress, perRequest: ctx.options.trustProxy !== false }, ctx.get(tokens.concurrency), ctx.logger);
+    const stopCapping = capConnectionsPerAddress(app, app.server, { max: ctx.options.maxConnectionsPerAddress, perRequest: ctx.options.trustProxy !== false }, concurrency, ctx.logger);
     const metricsEndpoint = new MetricsEndpoint(metrics, ctx.options.metrics);
     if (metricsEndpoint.onApiPort) app.get('/metrics', (_req, reply) => metricsEndpoint.answer(reply));
     const routes: HttpRouteSpec[] = [];
@@ -81,12 +83,11 @@ export default definePlugin<HttpOptions>({
       return work;
     };
     const deps = {
-      logger: ctx.logger,
-      authenticator: ctx.get(tokens.authenticator),
-      rateLimiter: ctx.get(tokens.rateLimiter),
-      ...paidSynthesisServices(ctx.get),
+      authenticator, rateLimiter, models, voices, accounts, admission, synthesizer, metrics,
+      // The paid path's and the routes' lines come from the server's logger, the plugin's own from ctx.logger.
+      logger,
       maxTextChars: ctx.options.maxTextChars,
-      output: { workDir: ctx.get(tokens.workDir), maxOutputSeconds: ctx.options.maxOutputSeconds },
+      output: { workDir, maxOutputSeconds: ctx.options.maxOutputSeconds },
       track: trackInFlight,
     };
 
@@ -100,12 +101,12 @@ export default definePlugin<HttpOptions>({
     registerRoot(app, { playground: ctx.options.playground, metrics: metricsEndpoint.onApiPort, origin: publicOrigin });
     app.get('/api/v1/openapi.json', async (req) => buildOpenApi(routes, { Model: modelSchema, Voice: listedVoiceSchema, ClonedVoice: clonedVoiceSchema }, publicOrigin(req)));
     registerDocs(app);
-    registerCatalogRoutes(app, describe, { ...deps, cloning: ctx.get(tokens.voiceCloning) });
+    registerCatalogRoutes(app, describe, { ...deps, cloning });
     registerTtsRoutes(app, describe, deps);
     registerWithTimestampsRoutes(app, describe, deps);
     registerOpenAiRoutes(app, describe, { ...deps, mapping: { models: { ...DEFAULT_OPENAI_MODELS, ...ctx.options.openai?.models }, voices: { ...DEFAULT_OPENAI_VOICES, ...ctx.options.openai?.voices } } });
     registerVoiceRoutes(app, describe, {
-      ...deps, cloning: ctx.get(tokens.voiceCloning), workDir: ctx.get(tokens.workDir), maxClonedVoices: { ...DEFAULT_CLONE_LIMITS, ...ctx.options.maxClonedVoices }, maxUploadBytes: ctx.options.maxUploadBytes, ffmpegPath: ctx.options.ffmpegPath, ffprobePath: ctx.options.ffprobePath,
+      ...deps, cloning, workDir, maxClonedVoices: { ...DEFAULT_CLONE_LIMITS, ...ctx.options.maxClonedVoices }, maxUploadBytes: ctx.options.maxUploadBytes, ffmpegPath: ctx.options.ffmpegPath, ffprobePath: ctx.options.ffprobePath,
     });
 
     const service: HttpServerService = {
@@ -114,7 +115,7 @@ export default definePlugin<HttpOptions>({
         return app.server;
       },
       describe,
-      route: pluginRoutes(app, describe, { ...deps, scopes: ctx.get(tokens.scopes), workDir: ctx.get(tokens.workDir), maxUploadBytes: ctx.options.maxUploadBytes }),
+      route: pluginRoutes(app, describe, { ...deps, scopes, workDir, maxUploadBytes: ctx.options.maxUploadBytes }),
       trackInFlight,
       publicOrigin,
     };

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { encodeWav, errors, presentedKey, speechAudio, type HttpRouteSpec, type ModelCatalog, type SpeechSynthesizer, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
+import { DEFAULT_SAMPLE_RATE, encodeWav, errors, presentedKey, type HttpRouteSpec, type SpeechChunk, type ModelCatalog, type SpeechSynthesizer, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
 import { absoluteUrl, apiRoute, type RouteDeps } from '../server.js';
 import { errorResponses } from '../openapi.js';
 
@@ -64,7 +64,8 @@ export function registerCatalogRoutes(
     if (!wav) {
       wav = (async () => {
         const stream = await deps.synthesizer.synthesize({ modelId, voiceId: voice_id, accountId: '', text: SAMPLE_TEXT, speed: 1, stability: 0.5 });
-        return encodeWav([await speechAudio(stream)], 24000);
+        const chunks = await stream.toArray() as SpeechChunk[];
+        return encodeWav(chunks.map((c) => c.pcm), chunks[0]?.sampleRate ?? DEFAULT_SAMPLE_RATE);
       })();
       samples.set(voice_id, wav);
       wav.catch(() => samples.delete(voice_id));

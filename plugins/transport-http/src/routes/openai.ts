@@ -190,7 +190,7 @@ export function registerOpenAiRoutes(
           end: () => `data: ${JSON.stringify({ type: 'speech.audio.done', usage: { input_tokens: chars, output_tokens: 0, total_tokens: chars } })}\n\n`,
         }
         : { contentType: format.contentType, streaming: true, headers, piece: (audio: Buffer) => (audio.length ? audio : null), whole: (audio: Buffer) => audio };
-      await deps.track(sendFramed(req, reply, { stream: run.stream, admission: run.admission, sampleRate: 24000, format, text: body.input }, framing, deps.output, deps.logger), () => run.stream.destroy());
+      await deps.track(sendFramed(req, reply, { stream: run.stream, admission: run.admission, format, text: body.input }, framing, deps.output, deps.logger), () => run.stream.destroy());
     });
   }, { prefix: '/v1' });
 }

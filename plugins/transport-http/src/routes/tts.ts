@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { OUTPUT_FORMAT_NAMES, OUTPUT_FORMAT_TABLE, outputFormat, startPaidSynthesis, validateFields, type HttpRouteSpec, type Logger, type PaidSynthesisServices } from '@sawt/core';
+import { DEFAULT_SAMPLE_RATE, OUTPUT_FORMAT_NAMES, OUTPUT_FORMAT_TABLE, outputFormat, startPaidSynthesis, validateFields, type HttpRouteSpec, type Logger, type PaidSynthesisServices } from '@sawt/core';
 import { sendSynthesis, type OutputLimits } from '../audio-response.js';
 import { errorResponses, jsonBody } from '../openapi.js';
 import { ttsFields } from '../request-fields.js';
@@ -29,12 +29,12 @@ export function registerTtsRoutes(
     const { model_id } = req.params as { model_id: string };
     const body = validateFields(req.body, fields);
     const query = req.query as Record<string, unknown> | undefined;
-    const format = outputFormat(body.output_format ?? query?.output_format ?? (body.streaming ? 'pcm_24000' : 'wav_24000'));
+    const format = outputFormat(body.output_format ?? query?.output_format ?? `${body.streaming ? 'pcm' : 'wav'}_${DEFAULT_SAMPLE_RATE}`);
     const run = await startPaidSynthesis(deps, {
       auth: req.auth!, requestId: req.id, modelId: model_id, voiceId: body.voice_id, text: body.text,
       speed: body.speed, stability: body.stability, purpose: 'tts http', transport: 'http', startedAt: performance.now() - reply.elapsedTime,
       maxOutputSeconds: deps.output.maxOutputSeconds,
     });
-    await deps.track(sendSynthesis(req, reply, { stream: run.stream, admission: run.admission, streaming: body.streaming, sampleRate: 24000, format }, deps.output, deps.logger), () => run.stream.destroy());
+    await deps.track(sendSynthesis(req, reply, { stream: run.stream, admission: run.admission, streaming: body.streaming, format }, deps.output, deps.logger), () => run.stream.destroy());
   });
 }

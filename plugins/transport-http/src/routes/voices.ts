@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
-  VOICE_AGES, VOICE_GENDERS, AudioTooLong, asRawPcm16, audioSource, decodeAudioFile, transcodeToWav, errors, isSawtError, plausibleRawPcm16, resolveModelFor, startPaidSynthesis, validateFields, defineFields,
+  DEFAULT_SAMPLE_RATE, VOICE_AGES, VOICE_GENDERS, AudioTooLong, asRawPcm16, audioSource, decodeAudioFile, transcodeToWav, errors, isSawtError, outputFormat, plausibleRawPcm16, resolveModelFor, startPaidSynthesis, validateFields, defineFields,
   type AudioSource, type ConcurrencySlot, type HttpRouteSpec, type Logger, type PaidSynthesisServices, type Plan, type VoiceCloning, type WorkDir,
 } from '@sawt/core';
 import { sendSynthesis, type OutputLimits } from '../audio-response.js';
@@ -91,7 +91,7 @@ export function registerVoiceRoutes(app: FastifyInstance, describe: (r: HttpRout
    * `rawPcm` also accepts headerless PCM16 24 kHz mono. 40001 with `notAudio` otherwise.
    */
   function sourceOf(file: UploadedFile, notAudio: string, rawPcm: boolean): Promise<AudioSource> {
-    return audioSource(file, { notAudioMessage: notAudio, ...(rawPcm ? { rawPcm16: { sampleRate: 24000 } } : {}) });
+    return audioSource(file, { notAudioMessage: notAudio, ...(rawPcm ? { rawPcm16: { sampleRate: STORED_REFERENCE.sampleRate } } : {}) });
   }
 
   /**
@@ -102,13 +102,13 @@ export function registerVoiceRoutes(app: FastifyInstance, describe: (r: HttpRout
   async function decode(file: UploadedFile, source: AudioSource, notAudio: string, rawPcm: boolean): Promise<Buffer> {
     const tooLong = () => errors.validation(`The audio is too long: at most ${MAX_SECONDS} seconds are accepted`);
     try {
-      return await decodeAudioFile(deps.ffmpegPath, source, { sampleRate: 24000, maxSeconds: MAX_SECONDS, keepSeconds: ANALYSED_SECONDS });
+      return await decodeAudioFile(deps.ffmpegPath, source, { sampleRate: STORED_REFERENCE.sampleRate, maxSeconds: MAX_SECONDS, keepSeconds: ANALYSED_SECONDS });
     } catch (e) {
       if (e instanceof AudioTooLong) throw tooLong();
       if (!rawPcm || source.container === 'pcm16' || !plausibleRawPcm16(file.head, file.bytes)) throw errors.validation(notAudio);
     }
     try {
-      return await decodeAudioFile(deps.ffmpegPath, asRawPcm16(source, 24000), { sampleRate: 24000, maxSeconds: MAX_SECONDS, keepSeconds: ANALYSED_SECONDS });
+      return await decodeAudioFile(deps.ffmpegPath, asRawPcm16(source, STORED_REFERENCE.sampleRate), { sampleRate: STORED_REFERENCE.sampleRate, maxSeconds: MAX_SECONDS, keepSeconds: ANALYSED_SECONDS });
     } catch (e) {
       if (e instanceof AudioTooLong) throw tooLong();
       throw errors.validation(notAudio);
@@ -120,16 +120,16 @@ export function registerVoiceRoutes(app: FastifyInstance, describe: (r: HttpRout
    * held in memory), at most MAX_SECONDS; with the raw PCM16 fallback of decode().
    */
   async function sampleWav(file: UploadedFile, source: AudioSource, output: string): Promise<void> {
-    const cap = { sampleRate: 24000, maxSeconds: MAX_SECONDS + 0.5 };
+    const cap = { sampleRate: STORED_REFERENCE.sampleRate, maxSeconds: MAX_SECONDS + 0.5 };
     try {
       await transcodeToWav(deps.ffmpegPath, source, output, cap);
     } catch {
       if (source.container === 'pcm16' || !plausibleRawPcm16(file.head, file.bytes)) throw errors.validation(VOICE_FILE_NOT_AUDIO);
-      await transcodeToWav(deps.ffmpegPath, asRawPcm16(source, 24000), output, cap).catch(() => {
+      await transcodeToWav(deps.ffmpegPath, asRawPcm16(source, STORED_REFERENCE.sampleRate), output, cap).catch(() => {
         throw errors.validation(VOICE_FILE_NOT_AUDIO);
       });
     }
-    const seconds = ((await stat(output)).size - 44) / 2 / 24000;
+    const seconds = ((await stat(output)).size - 44) / 2 / STORED_REFERENCE.sampleRate;
     if (seconds <= 0) throw errors.validation(VOICE_FILE_NOT_AUDIO);
     if (seconds > MAX_SECONDS) throw errors.validation(`The audio is too long: at most ${MAX_SECONDS} seconds are accepted`);
   }
@@ -178,7 +178,7 @@ export function registerVoiceRoutes(app: FastifyInstance, describe: (r: HttpRout
             }
           },
         });
-        await deps.track(sendSynthesis(req, reply, { stream: run.stream, admission: run.admission, streaming: true, sampleRate: 24000 }, deps.output, deps.logger), () => run.stream.destroy());
+        await deps.track(sendSynthesis(req, reply, { stream: run.stream, admission: run.admission, streaming: true, format: outputFormat(`pcm_${DEFAULT_SAMPLE_RATE}`) }, deps.output, deps.logger), () => run.stream.destroy());
       } finally {
         await f.cleanup();
       }

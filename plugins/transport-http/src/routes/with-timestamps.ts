@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { OUTPUT_FORMAT_NAMES, defineFields, outputFormat, startPaidSynthesis, validateFields, type Alignment, type HttpRouteSpec, type Logger, type PaidSynthesisServices } from '@sawt/core';
+import { DEFAULT_SAMPLE_RATE, OUTPUT_FORMAT_NAMES, defineFields, outputFormat, startPaidSynthesis, validateFields, type Alignment, type HttpRouteSpec, type Logger, type PaidSynthesisServices } from '@sawt/core';
 import type { OutputLimits } from '../audio-response.js';
 import { sendFramed } from '../framed-response.js';
 import { errorResponses, jsonBody } from '../openapi.js';
@@ -63,7 +63,7 @@ export function registerWithTimestampsRoutes(
       const { model_id } = req.params as { model_id: string };
       const body = validateFields(req.body, fields);
       const query = req.query as Record<string, unknown> | undefined;
-      const format = outputFormat(body.output_format ?? query?.output_format ?? (streaming ? 'pcm_24000' : 'wav_24000'));
+      const format = outputFormat(body.output_format ?? query?.output_format ?? `${streaming ? 'pcm' : 'wav'}_${DEFAULT_SAMPLE_RATE}`);
       const run = await startPaidSynthesis(deps, {
         auth: req.auth!, requestId: req.id, modelId: model_id, voiceId: body.voice_id, text: body.text,
         speed: body.speed, stability: body.stability, purpose: 'tts http', transport: 'http', startedAt: performance.now() - reply.elapsedTime,
@@ -72,7 +72,7 @@ export function registerWithTimestampsRoutes(
       const framing = streaming
         ? { contentType: 'application/x-ndjson', streaming: true, piece: (audio: Buffer, a: Alignment | null) => `${json(audio, a)}\n`, whole: json }
         : { contentType: 'application/json; charset=utf-8', streaming: false, piece: () => null, whole: json };
-      await deps.track(sendFramed(req, reply, { stream: run.stream, admission: run.admission, sampleRate: 24000, format, text: body.text }, framing, deps.output, deps.logger), () => run.stream.destroy());
+      await deps.track(sendFramed(req, reply, { stream: run.stream, admission: run.admission, format, text: body.text }, framing, deps.output, deps.logger), () => run.stream.destroy());
     });
   }
 }
