@@ -4,7 +4,8 @@
 //   DER: Arabic letters whose marks differ / Arabic letters (all; and without
 //        each word's last letter, i.e. ignoring case endings)
 //   WER: words with at least one letter wrong / words (same two variants)
-// Usage: npm run bench:diacritization [-- --models DIR] [--show]
+// The same figures without the word corrections (diacritic-corrections.ts) show what they change.
+// Usage: npm run bench:diacritization [-- --models DIR] [--show] [--file FILE]
 // DIR defaults to SAWT_MODELS_DIR, else the bundled models/.
 import { readFileSync } from 'node:fs';
 import { writeResults } from './harness.js';
@@ -34,33 +35,41 @@ function words(text) {
 }
 
 const sentences = readFileSync(file, 'utf8').split('\n').map((s) => s.trim()).filter(Boolean);
-const diacritizer = await Diacritizer.load(modelsDir, {
-  model: 'tashkeel/libtashkeel-2024-01-04.onnx', inputMap: 'tashkeel/input_id_map.json', targetMap: 'tashkeel/target_id_map.json',
-});
+const files = { model: 'tashkeel/libtashkeel-2024-01-04.onnx', inputMap: 'tashkeel/input_id_map.json', targetMap: 'tashkeel/target_id_map.json' };
+const diacritizer = await Diacritizer.load(modelsDir, files);
 const started = performance.now();
 const predicted = [];
 for (const s of sentences) predicted.push(await diacritizer.diacritize(stripDiacritics(s)));
 const elapsed = performance.now() - started;
+const plain = await Diacritizer.load(modelsDir, files, { corrections: false });
+const uncorrected = await plain.diacritizeMany(sentences.map(stripDiacritics));
+plain.release();
 
-const c = { letters: 0, letterErr: 0, lettersNoLast: 0, letterErrNoLast: 0, words: 0, wordErr: 0, wordErrNoLast: 0 };
-const mistakes = [];
-sentences.forEach((gold, i) => {
-  const g = words(shaddaFirst(gold));
-  const p = words(predicted[i]);
-  if (g.length !== p.length) throw new Error(`sentence ${i + 1}: word count changed`);
-  g.forEach((gw, j) => {
-    const pw = p[j];
-    let wrong = false, wrongNoLast = false;
-    gw.forEach((gl, k) => {
-      const bad = gl.marks !== pw[k].marks;
-      c.letters++; c.letterErr += bad;
-      if (k < gw.length - 1) { c.lettersNoLast++; c.letterErrNoLast += bad; wrongNoLast ||= bad; }
-      wrong ||= bad;
+const { c, mistakes } = score(predicted);
+const before = score(uncorrected).c;
+
+function score(predicted) {
+  const c = { letters: 0, letterErr: 0, lettersNoLast: 0, letterErrNoLast: 0, words: 0, wordErr: 0, wordErrNoLast: 0 };
+  const mistakes = [];
+  sentences.forEach((gold, i) => {
+    const g = words(shaddaFirst(gold));
+    const p = words(predicted[i]);
+    if (g.length !== p.length) throw new Error(`sentence ${i + 1}: word count changed`);
+    g.forEach((gw, j) => {
+      const pw = p[j];
+      let wrong = false, wrongNoLast = false;
+      gw.forEach((gl, k) => {
+        const bad = gl.marks !== pw[k].marks;
+        c.letters++; c.letterErr += bad;
+        if (k < gw.length - 1) { c.lettersNoLast++; c.letterErrNoLast += bad; wrongNoLast ||= bad; }
+        wrong ||= bad;
+      });
+      c.words++; c.wordErr += wrong; c.wordErrNoLast += wrongNoLast;
+      if (wrong) mistakes.push(`${i + 1}: ${sentences[i].split(/\s+/u)[j]} → ${predicted[i].split(/\s+/u)[j]}`);
     });
-    c.words++; c.wordErr += wrong; c.wordErrNoLast += wrongNoLast;
-    if (wrong) mistakes.push(`${i + 1}: ${sentences[i].split(/\s+/u)[j]} → ${predicted[i].split(/\s+/u)[j]}`);
   });
-});
+  return { c, mistakes };
+}
 const pct = (a, b) => Number(((100 * a) / b).toFixed(2));
 const result = {
   sentences: sentences.length, words: c.words, letters: c.letters,
@@ -68,6 +77,8 @@ const result = {
   der_no_last_letter_percent: pct(c.letterErrNoLast, c.lettersNoLast),
   wer_percent: pct(c.wordErr, c.words),
   wer_no_last_letter_percent: pct(c.wordErrNoLast, c.words),
+  der_without_corrections_percent: pct(before.letterErr, before.letters),
+  der_no_last_letter_without_corrections_percent: pct(before.letterErrNoLast, before.lettersNoLast),
   ms_per_sentence: Number((elapsed / sentences.length).toFixed(2)),
 };
 diacritizer.release();

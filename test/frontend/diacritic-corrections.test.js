@@ -90,6 +90,16 @@ t.test('a diptote or a definite noun takes no tanween', async (t) => {
   t.notMatch((await words('هذه أنباء سارة للجميع.'))[1], /^أَنْبَاء[\u064e-\u0650]$/u, 'أَفْعَال of a hamza root is no diptote: its tanween is not taken away');
 });
 
+t.test('corrections: false gives the model\'s own marks (for measuring the layer)', async (t) => {
+  const plain = await Diacritizer.load(bundledModels, TASHKEEL, { corrections: false, cacheEntries: 0 });
+  t.teardown(() => plain.release());
+  const text = 'زوروا موقعنا للحصول على أحدث العروض.';
+  const raw = await plain.diacritize(text);
+  t.equal(stripDiacritics(raw), text);
+  t.not(nfc(raw).split(' ')[0], nfc('زُورُوا'), 'the model alone does not read the order');
+  t.equal((await words(text))[0], nfc('زُورُوا'), 'the corrected reading');
+});
+
 t.test('the user\'s marks and kept text are never corrected', async (t) => {
   t.equal((await words('زوَّروا الوثائق الرسمية.'))[0], nfc('زَوَّرُوا'), 'a shadda written by the user: they forged');
   t.equal(nfc(await d.diacritize('اكْتَبُّوا')), nfc('اكْتَبُّوا'), 'fully diacritized text is read as written');

@@ -76,6 +76,8 @@ export interface DiacritizerOptions {
    * (tashkeel-graph.ts; the file is not changed). Default true; false loads the file as it is.
    */
   rewriteGraph?: boolean;
+  /** The word corrections after the model (diacritic-corrections.ts). Default true; false: the model's marks as they are. */
+  corrections?: boolean;
 }
 
 interface Letter {
@@ -185,9 +187,9 @@ function markedWords(letters: Letter[]): { words: MarkedWord[]; at: number[][]; 
 }
 
 /** Word-level corrections (diacritic-corrections.ts), then the dialect's pausal reading, written back into `letters`. */
-function correctWords(letters: Letter[], dialect: Dialect | undefined): void {
+function correctWords(letters: Letter[], dialect: Dialect | undefined, corrections: boolean): void {
   const { words, at, tail } = markedWords(letters);
-  correctDiacritics(words, tail);
+  if (corrections) correctDiacritics(words, tail);
   if (dialect?.colloquial) for (const w of words) if (!w.fixed) pausalForm(w);
   words.forEach((w, k) => {
     if (!w.fixed) at[k]!.forEach((i, j) => (letters[i]!.marks = w.marks[j]!));
@@ -195,8 +197,8 @@ function correctWords(letters: Letter[], dialect: Dialect | undefined): void {
 }
 
 /** The rules applied to the model's marks, in place: word corrections, the dialect's reading, wasl. */
-function fixMarks(letters: Letter[], dialect: Dialect | undefined): void {
-  correctWords(letters, dialect);
+function fixMarks(letters: Letter[], dialect: Dialect | undefined, corrections: boolean): void {
+  correctWords(letters, dialect, corrections);
   articleBeforeWasl(letters);
   sukunBeforeWasl(letters);
 }
@@ -272,6 +274,7 @@ export class Diacritizer {
       maxConcurrent: options.maxConcurrent ?? 2,
       maxInputChars: options.maxInputChars ?? 400,
       cacheEntries: options.cacheEntries ?? 1000,
+      corrections: options.corrections ?? true,
     });
     if (rewritten) diacritizer.graphRewrite = { sharedPositionBias: rewritten.sharedPositionBias, einsumToMatMul: rewritten.einsumToMatMul };
     return diacritizer;
@@ -324,7 +327,7 @@ export class Diacritizer {
     const batches: Letter[][][] = [];
     for (let k = 0; k < needed.length; k += BATCH_ROWS) batches.push(needed.slice(k, k + BATCH_ROWS));
     await Promise.all(batches.map((b) => this.predict(b))); // at most maxConcurrent at once
-    for (const letters of sentences) fixMarks(letters, opts.dialect);
+    for (const letters of sentences) fixMarks(letters, opts.dialect, this.options.corrections);
     return jobs.map((letters, i) => {
       let n = 0;
       return joinLetters(letters).replace(/\ue004/gu, () => raws[i]![n++]!);
@@ -339,7 +342,7 @@ export class Diacritizer {
   }
 
   private render(letters: Letter[], dialect?: Dialect): string {
-    fixMarks(letters, dialect);
+    fixMarks(letters, dialect, this.options.corrections);
     return joinLetters(letters);
   }
 
