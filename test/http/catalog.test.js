@@ -1,8 +1,10 @@
 import t from 'tap';
 import { startServer, parseWav, pcmStats } from '../helpers/server.js';
+import { injectFetch } from './inject.js';
 import { ready } from '../helpers/ws.js';
 
 const srv = await startServer(t);
+const fetch = injectFetch(srv);
 const { headers } = await srv.client();
 
 t.test('GET /healthz needs no key', async (t) => {
@@ -118,6 +120,7 @@ t.test('the Omar of the issue: fusha-omar on sawt-hts is audio', async (t) => {
 t.test('a voice a model truly lacks: 404 / 40401 naming the model\'s voices (Piper voice on sawt-hts, built-in persona on sawt-neural)', async (t) => {
   const { standinModelsDir } = await import('../piper/models-dir.js');
   const neural = await startServer(t, { runtime: { modelsDir: standinModelsDir(t) } });
+  const fetch = injectFetch(neural);
   const c = await neural.client();
   const voices = await (await fetch(`${neural.api}/voices`, { headers: c.headers })).json();
   t.same(voices.find((v) => v.voice_id === 'neural-kareem').models, ['sawt-neural'], 'the Piper voice speaks on its model only');

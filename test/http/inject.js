@@ -6,8 +6,8 @@ import { tokens } from '@sawt/core';
 export function injectFetch(srv) {
   const app = srv.app.get(tokens.httpServer).app;
   return async (url, init = {}) => {
-    const { pathname, search } = new URL(url);
-    const res = await app.inject({ method: init.method ?? 'GET', url: pathname + search, headers: init.headers, payload: init.body });
+    const { host, pathname, search } = new URL(url);
+    const res = await app.inject({ method: init.method ?? 'GET', url: pathname + search, headers: { host, ...init.headers }, payload: init.body });
     const headers = new Headers();
     for (const [k, v] of Object.entries(res.headers)) for (const x of [v].flat()) if (x !== undefined) headers.append(k, String(x));
     return new Response([101, 204, 205, 304].includes(res.statusCode) ? null : res.rawPayload, { status: res.statusCode, headers });
