@@ -9,7 +9,7 @@ import path from 'node:path';
 import t from 'tap';
 import { billableChars } from '@sawt/core';
 import {
-  parseAllowList, parseRange, resolveWebhookTarget, rf64Header, sentenceStarts, signature, spokenText, splitParts, toSrt, toWebVtt, wavFileHeader,
+  PartCues, parseAllowList, parseRange, resolveWebhookTarget, rf64Header, sentenceStarts, signature, spokenText, splitParts, toSrt, toWebVtt, wavFileHeader,
 } from '@sawt/plugin-jobs';
 
 t.test('Markdown: markup is dropped, headings are sentences and chapters', async (t) => {
@@ -40,6 +40,17 @@ t.test('parts: whole sentences up to the size, their characters adding up to the
   t.ok(cut.length > 5 && cut.every((p) => p.text.length <= 60), 'a sentence longer than a part is cut at spaces');
   t.same(splitParts('   ', 60), []);
   t.same(sentenceStarts('أ. ب! ج؟ د', 0, 10), [0, 3, 6, 9]);
+});
+
+t.test('sentence cues from word timings: in order, covering the part, no text lost', async (t) => {
+  const text = 'كلمة أولى هنا. جملة ثانية هنا. وجملة ثالثة أخيرة.';
+  const cues = new PartCues(text, 100, 1000);
+  // One chunk of 3 s; the engine reported the first six words only (the third sentence has none).
+  cues.add({ segment: 0, segmentEnd: true, samples: 3000, words: [0, 300, 600, 1000, 1300, 1600].map((audioMs) => ({ textOffset: 0, length: 1, audioMs })) });
+  const out = cues.finish();
+  t.same(out.map((c) => [c.s, c.e]), [[0, 1000], [1000, 3000]], 'contiguous, from 0 to the end of the audio');
+  t.same(out.map((c) => c.t), ['كلمة أولى هنا.', 'جملة ثانية هنا. وجملة ثالثة أخيرة.'], 'the untimed sentence shares the cue before it');
+  t.same(out.map((c) => c.at), [100, 115], 'offsets in the spoken text');
 });
 
 t.test('caption files', async (t) => {

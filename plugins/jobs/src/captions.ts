@@ -65,7 +65,20 @@ export class PartCues {
     }
     if (cues.length) cues[0]!.s = 0;
     for (let k = 0; k + 1 < cues.length; k++) cues[k]!.e = cues[k + 1]!.s;
-    return cues.filter((c, k) => c.e > c.s || k === cues.length - 1);
+    // A sentence the engine gave no time of its own (its words unreported, or none of its audio
+    // before the next one's) shares the cue before it (or after it, at the start): no text is lost.
+    const merged: Cue[] = [];
+    for (const c of cues) {
+      const prev = merged[merged.length - 1];
+      if (prev && prev.e <= prev.s) {
+        prev.t = `${prev.t} ${c.t}`;
+        prev.e = c.e;
+      } else if (prev && c.e <= c.s) {
+        prev.t = `${prev.t} ${c.t}`;
+        prev.e = Math.max(prev.e, c.e);
+      } else merged.push({ ...c });
+    }
+    return merged;
   }
 }
 
