@@ -99,3 +99,14 @@ export class ManualClock implements Clock {
     this.#mono = to;
   }
 }
+
+/**
+ * `work`'s value, or undefined once `ms` passed on `clock` without it (the work goes on; nobody
+ * waits for it any more): waits bounded by a timeout, such as shutdown's grace or a freed slot's
+ * acknowledgement.
+ */
+export function within<T>(work: Promise<T>, ms: number, clock: Clock = systemClock): Promise<T | undefined> {
+  let cancel = () => {};
+  const late = new Promise<undefined>((resolve) => (cancel = clock.after(ms, () => resolve(undefined), { unref: true })));
+  return Promise.race([work, late]).finally(cancel);
+}

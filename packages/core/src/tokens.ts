@@ -50,6 +50,8 @@ export const tokens = {
   textPipeline: createServiceRef<S.TextPipeline>('engine.textPipeline'),
   /** Speaker analysis, voice preview and cloned voices (engine). */
   voiceCloning: createServiceRef<S.VoiceCloning>('engine.voiceCloning'),
+  /** Pronunciation dictionaries (@sawt/plugin-dictionaries); optional for the engine and transports (absent: no locator is accepted). */
+  pronunciationDictionaries: createServiceRef<S.PronunciationDictionaries>('dictionaries.pronunciation'),
   /** The fastify instance of transport-http (typed loosely so core needs no fastify). */
   httpServer: createServiceRef<HttpServerService>('http.server'),
 } as const;

@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { randomUUID } from 'node:crypto';
-import { SawtError, errors, systemClock, type Clock, type ConcurrencyLimiter, type ConcurrencySlot, type RateLimiter } from '@sawt/core';
+import { SawtError, errors, systemClock, within, type Clock, type ConcurrencyLimiter, type ConcurrencySlot, type RateLimiter } from '@sawt/core';
 import { FixedWindowRateLimiter, InMemoryConcurrencyLimiter, type RateLimitSettings } from './limits.js';
 
 /**
@@ -143,12 +143,6 @@ class PrimaryChannel {
 /** How long a worker waits for the primary to acknowledge a freed slot. */
 const RELEASE_WAIT_MS = 2000;
 
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
-}
-
 let channel: PrimaryChannel | null = null;
 const primary = () => (channel ??= new PrimaryChannel());
 
@@ -158,7 +152,7 @@ export class PrimaryConcurrencyLimiter implements ConcurrencyLimiter {
     let released: Promise<void> | null = null;
     return {
       // Waits for the primary's answer (at most RELEASE_WAIT_MS: a primary that does not answer frees a dead worker's slots anyway).
-      release: () => (released ??= withTimeout(primary().ask({ op: 'release', slotId }), RELEASE_WAIT_MS).then(() => undefined, () => undefined)),
+      release: () => (released ??= within(primary().ask({ op: 'release', slotId }), RELEASE_WAIT_MS).then(() => undefined, () => undefined)),
     };
   }
 

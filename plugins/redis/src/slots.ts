@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { errors, type ConcurrencyLimiter, type ConcurrencySlot, type Logger } from '@sawt/core';
+import { errors, within, type ConcurrencyLimiter, type ConcurrencySlot, type Logger } from '@sawt/core';
 
 export interface SlotLeaseSettings {
   /** A slot whose holder stopped renewing it is free again after this long. */
@@ -93,13 +93,11 @@ export class RedisConcurrencyLimiter implements ConcurrencyLimiter {
 
   private async free(key: string, id: string, accountId: string): Promise<void> {
     this.held.delete(id);
-    let timer: NodeJS.Timeout | undefined;
     const removed = this.redis.zrem(key, id).then(
       () => undefined,
       (err: unknown) => this.logger.warn({ err, accountId }, 'could not free a concurrency slot; its lease will expire'),
     );
-    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, RELEASE_WAIT_MS)));
-    await Promise.race([removed, late]).finally(() => clearTimeout(timer));
+    await within(removed, RELEASE_WAIT_MS);
   }
 
   async inFlight(accountId: string): Promise<number> {

@@ -3,7 +3,7 @@
  * names up to three by locator; their rules apply to the request's text before normalization,
  * in the locators' order. The engine's front end applies them (frontend/ssml/pronunciations.ts).
  */
-import { createServiceRef } from '../tokens.js';
+import { tokens } from '../tokens.js';
 
 export type PhoneticAlphabet = 'ipa' | 'x-sawt';
 
@@ -31,5 +31,5 @@ export interface PronunciationDictionaries {
   resolveLocators(accountId: string, locators: readonly DictionaryLocator[]): Promise<PronunciationRule[]>;
 }
 
-/** Provided by @sawt/plugin-dictionaries; optional for the engine and transports (absent: no locator is accepted). */
-export const pronunciationDictionariesToken = createServiceRef<PronunciationDictionaries>('dictionaries.pronunciation');
+/** @deprecated tokens.pronunciationDictionaries (the same service). */
+export const pronunciationDictionariesToken = tokens.pronunciationDictionaries;
