@@ -1,34 +1,37 @@
 /**
- * Validation of everything handed to the native addon, with sharp-style
- * messages ("Expected <what> for <name> but received <value>"). Each check
- * throws EngineError SAWT_ENGINE_INVALID_ARGUMENT before any native call.
+ * Validation of everything handed to the native addon, once (its C++ readers check only types and
+ * the bounds that protect memory), with sharp-style messages ("Expected <what> for <name> but
+ * received <value>"). Each check throws EngineError SAWT_ENGINE_INVALID_ARGUMENT before any native call.
  */
 import { inspect } from 'node:util';
 import { EngineError } from './errors.js';
 import type { Tensor, TensorDescription, TensorType } from './tensor.js';
 
-/** Output rates offered to clients (the addon itself accepts 8000..48000). */
 /**
- * The speaking rates (words per minute) espeak synthesis accepts. The addon checks the same range
+ * The speaking rates (words per minute) espeak synthesis accepts: those the engine speaks at
  * (espeak::kMinRate/kMaxRate in native/espeak_engine.h, exported as espeakRateRange; a test keeps the two equal).
  */
 export const ESPEAK_RATE_RANGE = { min: 80, max: 450 } as const;
 
+/** Output rates offered to clients. */
 export const SUPPORTED_SAMPLE_RATES = [8000, 16000, 22050, 24000] as const;
 export type SupportedSampleRate = (typeof SUPPORTED_SAMPLE_RATES)[number];
+
+/** What a value that failed a check was, as the addon's HTS and Piper readers wrote it ('a string', 'an array', 'a Float32Array of 12', null, 3). */
+function kindOf(value: unknown): string {
+  if (value === undefined || value === null || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (typeof value === 'string') return 'a string';
+  if (Array.isArray(value)) return 'an array';
+  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name} of ${(value as unknown as { length: number }).length}`;
+  return typeof value === 'function' ? 'a function' : 'an object';
+}
 
 function show(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
   if (value === undefined || value === null) return String(value);
   const text = inspect(value, { depth: 1, maxArrayLength: 5, maxStringLength: 40, breakLength: Infinity });
-  return `${text} of type ${kind(value)}`;
-}
-
-function kind(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  if (ArrayBuffer.isView(value)) return value.constructor.name;
-  return typeof value;
+  const kind = Array.isArray(value) ? 'array' : ArrayBuffer.isView(value) ? value.constructor.name : typeof value;
+  return `${text} of type ${kind}`;
 }
 
 export function invalid(expected: string, name: string, value: unknown, received = show(value)): EngineError {
@@ -202,29 +205,11 @@ export function validateFeeds(feeds: unknown, inputs: readonly TensorDescription
   return f as Record<string, Tensor>;
 }
 
-/** What a value that failed a check was, as the addon's argument readers wrote it ('a string', 'an array', 'a Float32Array of 12', null, 3). */
-function kindOf(value: unknown): string {
-  if (value === undefined || value === null || typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (typeof value === 'string') return 'a string';
-  if (Array.isArray(value)) return 'an array';
-  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name} of ${(value as unknown as { length: number }).length}`;
-  return typeof value === 'function' ? 'a function' : 'an object';
-}
-
 const fail = (message: string): EngineError => new EngineError('SAWT_ENGINE_INVALID_ARGUMENT', message);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
 
-function hInteger(name: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw fail(`Expected an integer between ${min} and ${max} for ${name} but received ${kindOf(value)}`);
-  }
-  return value;
-}
-
-function hNumber(name: string, value: unknown, min: number, max: number, optional = true): void {
-  if (!(optional && value === undefined) && (typeof value !== 'number' || !(value >= min && value <= max))) {
-    throw fail(`Expected a number between ${min} and ${max} for ${name} but received ${kindOf(value)}`);
-  }
+function optionalNumber(name: string, value: unknown, min: number, max: number): void {
+  if (value !== undefined) numberBetween(name, value, min, max);
 }
 
 const HTS_STREAMS = ['mgc', 'lf0', 'lpf'] as const;
@@ -234,13 +219,13 @@ const HTS_MAX_FRAMES = 2 ** 30, HTS_MAX_DIM = 4096, HTS_MAX_TEXT = 2 ** 30;
 function htsStreams(value: unknown, index: number): void {
   const at = `parameters[${index}]`;
   if (!isObject(value)) throw fail(`Expected an object of parameter streams for ${at} but received ${kindOf(value)}`);
-  const frames = hInteger(`${at}.frames`, value.frames, 1, HTS_MAX_FRAMES);
+  const frames = integerBetween(`${at}.frames`, value.frames, 1, HTS_MAX_FRAMES);
   const dims = value.dims;
   if (typeof dims !== 'object' || dims === null || Array.isArray(dims)) throw fail(`Expected an object {mgc, lf0, lpf} for ${at}.dims but received ${kindOf(dims)}`);
   for (const stream of HTS_STREAMS) {
     const data = value[stream], dim = (dims as Record<string, unknown>)[stream];
     if (stream === 'lpf' && data === undefined && dim === undefined) break;
-    const width = hInteger(`${at}.dims.${stream}`, dim, 1, HTS_MAX_DIM);
+    const width = integerBetween(`${at}.dims.${stream}`, dim, 1, HTS_MAX_DIM);
     const name = `${at}.${stream}`;
     if (!(data instanceof Float32Array || data instanceof Float64Array)) throw fail(`Expected a Float32Array or Float64Array for ${name} but received ${kindOf(data)}`);
     if (data.length !== frames * width) {
@@ -274,9 +259,9 @@ function htsWords(value: unknown, labels: unknown[][]): void {
       if (next >= labels[i]!.length) {
         throw fail(`Expected at most ${j} words for ${at} (words[${i}][${j - 1}] starts at the last of the ${labels[i]!.length} labels of utterances[${i}]) but received ${list.length}`);
       }
-      next = hInteger(`${wat}.label`, item.label, next, labels[i]!.length - 1) + 1;
-      hInteger(`${wat}.textOffset`, item.textOffset, 0, HTS_MAX_TEXT);
-      hInteger(`${wat}.length`, item.length, 0, HTS_MAX_TEXT);
+      next = integerBetween(`${wat}.label`, item.label, next, labels[i]!.length - 1) + 1;
+      integerBetween(`${wat}.textOffset`, item.textOffset, 0, HTS_MAX_TEXT);
+      integerBetween(`${wat}.length`, item.length, 0, HTS_MAX_TEXT);
     });
   });
 }
@@ -289,19 +274,19 @@ function htsWords(value: unknown, labels: unknown[][]): void {
 export function validateHtsOptions(options: unknown, streaming: boolean): void {
   if (!isObject(options)) throw fail(`Expected an object for options but received ${kindOf(options)}`);
   const o = options;
-  if (typeof o.voicePath !== 'string' || o.voicePath === '') throw fail(`Expected a non-empty string for voicePath but received ${o.voicePath === '' ? "''" : kindOf(o.voicePath)}`);
+  nonEmptyString('voicePath', o.voicePath);
   // With given parameters, speed, halfTone, f0Spread and the GV weights have nothing to act on; they
   // are still checked, so that a bad value is not silently accepted.
   const controls: Array<[string, number, number]> = [['speed', 0.25, 4], ['halfTone', -24, 24], ['f0Spread', 0, 4], ['alpha', 0, 0.95], ['gvWeightLf0', 0, 4],
     ['gvWeightMgc', 0, 4], ['gainDb', -40, 12], ['postfilter', 0, 0.8], ['highpassHz', 0, 500], ['threads', 1, 64]];
   if (streaming) controls.push(['sampleRate', 8000, 48000], ['maxQueuedChunks', 1, 1024], ['chunkMs', 0, 60000], ['firstWindowFrames', 10, 100000], ['windowFrames', 10, 100000]);
-  for (const [name, min, max] of controls) hNumber(name, o[name], min, max);
+  for (const [name, min, max] of controls) optionalNumber(name, o[name], min, max);
   // mgcOffset: at most 256 numbers, each within ±10 (a mel-cepstral EQ of tens of dB at most).
   if (o.mgcOffset !== undefined) {
     if (!Array.isArray(o.mgcOffset) || o.mgcOffset.length > 256) {
       throw fail(`Expected an array of at most 256 numbers for mgcOffset but received ${Array.isArray(o.mgcOffset) ? `an array of ${o.mgcOffset.length}` : kindOf(o.mgcOffset)}`);
     }
-    o.mgcOffset.forEach((x: unknown, i) => hNumber(`mgcOffset[${i}]`, x, -10, 10, false));
+    o.mgcOffset.forEach((x: unknown, i) => numberBetween(`mgcOffset[${i}]`, x, -10, 10));
   }
   if (streaming && o.urgent !== undefined && typeof o.urgent !== 'boolean') throw fail(`Expected a boolean for urgent but received ${kindOf(o.urgent)}`);
   if (streaming && (o.utterances === undefined) === (o.parameters === undefined)) {
@@ -327,7 +312,7 @@ export function validateHtsOptions(options: unknown, streaming: boolean): void {
     perUtterance('voicedClosures', 'label lists', o.voicedClosures, labels).forEach((list, i) => {
       const at = `voicedClosures[${i}]`;
       if (!Array.isArray(list)) throw fail(`Expected an array of label indices for ${at} but received ${kindOf(list)}`);
-      list.forEach((x: unknown, j) => hInteger(`${at}[${j}]`, x, 0, labels[i]!.length - 1));
+      list.forEach((x: unknown, j) => integerBetween(`${at}[${j}]`, x, 0, labels[i]!.length - 1));
     });
   }
 }
@@ -338,9 +323,9 @@ export function validatePiperRun(ids: unknown, options: unknown): void {
   if (!isObject(options)) throw fail('Expected an object for options');
   const o = options;
   for (const [name, min, max] of [['noiseScale', 0, 10], ['lengthScale', 0.05, 20], ['noiseW', 0, 10], ['volume', 0, 1], ['tag', 0, 4294967295]] as const) {
-    hNumber(name, o[name], min, max);
+    optionalNumber(name, o[name], min, max);
   }
   for (const [name, min, max] of [['sid', 0, 2 ** 30], ['inRate', 8000, 192000], ['outRate', 8000, 192000], ['silenceMs', 0, 10000]] as const) {
-    if (o[name] !== undefined) hInteger(name, o[name], min, max);
+    if (o[name] !== undefined) integerBetween(name, o[name], min, max);
   }
 }
