@@ -118,8 +118,10 @@ const configSchema = {
         // A request's first clause longer than this is cut at a word boundary and its first part
         // spoken as an utterance of its own (0: no cut): HTS plans a whole utterance before its first
         // sample. The price: a phrase boundary there (the first part ends as an utterance, with a short
-        // pause and a final fall, and the rest starts a new intonation phrase).
-        firstChunkChars: { type: 'integer', minimum: 0, maximum: 1000, default: 0 },
+        // pause and a final fall, and the rest starts a new intonation phrase). Measured (sawt-hts, a
+        // 175-character text with a 78-character first clause, 3 interleaved pairs of 12 requests on a
+        // shared 2-core machine): first byte p50 139 → 118 ms, p95 631 → 386 ms.
+        firstChunkChars: { type: 'integer', minimum: 0, maximum: 1000, default: 40 },
         // Label front-end fixes of Festival's defects (each measurable on its own).
         labels: {
           type: 'object',

@@ -30,8 +30,9 @@ export class BackendHandOff {
       const dialect = this.sources.dialects.get(ctx.dialect ?? '');
       const rewrite = dialect?.hasHtsRules ? (phones: string[]) => dialect.applyHts(phones) : undefined;
       // HTS generates an utterance's parameters whole before its first sample: a long first clause
-      // is cut (at a word boundary) so that its first part is an utterance of its own.
-      const pieces = ctx.first ? firstChunk(segments, this.sources.htsFirstChars) : segments.map((text) => ({ text, cut: false }));
+      // is cut (before a word that starts a phrase, else at a word boundary) so that its first part
+      // is an utterance of its own.
+      const pieces = ctx.first ? firstChunk(segments, this.sources.htsFirstChars, true) : segments.map((text) => ({ text, cut: false }));
       const utterances = pieces.flatMap(({ text }) => textToUtterances(text, this.sources.labelOptions, rewrite));
       if (utterances.length === 0) throw errors.validation('text contains nothing the Arabic voice can speak');
       return utterances;
@@ -46,17 +47,26 @@ export class BackendHandOff {
 }
 
 /**
- * The segments, the first one cut when it is longer than `maxChars`: at the last clause mark
- * within the limit, else at the last word boundary within it (`cut`: the piece ends mid-sentence).
+ * Words a new intonation phrase readily starts with: a conjunction, a preposition or a relative
+ * pronoun (و ف ثم في من إلى على عن مع الذي التي حيث لأن لكن بل أو، with their clitics written on).
  */
-export function firstChunk(segments: string[], maxChars: number): Array<{ text: string; cut: boolean }> {
+const PHRASE_START = /^(?:و|ف|ثم|في|من|إلى|الى|على|عن|مع|الذي|التي|الذين|حيث|لأن|لكن|بل|أو|حتى|كي|لكي)(?=\s|$)|^(?:و|ف)(?:في|من|إلى|على|عن|مع|الذي|التي)(?=\s|$)/u;
+
+/**
+ * The segments, the first one cut when it is longer than `maxChars`: at the last clause mark
+ * within the limit, else (with `phrases`) before the last word within it that starts a phrase
+ * (PHRASE_START, past a third of the limit), else at the last word boundary within it (`cut`:
+ * the piece ends mid-sentence).
+ */
+export function firstChunk(segments: string[], maxChars: number, phrases = false): Array<{ text: string; cut: boolean }> {
   const out = segments.map((text) => ({ text, cut: false }));
   const first = segments[0];
   if (!first || maxChars <= 0 || first.length <= maxChars || first.includes('[[')) return out;
   const head = first.slice(0, maxChars + 1);
   const clause = Math.max(...[...head.matchAll(/[،,؛;:]\s/gu)].map((m) => m.index! + 1), -1);
+  const phrase = phrases ? Math.max(...[...head.matchAll(/\s/gu)].map((m) => m.index!).filter((i) => PHRASE_START.test(first.slice(i + 1).replace(/[\u064B-\u0652]/gu, ''))), -1) : -1;
   const space = head.lastIndexOf(' ');
-  const at = clause > maxChars / 3 ? clause : space;
+  const at = clause > maxChars / 3 ? clause : phrase > maxChars / 3 ? phrase : space;
   if (at <= 0) return out;
   const a = first.slice(0, at).trim();
   const b = first.slice(at).trim();
