@@ -101,7 +101,8 @@ function readOne(all: string, prefix: string, sign: string | undefined, num: str
     const c = (sign || num.includes('.')) && YEAR_BEFORE.test(s.slice(Math.max(0, off - 12), off)) ? 'nom' : numberCaseAt(s, off + prefix.length, prefix);
     // after an ordinal's head noun, unless a counted noun follows (a year after it is no count: الحرب العالمية 2 عام 1945)
     const counted = w1 && (nounIdOf(w1.trim()) ?? UNIT_ABBREVIATIONS[w1.trim()] ?? (/^\s[\u0621-\u064a]{2,}$/u.test(w1) && isCountedNoun(w1.trim()) && looksCounted(w1.trim()))) && !/^\s*\d/u.test(s.slice(off + all.length - (w2?.length ?? 0)));
-    const head = !prefix && !sign && !num.includes('.') && !pct && !counted ? ordinalHead(s, off) : null;
+    // (nor is the first number of a range of counted nouns: يستمر المؤتمر 2-4 أيام)
+    const head = !prefix && !sign && !num.includes('.') && !pct && !counted && !rangeNoun(w1, s.slice(off + all.length)) ? ordinalHead(s, off) : null;
     if (head) return ordinal(num, { gender: head.gender, case: head.glued ? 'gen' : caseAt(s, head.index) }) + after;
     if (pct) return `${prefix}${readNumber(value, { case: c })} ${pct.includes('‰') ? 'بالألف' : 'بالمئة'}${after}`;
     if (w1) {
