@@ -35,17 +35,11 @@ std::vector<Napi::Value> ArrayOf(Napi::Env env, const Napi::Value& v, const std:
 // The option values are checked in TypeScript (native/lib/validate.ts, validateHtsOptions) with the
 // client's messages; the readers here check only what keeps the copies below in bounds: types,
 // counts and the sizes they allocate.
-std::vector<std::vector<std::string>> ParseUtterances(Napi::Env env, const Napi::Value& utts) {
-  if (!utts.IsArray()) ThrowInvalidArgument(env, "Expected an array of label arrays for utterances");
+std::vector<std::vector<std::string>> ParseUtterances(Napi::Env env, const Napi::Value& value) {
   std::vector<std::vector<std::string>> utterances;
-  const Napi::Array arr = utts.As<Napi::Array>();
-  for (uint32_t i = 0; i < arr.Length(); ++i) {
-    const Napi::Value u = arr.Get(i);
-    if (!u.IsArray()) ThrowInvalidArgument(env, "Expected an array of strings for utterances[" + std::to_string(i) + "]");
-    const Napi::Array labels = u.As<Napi::Array>();
-    std::vector<std::string> lines;
-    for (uint32_t j = 0; j < labels.Length(); ++j) lines.push_back(args::String(env, labels.Get(j), "a label"));
-    utterances.push_back(std::move(lines));
+  for (const Napi::Value& list : ArrayOf(env, value, "utterances")) {
+    utterances.emplace_back();
+    for (const Napi::Value& label : ArrayOf(env, list, "an utterance")) utterances.back().push_back(args::String(env, label, "a label"));
   }
   return utterances;
 }
@@ -55,17 +49,12 @@ std::vector<std::vector<std::string>> ParseUtterances(Napi::Env env, const Napi:
 // vocoder).
 std::vector<double> ParseStream(Napi::Env env, const Napi::Value& v, const std::string& name, size_t frames, size_t dim,
                                 bool lf0) {
-  if (!v.IsTypedArray() || (v.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array &&
-                            v.As<Napi::TypedArray>().TypedArrayType() != napi_float64_array)) {
-    ThrowInvalidArgument(env, "Expected a Float32Array or Float64Array for " + name + " but received " + Received(v));
+  const size_t count = frames * dim;
+  const auto type = v.IsTypedArray() ? v.As<Napi::TypedArray>().TypedArrayType() : napi_int8_array;
+  if ((type != napi_float32_array && type != napi_float64_array) || v.As<Napi::TypedArray>().ElementLength() != count) {
+    ThrowInvalidArgument(env, "Expected a Float32Array or Float64Array of frames × dim values for " + name);
   }
   const Napi::TypedArray array = v.As<Napi::TypedArray>();
-  const size_t count = frames * dim;
-  if (array.ElementLength() != count) {
-    ThrowInvalidArgument(env, "Expected " + std::to_string(count) + " values (frames " + std::to_string(frames) + " × dim " +
-                                  std::to_string(dim) + ") for " + name + " but received " +
-                                  std::to_string(array.ElementLength()));
-  }
   const float* f32 = array.TypedArrayType() == napi_float32_array ? v.As<Napi::Float32Array>().Data() : nullptr;
   const double* f64 = f32 ? nullptr : v.As<Napi::Float64Array>().Data();
   std::vector<double> data(count);
@@ -81,17 +70,10 @@ std::vector<double> ParseStream(Napi::Env env, const Napi::Value& v, const std::
 HtsParams ParseStreams(Napi::Env env, const Napi::Value& value, size_t index) {
   constexpr size_t kMaxFrames = 1u << 30, kMaxDim = 4096;  // bounds that keep frames × dim far from overflow
   const std::string at = "parameters[" + std::to_string(index) + "]";
-  if (!value.IsObject() || value.IsArray() || value.IsTypedArray()) {
-    ThrowInvalidArgument(env, "Expected an object of parameter streams for " + at + " but received " + Received(value));
-  }
-  const Napi::Object o = value.As<Napi::Object>();
+  const Napi::Object o = args::Object(env, value, at);
   HtsParams p;
   p.frames = Integer(env, o.Get("frames"), at + ".frames", 1, kMaxFrames);
-  const Napi::Value dimsValue = o.Get("dims");
-  if (!dimsValue.IsObject() || dimsValue.IsArray()) {
-    ThrowInvalidArgument(env, "Expected an object {mgc, lf0, lpf} for " + at + ".dims but received " + Received(dimsValue));
-  }
-  const Napi::Object dims = dimsValue.As<Napi::Object>();
+  const Napi::Object dims = args::Object(env, o.Get("dims"), at + ".dims");
   for (size_t s = 0; s < kHtsMaxStreams; ++s) {
     const Napi::Value data = o.Get(kHtsStreamNames[s]), dim = dims.Get(kHtsStreamNames[s]);
     if (s == 2 && data.IsUndefined() && dim.IsUndefined()) break;
@@ -102,10 +84,8 @@ HtsParams ParseStreams(Napi::Env env, const Napi::Value& value, size_t index) {
 }
 
 std::vector<HtsParams> ParseParameters(Napi::Env env, const Napi::Value& value) {
-  if (!value.IsArray()) ThrowInvalidArgument(env, "Expected an array of parameter streams for parameters but received " + Received(value));
-  const Napi::Array arr = value.As<Napi::Array>();
   std::vector<HtsParams> parameters;
-  for (uint32_t i = 0; i < arr.Length(); ++i) parameters.push_back(ParseStreams(env, arr.Get(i), i));
+  for (const Napi::Value& streams : ArrayOf(env, value, "parameters")) parameters.push_back(ParseStreams(env, streams, parameters.size()));
   return parameters;
 }
 
