@@ -285,7 +285,9 @@ function noTanween(w: MarkedWord): void {
   const at = /^[وفبلك]/u.test(w.bare) && /^[\u064e\u0650]$/u.test(vowelOf(w.marks[0] ?? '')) && w.bare.length > 4 ? 1 : 0;
   const stem = w.bare.slice(at);
   const v = w.marks.slice(at).map(vowelOf);
-  if (/^(?:ال|لل)/u.test(w.bare.replace(/^[وف]/u, '').replace(/^[بك](?=ال)/u, ''))) {
+  const article = w.bare.replace(/^[وف]/u, '').replace(/^[بك](?=ال)/u, '');
+  // (الف، الاف: ألف، آلاف written without their hamza, no article)
+  if (/^(?:ال|لل)/u.test(article) && !/^ال(?:ف|فا|فين|فان|اف)$/u.test(article)) {
     if (!(t === '\u064b' && 'اى'.includes(w.bare[last]!))) w.marks[last] = withVowel(mark, TANWEEN_VOWEL[t]!);
     return;
   }
