@@ -5,7 +5,6 @@
 import { Readable } from 'node:stream';
 import t from 'tap';
 import { PieceRun } from '../../plugins/transport-ws/dist/piece.js';
-import { DEFAULT_LIMITS } from '@sawt/plugin-transport-ws';
 
 const RATE = 24000;
 const CHUNK_SAMPLES = 4800; // 200 ms
@@ -29,13 +28,12 @@ async function runPiece(chunks, { text = 'a b', flushEnd = true } = {}) {
   };
   const out = {
     send: async (m) => (messages.push(JSON.parse(m)), true),
-    sendAudio: async (m) => (messages.push(JSON.parse(m)), true),
     sendError: async () => true,
-    bufferedAmount: () => 0,
+    drained: async () => {},
     closed: () => false,
     notReading: () => {},
   };
-  const run = new PieceRun({ text, flushEnd, queuedAt: performance.now() }, out, DEFAULT_LIMITS);
+  const run = new PieceRun({ text, flushEnd, queuedAt: performance.now() }, out);
   await run.run(async () => ({ stream, admission }), RATE);
   return { messages, admission };
 }
