@@ -79,6 +79,9 @@ export function normalizeDates(text: string): string {
   // day and month without a year after a date word (up to two words between): يوم 1/2، بتاريخ 15/3، آخر موعد للسداد 25/12
   text = text.replace(/((?:^|\s)[وفبل]?(?:ال)?(?:يوم|تاريخ|الموافق|موعد|مواعيد)(?:\s+[\p{L}]+){0,2}\s+)(\d{1,2})\/(\d{1,2})(?![\d/]|[.,]\d)/gu, (all, pre: string, d, m, off: number, s: string) =>
     Number(m) >= 1 && Number(m) <= 12 && Number(d) >= 1 && Number(d) <= 31 ? pre + readDate(Number(d), GREGORIAN[Number(m) - 1]!, undefined, undefined, contextCase(s, off + pre.length)) : all);
+  // a day and month that no fraction can be (the day not below the month: 15/3، 5/3; 24/7 is "all the time")
+  text = text.replace(/(?<![\d\p{L}.,/])(\d{1,2})\/(\d{1,2})(?![\d/]|[.,]\d)/gu, (all, d, m, off: number, s: string) =>
+    Number(m) >= 1 && Number(m) <= 12 && Number(d) >= Number(m) && Number(d) <= 31 && all !== '24/7' ? readDate(Number(d), GREGORIAN[Number(m) - 1]!, undefined, undefined, contextCase(s, off)) : all);
   // month and year: 03/2021، 03-2021، 9/1445 هـ (a month of 1–12 and a year of four digits; no range)
   text = text.replace(new RegExp(`(?<![\\d\\p{L}.,/-])(\\d{1,2})[/-](\\d{4})(?![\\d/]|-\\d)${ERA}`, 'gu'), (all, m, y, era) => {
     const year = Number(y);
