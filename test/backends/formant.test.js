@@ -14,7 +14,7 @@ const FORMANT = path.join(repoRoot, 'test/fixtures/plugins/formant-voice/index.j
 const TEXT = 'قال الولد إن الطيور تطير فوق البيوت الجميلة.';
 const configWith = (options = {}) => {
   const config = wsConfig();
-  config.plugins.push({ resolve: FORMANT, options: { failWord: 'خطأ', stallWord: 'انتظر', chunkTimeoutMs: 1500, ...options } });
+  config.plugins.push({ resolve: FORMANT, options: { failWord: 'خطأ', stallWord: 'انتظر', silentWord: 'صمت', chunkTimeoutMs: 1500, ...options } });
   return config;
 };
 
@@ -85,6 +85,15 @@ t.test('a failing back end is a 500 answer and the server keeps serving', async 
   t.equal(res.status, 500);
   t.equal((await res.json()).errorCode, 50001);
   t.equal((await tts({})).status, 200, 'the next request is served');
+});
+
+t.test('a synthesis without a sample of audio is 400 / 40001, not an empty WAV that is paid for', async (t) => {
+  const before = await srv.balance(account.id);
+  const res = await tts({ text: 'صمت تام في كل مكان هنا.' });
+  t.equal(res.status, 400);
+  t.equal((await res.json()).errorCode, 40001);
+  const after = await srv.balance(account.id);
+  t.equal(after.balance, before.balance, 'nothing charged');
 });
 
 t.test('a back end made for another contract version fails the boot, naming its plugin', async (t) => {

@@ -126,14 +126,9 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
 
 /** `chunk` at `rate` (the resampler's tail joins the last chunk). */
 function resampled(resampler: Resampler, chunk: SpeechChunk, rate: number): SpeechChunk {
-  const body = resampler.process(new Int16Array(chunk.pcm.buffer, chunk.pcm.byteOffset, chunk.pcm.length / 2));
-  const pcm = chunk.isLast ? Buffer.concat([Buffer.from(body.buffer, body.byteOffset, body.byteLength), Buffer.from(tail(resampler))]) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const parts = [resampler.process(new Int16Array(chunk.pcm.buffer, chunk.pcm.byteOffset, chunk.pcm.length / 2)), ...(chunk.isLast ? [resampler.flush()] : [])];
+  const pcm = Buffer.concat(parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength)));
   return { pcm, sampleRate: rate, isLast: chunk.isLast, info: { ...chunk.info, samples: pcm.length / 2 } };
-}
-
-function tail(resampler: Resampler): ArrayBuffer {
-  const t = resampler.flush();
-  return t.buffer.slice(t.byteOffset, t.byteOffset + t.byteLength) as ArrayBuffer;
 }
 
 /** `chunks`, failing with 503 / 50001 when the next one takes longer than `timeoutMs`. */

@@ -65,16 +65,19 @@ export class TextFrontEnd {
   async runManyUntil(inputs: FrontEndInput[], stageName: string): Promise<string[]> {
     const i = this.stages.findIndex((s) => s.name === stageName);
     if (i < 0) throw new Error(`unknown text stage '${stageName}' (stages: ${this.stageNames().join(', ')})`);
-    if (!this.stages[i]!.perSegment) return Promise.all(inputs.map((input) => this.runUntil(input, stageName)));
     const stages = this.stages.slice(0, i + 1);
+    if (!this.stages[i]!.perSegment) {
+      return Promise.all(inputs.map(async (input) => {
+        let text = input.text;
+        for (const stage of stages) text = await mapTextParts(text, (p) => stage.run(p, input));
+        return text;
+      }));
+    }
     const owners: number[] = [];
     let segments: string[] = [];
     for (const [k, input] of inputs.entries()) {
-      let text = input.text;
-      for (const stage of stages.filter((s) => !s.perSegment)) text = await mapTextParts(text, (p) => stage.run(p, input));
-      const { text: guarded, restore } = protectRaw(text);
-      for (const seg of segmentText(guarded, this.segmentOptions)) {
-        segments.push(restore(seg));
+      for (const segment of await this.segments(input, stages)) {
+        segments.push(segment);
         owners.push(k);
       }
     }
@@ -115,14 +118,7 @@ export class TextFrontEnd {
 
   /** The text after the named stage, every stage before it included (segments joined by a space). */
   async runUntil(input: FrontEndInput, stageName: string): Promise<string> {
-    const i = this.stages.findIndex((s) => s.name === stageName);
-    if (i < 0) throw new Error(`unknown text stage '${stageName}' (stages: ${this.stageNames().join(', ')})`);
-    if (!this.stages[i]!.perSegment) {
-      let text = input.text;
-      for (const stage of this.stages.slice(0, i + 1)) text = await mapTextParts(text, (p) => stage.run(p, input));
-      return text;
-    }
-    return (await this.runStages(input, i + 1)).join(' ');
+    return (await this.runManyUntil([input], stageName))[0]!;
   }
 
   /**
@@ -139,14 +135,6 @@ export class TextFrontEnd {
     }
     const { text: guarded, restore } = protectRaw(text);
     return segmentText(guarded, this.segmentOptions).map(restore);
-  }
-
-  private async runStages(input: FrontEndInput, count: number): Promise<string[]> {
-    const stages = this.stages.slice(0, count);
-    const segments = await this.segments(input, stages);
-    const perSegment = stages.filter((s) => s.perSegment);
-    if (perSegment.length === 0) return segments;
-    return Promise.all(segments.map((segment) => runSegmentStages(segment, perSegment, input)));
   }
 }
 
