@@ -11,7 +11,11 @@
  * ريالاً، صباحاً); مئة (not مائة), ثلاثمئة joined; بالمئة for %; dates as
  * "ordinal day من month عام year"; years with هـ → "للهجرة", م → "للميلاد";
  * case is genitive after prepositions and construct nouns (context.ts),
- * nominative otherwise.
+ * nominative otherwise. Written Arabic beyond plain numbers (fractions.ts,
+ * ranges.ts, units.ts, dates.ts, urls.ts): fractions as نصف/ثلث/ثلاثة أرباع,
+ * a decimal comma as فاصلة, بالألف for ‰, سالب/زائد for signs and زائد/ناقص for
+ * a time zone's offset, مقابل between a score's sides, units as their nouns in
+ * agreement, URLs with دبليو دبليو دبليو / نقطة / آت / سلاش.
  */
 import { expandAbbreviations } from './abbreviations.js';
 import { cleanup, finish } from './cleanup.js';
