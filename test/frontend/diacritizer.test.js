@@ -79,6 +79,16 @@ t.test('the libtashkeel model through the native ONNX path', async (t) => {
     t.same(await d.diacritizeMany(texts), single, 'padding does not change the result');
   });
 
+  t.test('segments cut from one sentence, read together (continues), read as the sentence itself', async (t) => {
+    const sentence = 'أعلنت وزارة الصحة في بيان رسمي صدر صباح اليوم عن افتتاح ثلاثة مستشفيات جديدة في المناطق الشمالية';
+    const words = sentence.split(' ');
+    const [head, tail] = [words.slice(0, 7).join(' '), words.slice(7).join(' ')];
+    const whole = await d.diacritize(sentence);
+    const together = await d.diacritizeMany([head, tail, 'ذهب الولد إلى المدرسة.'], { continues: [false, true, false] });
+    t.equal(together.slice(0, 2).join(' '), whole, 'the words on both sides of the cut have their context');
+    t.equal(together[2], await d.diacritize('ذهب الولد إلى المدرسة.'), 'a text that does not continue is read alone');
+  });
+
   t.test('a long text is cut at spaces and keeps every character', async (t) => {
     const long = Array.from({ length: 60 }, () => 'ذهب الولد إلى المدرسة').join(' ');
     const out = await d.diacritize(long);
