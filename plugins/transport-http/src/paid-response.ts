@@ -44,8 +44,8 @@ export async function sendPaid(req: FastifyRequest, reply: FastifyReply, run: { 
   /** Why the body ended early, when it was not the client. */
   let endedBy: 'output cap' | 'failure' | null = null;
   const failed = (e: unknown) => {
-    if (e instanceof OutputCapped) endedBy = 'output cap';
-    else if (!res.destroyed) endedBy = 'failure';
+    if (e instanceof OutputCapped) endedBy ??= 'output cap';
+    else if (!res.destroyed) endedBy ??= 'failure';
   };
   const pieces = body.pieces[Symbol.asyncIterator]();
   let delivered = false;
@@ -81,6 +81,12 @@ export async function sendPaid(req: FastifyRequest, reply: FastifyReply, run: { 
     // Paused until fastify pipes it: counting its 'data' (a piece written to the response) must not start the flow.
     const out = Readable.from(slotFreedBeforeLastByte()).pause();
     out.on('data', () => (handed += samples.shift() ?? 0));
+    // The synthesis cancelled (shutdown) while the body waits on a client that does not read: the response is cut now.
+    stream.once('close', () => {
+      if (stream.readableEnded || res.writableFinished || endedBy) return;
+      failed(new Error('synthesis cancelled'));
+      out.destroy(new Error('synthesis cancelled'));
+    });
     void reply.code(200).headers(body.headers()).send(out);
     delivered = await whenDelivered(res);
   } finally {

@@ -78,7 +78,12 @@ export class PieceRun {
     this.cutBy ??= cutBy;
     this.cancelled = true;
     this.stream?.destroy();
+    this.wake();
   }
+
+  /** Ends a wait for the client (drain) when the piece is cancelled. */
+  private wake: () => void = () => {};
+  private readonly cancelledWhileWaiting = new Promise<void>((resolve) => (this.wake = resolve));
 
   private gone(): boolean {
     return this.cancelled || this.out.closed();
@@ -211,7 +216,7 @@ export class PieceRun {
   private async drain(): Promise<void> {
     if (this.gone()) return;
     try {
-      await this.out.drained();
+      await Promise.race([this.out.drained(), this.cancelledWhileWaiting]);
     } catch (e) {
       if (!(e instanceof NotReading) || this.gone()) return;
       this.cutBy ??= 'client not reading';
