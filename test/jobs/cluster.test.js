@@ -3,10 +3,9 @@
 // from its last finished part once the dead node's lease runs out, and it is charged once.
 import t from 'tap';
 import { billableChars, outputFormat } from '@sawt/core';
-import { decode } from '../formats/decode.js';
 import { freshCluster, servicesMissing } from '../cluster/fixtures/cluster.js';
 import { pollUntil } from '../helpers/server.js';
-import { BOOK_SPOKEN, pollJob, submitJob } from './helpers.js';
+import { BOOK_SPOKEN, decodeAudio, pollJob, submitJob } from './helpers.js';
 
 const missing = await servicesMissing();
 if (missing) t.plan(0, missing);
@@ -41,10 +40,12 @@ else {
     t.equal(end.characters_done, billableChars(text));
     const parts = await db('job_parts').where({ job_id: id }).select('idx', 'attempts', 'blob_key');
     for (const p of doneAtKill) t.equal(parts.find((q) => q.idx === p.idx).blob_key, p.blob_key, `part ${p.idx}, done on the dead node, was kept`);
-    t.equal(parts.reduce((n, p) => n + p.attempts, 0), partsTotal + 1, 'every part rendered once, the one cut by the kill twice');
+    const renders = parts.reduce((n, p) => n + p.attempts, 0);
+    // A kill between two parts cuts none.
+    t.ok(renders === partsTotal || renders === partsTotal + 1, `every part rendered once, the one cut by the kill twice (${renders} renders of ${partsTotal} parts)`);
 
     const audio = Buffer.from(await (await fetch(`${b.api}/jobs/${id}/audio`, { headers })).arrayBuffer());
-    const d = decode(audio, outputFormat('mp3_22050_32'));
+    const d = await decodeAudio(audio, outputFormat('mp3_22050_32'));
     t.ok(Math.abs(d.seconds - end.audio_seconds) < 0.2, `the audio has every part (${d.seconds} s of ${end.audio_seconds} s)`);
 
     const wallet = await pollUntil('settled', async () => {

@@ -9,8 +9,7 @@ import path from 'node:path';
 import t from 'tap';
 import { billableChars, outputFormat, toMicro } from '@sawt/core';
 import { pollUntil, startServer } from '../helpers/server.js';
-import { decode } from '../formats/decode.js';
-import { BOOK_MD, BOOK_SPOKEN, jobsConfig, pollJob, submitJob } from './helpers.js';
+import { BOOK_MD, BOOK_SPOKEN, decodeAudio, jobsConfig, pollJob, submitJob } from './helpers.js';
 
 const server = await startServer(t, { config: jobsConfig() });
 const { api } = server;
@@ -63,7 +62,7 @@ t.test('a Markdown text becomes one MP3 with captions and chapters, charged once
   t.equal(audio.headers.get('accept-ranges'), 'bytes');
   const bytes = Buffer.from(await audio.arrayBuffer());
   t.equal(Number(audio.headers.get('content-length')), bytes.length);
-  const d = decode(bytes, outputFormat('mp3_44100_64'));
+  const d = await decodeAudio(bytes, outputFormat('mp3_44100_64'));
   t.equal(d.codec, 'mp3');
   t.equal(d.sampleRate, 44100);
   t.equal(d.channels, 1);
@@ -122,7 +121,7 @@ t.test('Opus and WAV: one continuous stream across parts', async (t) => {
     const format = outputFormat(name);
     t.equal(res.headers.get('content-type'), format.contentType);
     const bytes = Buffer.from(await res.arrayBuffer());
-    const d = decode(bytes, format);
+    const d = await decodeAudio(bytes, format);
     t.equal(d.sampleRate, format.sampleRate, `${name}: its rate`);
     t.ok(Math.abs(d.seconds - job.audio_seconds) < 0.1, `${name}: decoded ${d.seconds} s, the job says ${job.audio_seconds} s`);
     if (name === 'opus_48000_64') {

@@ -8,8 +8,7 @@ import knexFactory from 'knex';
 import { billableChars, outputFormat } from '@sawt/core';
 import { pollUntil, tempDir } from '../helpers/server.js';
 import { freePort, sawtJson, spawnServer } from '../helpers/spawned-server.js';
-import { decode } from '../formats/decode.js';
-import { BOOK_SPOKEN, getJob, pollJob, submitJob } from './helpers.js';
+import { BOOK_SPOKEN, decodeAudio, getJob, pollJob, submitJob } from './helpers.js';
 
 const JOB_OPTIONS = { partChars: 120, pollMs: 50, sweepMs: 200, leaseMs: 1500, runners: 1 };
 
@@ -51,11 +50,13 @@ t.test('kill -9 mid-job, then restart: it resumes from its last finished part an
   const keysAfter = new Set();
   for (const p of await db('job_parts').where({ job_id: id }).select('idx', 'blob_key')) keysAfter.add(`${p.idx}:${p.blob_key}`);
   t.same(doneAtKill.filter((k) => !keysAfter.has(k)), [], 'the parts finished before the kill were kept, not rendered again');
-  t.equal(parts.reduce((n, p) => n + p.attempts, 0), partsTotal + 1, 'every part rendered once, but the one cut by the kill twice');
+  const renders = parts.reduce((n, p) => n + p.attempts, 0);
+  // A kill between two parts cuts none.
+  t.ok(renders === partsTotal || renders === partsTotal + 1, `every part rendered once, but the one cut by the kill twice (${renders} renders of ${partsTotal} parts)`);
   t.ok(parts.every((p) => p.status === 'done'));
 
   const audio = Buffer.from(await (await fetch(`${second.api}/jobs/${id}/audio`, { headers })).arrayBuffer());
-  const d = decode(audio, outputFormat('opus_48000_32'));
+  const d = await decodeAudio(audio, outputFormat('opus_48000_32'));
   t.ok(Math.abs(d.seconds - end.audio_seconds) < 0.1, `the audio has every part (${d.seconds} s of ${end.audio_seconds} s)`);
   const vtt = await (await fetch(`${second.api}/jobs/${id}/captions.vtt`, { headers })).text();
   const cueText = [...vtt.matchAll(/ --> [^\n]+\n([^\n]+)/g)].map((m) => m[1]).join(' ');
