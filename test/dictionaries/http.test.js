@@ -2,12 +2,12 @@
 // OpenAPI document): create from JSON or a PLS 1.0 file, list, get, versions by PATCH, delete;
 // limits; another account's dictionary is a 404; the key scope; locators resolved by the service.
 import t from 'tap';
-import { pronunciationDictionariesToken } from '@sawt/core';
+import { tokens } from '@sawt/core';
 import { startServer } from '../helpers/server.js';
 
 const server = await startServer(t);
 const { api, app } = server;
-const dictionaries = app.get(pronunciationDictionariesToken);
+const dictionaries = app.get(tokens.pronunciationDictionaries);
 
 const call = async (headers, method, path, body) => {
   const res = await fetch(`${api}${path}`, {

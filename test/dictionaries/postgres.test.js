@@ -3,7 +3,7 @@
 // Runs only when SAWT_TEST_PG_URL names a server whose user may create databases, e.g.
 //   SAWT_TEST_PG_URL=postgres://postgres@127.0.0.1:5432/postgres npx tap test/dictionaries/postgres.test.js
 import t from 'tap';
-import { createLogger, createSawt, pronunciationDictionariesToken, tokens } from '@sawt/core';
+import { createLogger, createSawt, tokens } from '@sawt/core';
 import { freshPgDatabase } from '../storage/fixtures/boot.js';
 
 if (!process.env.SAWT_TEST_PG_URL) {
@@ -28,7 +28,7 @@ if (!process.env.SAWT_TEST_PG_URL) {
       await app.start();
       t.equal(app.get(tokens.database).dialect, 'pg');
       const accounts = app.get(tokens.accounts);
-      const store = app.get(pronunciationDictionariesToken);
+      const store = app.get(tokens.pronunciationDictionaries);
       const owner = await accounts.create({ name: 'owner', plan: 'free' });
       const other = await accounts.create({ name: 'other', plan: 'free' });
       const rule = (s, alias) => ({ string_to_replace: s, type: 'alias', alias });

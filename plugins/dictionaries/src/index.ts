@@ -1,12 +1,12 @@
 /**
  * Pronunciation dictionaries owned by an account (issue 32): POST/GET/PATCH/DELETE
  * /pronunciation-dictionaries, JSON rules or a PLS 1.0 file, versions, limits; and the service
- * requests resolve their `pronunciation_dictionary_locators` with (pronunciationDictionariesToken).
+ * requests resolve their `pronunciation_dictionary_locators` with (tokens.pronunciationDictionaries).
  */
 import type { IncomingMessage } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import {
-  definePlugin, ERRORS, errors, pronunciationDictionariesToken, tokens,
+  definePlugin, ERRORS, errors, tokens,
   type ErrorKindName, type FromSchema, type HttpServerService, type PluginRoute, type PronunciationRule, type RouteRequest,
 } from '@sawt/core';
 import { dictionaryMigrations } from './migrations.js';
@@ -113,7 +113,7 @@ const shown = (d: DictionaryVersion) => ({ id: d.id, name: d.name, version_id: d
 export default definePlugin({
   id: 'dictionaries',
   scopes: [{ name: DICTIONARY_SCOPE, description: 'POST, GET, PATCH and DELETE /pronunciation-dictionaries: the account\'s pronunciation dictionaries' }],
-  provides: [pronunciationDictionariesToken],
+  provides: [tokens.pronunciationDictionaries],
   deps: { db: tokens.database },
   // Absent where only the data layer boots (admin commands skip transports): the store still serves.
   optionalDeps: { http: tokens.httpServer },
@@ -123,7 +123,7 @@ export default definePlugin({
     db.addMigrations(ctx.pluginId, dictionaryMigrations);
     const limits: DictionaryLimits = { rulesPerDictionary: ctx.options.maxRulesPerDictionary, dictionariesPerAccount: ctx.options.maxDictionariesPerAccount, plsBytes: ctx.options.maxPlsBytes };
     const store = new DictionaryStore(db, limits);
-    ctx.provide(pronunciationDictionariesToken, store);
+    ctx.provide(tokens.pronunciationDictionaries, store);
     if (http) registerRoutes(http, store, limits);
   },
 });
