@@ -1,7 +1,7 @@
 // Core's scheduling rules, one test each, on a ManualClock: time moves and turns pass only when
 // the test says so, so nothing here depends on how fast the machine is.
 import t from 'tap';
-import { FirstAudioWaits, ManualClock, RunQueue, TurnBudget, eachInTurns, urgencyOfSegment } from '@sawt/core';
+import { FirstAudioWaits, ManualClock, RunQueue, TurnBudget, eachInTurns } from '@sawt/core';
 
 t.test('budget: steps go on within the budget and wait for the next turn past it', async (t) => {
   const clock = new ManualClock();
@@ -94,8 +94,6 @@ t.test('run queue: urgent first, and one slot more for urgent work only', async 
   await new Promise(setImmediate);
   t.same(done, ['l1', 'u1']);
   t.same(runs.at(-1), ['l2'], 'later work runs once a slot frees');
-  t.equal(urgencyOfSegment(0), 'urgent', "a request's first segment is urgent");
-  t.equal(urgencyOfSegment(1), 'later');
 });
 
 t.test('run queue: waiting requests share a run in arrival order, up to maxRows; the rest keeps its place', async (t) => {

@@ -20,8 +20,6 @@ import { systemClock, type Clock } from './clock.js';
  */
 export type Urgency = 'urgent' | 'later';
 
-export const urgencyOfSegment = (index: number): Urgency => (index === 0 ? 'urgent' : 'later');
-
 /** A promise of the event loop's next turn: the I/O callbacks and timers due now run first. */
 export function nextTurn(clock: Clock = systemClock): Promise<void> {
   return new Promise((resolve) => clock.nextTurn(resolve));
