@@ -104,6 +104,14 @@ t.test('colloquial words on a dialect voice are read as the dialect says them (t
   const gulf = nfc(await withModel.run('diacritize', 'ليش ما جيت الحين', { dialect: 'kuwaiti' }));
   t.ok(gulf.startsWith(nfc('لَيْشْ')) && gulf.endsWith(nfc('الْحِينْ')), gulf);
   t.ok(nfc(await withModel.run('diacritize', 'إيش تبغى', { dialect: 'hijazi' })).startsWith(nfc('إِيشْ')));
+  // What a dialect voice is given (the front end's diacritize stage): no case endings, no tanween.
+  const text = 'الولد عايز كتاب جديد من المكتبة';
+  const spoken = await withModel.run('diacritize', text, { dialect: 'egyptian' });
+  t.notMatch(spoken, /[\u064b-\u064d]/u, `no tanween: ${spoken}`);
+  t.notMatch(spoken, /[\u064e-\u0650]\u0651?(?=\s+[^\sا]|$)/u, `no final short vowel: ${spoken}`);
+  t.match(await withModel.run('diacritize', text, { dialect: 'fusha' }), /[\u064b-\u064d\u064e-\u0650](?=\s|$)/u, 'fusha keeps them');
+  t.same(await withModel.runMany('diacritize', [text], { dialect: 'egyptian' }), [spoken], 'a file (batched) reads the same');
+  t.not(await withModel.run('phonemize', text, { dialect: 'egyptian' }), await withModel.run('phonemize', text, { dialect: 'fusha' }), 'and so do the phonemes');
 });
 
 t.test('colloquial dialects read words in pausal form: no case endings, no tanween but the adverbial -an', async (t) => {

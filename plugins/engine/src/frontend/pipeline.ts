@@ -47,12 +47,15 @@ export class EngineTextPipeline implements TextPipeline {
       .addStage('lexicon', (text, ctx) => this.lexicon(ctx.dialect).apply(text))
       .addStage('diacritize', (text, ctx) => {
         const diacritizer = this.parts.diacritizer;
-        return diacritizer && ctx.diacritize !== false ? diacritizer.diacritize(text, { urgent: ctx.urgent === true }) : plain(text);
+        // A colloquial dialect's voice reads its words in pausal form (dialects.ts, pausalForm).
+        const dialect = ctx.dialect ? dialects.get(ctx.dialect) : undefined;
+        return diacritizer && ctx.diacritize !== false ? diacritizer.diacritize(text, { urgent: ctx.urgent === true, dialect }) : plain(text);
       }, {
         perSegment: true,
         batch: async (texts, ctx) => {
           const diacritizer = this.parts.diacritizer;
-          return diacritizer && ctx.diacritize !== false ? diacritizer.diacritizeMany(texts) : texts.map(plain);
+          const dialect = ctx.dialect ? dialects.get(ctx.dialect) : undefined;
+          return diacritizer && ctx.diacritize !== false ? diacritizer.diacritizeMany(texts, { dialect }) : texts.map(plain);
         },
       })
       .addStage('latin', (text, ctx) => (ctx.phonemes ? this.latin.read(text, ctx.phonemes) : text), { perSegment: true })
