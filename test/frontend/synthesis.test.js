@@ -55,15 +55,16 @@ t.test('with the (bundled) diacritizer, dialect rules change the audio of words 
   const WITHOUT = 'سافر الولد مع أسرته إلى البحر.';
   // What the engine receives per dialect, then audio from the same espeak voice settings.
   const engineInput = (dialect, text) => pipeline.frontEnd.process({ text, dialect, phonemes: 'espeak' });
-  const audio = async ({ segments, phonemeInput }) => {
+  const audio = async ({ segments }) => {
     const chunks = [];
-    for await (const c of synthesizeStream({ segments, phonemeInput, voice: 'ar', rate: 175, pitch: 50, range: 50, sampleRate: 22050 })) chunks.push(c.pcm);
+    // As the espeak back end reads its input: [[ ]] passages make it phoneme input.
+    for await (const c of synthesizeStream({ segments, phonemeInput: segments.some((s) => s.includes('[[')), voice: 'ar', rate: 175, pitch: 50, range: 50, sampleRate: 22050 })) chunks.push(c.pcm);
     return Buffer.concat(chunks);
   };
   const fusha = await engineInput('fusha', WITH_Q);
   const egyptian = await engineInput('egyptian', WITH_Q);
   const najdi = await engineInput('najdi', WITH_Q);
-  t.same(fusha.phonemeInput, false, 'fusha: text input, espeak reads it itself');
+  t.notMatch(fusha.segments.join(' '), /\[\[/u, 'fusha: text input, espeak reads it itself');
   t.match(egyptian.segments[0], /\[\[\?'a:la .*\]\]/u, 'egyptian: ق → ʔ in the phoneme input');
   t.match(najdi.segments[0], /\[\[g'a:la .*\]\]/u, 'najdi: ق → g');
   const [aF, aE, aN] = await Promise.all([audio(fusha), audio(egyptian), audio(najdi)]);

@@ -94,6 +94,12 @@ export class TextFrontEnd {
     return this.stages.map((s) => s.name);
   }
 
+  /** Every stage over the whole text: the segments ready for a back end, in order. */
+  async process(input: FrontEndInput): Promise<{ segments: string[] }> {
+    const perSegment = this.stages.filter((s) => s.perSegment);
+    return { segments: await Promise.all((await this.segments(input, this.stages)).map((segment) => runSegmentStages(segment, perSegment, input))) };
+  }
+
   /**
    * The front end in two parts, so that synthesis can start on the first segment while the others are
    * still in the front end: `first` is the first segment alone (its model runs go ahead of waiting
