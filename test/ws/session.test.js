@@ -220,6 +220,21 @@ t.test('clear cuts the piece in progress; closeConnection finishes the queue, th
   await s2.done;
 });
 
+t.test('a key found invalid by the periodic check mid-generation: 40101 once, close 1008', async (t) => {
+  const w = world({ chunks: 10, window: narrow(), autoAck: false });
+  const s = w.session('sawt_good');
+  s.receive(w.json({ type: 'initConnection', voice_id: 'fusha-omar' }));
+  await settle();
+  w.ack();
+  s.receive(w.json({ type: 'text', text: SENTENCE, flush: true }));
+  await settle();
+  t.equal(s.keyId, 'key-1');
+  const e = errors.authentication('Invalid API key: this key has been revoked');
+  await Promise.all([s.keyInvalidated(e), s.keyInvalidated(e), (async () => { for (let i = 0; i < 5; i++) (w.ack(), await settle()); })()]);
+  t.match(w.errorsSent(), [{ errorCode: 40101 }], 'one error');
+  t.same(w.closes, [{ code: 1008, reason: 'API key no longer valid' }]);
+});
+
 t.test('SendWindow: counts bytes until their send callback, waits on callbacks, refuses a client that stops reading', async (t) => {
   const w = new SendWindow({ highWaterBytes: 100, maxBufferedBytes: 1000, stallTimeoutMs: 60_000 });
   const a = w.hold(80);

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SawtError, definePlugin, errors, isSawtError, tokens, writeRawHttpError, type ConcurrencyLimiter, type ConcurrencySlot } from '@sawt/core';
+import { SawtError, definePlugin, errors, isSawtError, tokens, writeRawHttpError, type Authenticator, type ConcurrencyLimiter, type ConcurrencySlot, type Logger } from '@sawt/core';
 import { WebSocketServer } from 'ws';
 import { buildAsyncApi } from './asyncapi.js';
 import { DEFAULT_LIMITS, type WsLimits } from './limits.js';
@@ -39,6 +39,8 @@ const configSchema = {
     // Open connections from one client address (0: no limit).
     maxConnectionsPerAddress: { type: 'integer', minimum: 0, default: 64 },
     shutdownGraceMs: { type: 'integer', minimum: 0, default: 10000 },
+    // How often the keys of open connections are checked against the database (revoked, deleted, expired on any node).
+    keyCheckMs: { type: 'integer', minimum: 50, default: 1000 },
   },
   additionalProperties: false,
 } as const;
@@ -141,6 +143,7 @@ export default definePlugin({
       );
     };
     http.server.on('upgrade', onUpgrade);
+    const keyCheck = watchKeys(sessions, authenticator, o.keyCheckMs, ctx.logger);
 
     return {
       // Runs beside transport-http's stop (core stops the transports together): new connections get
@@ -149,6 +152,7 @@ export default definePlugin({
       async stop() {
         closing = true;
         const graceEnds = Date.now() + ctx.options.shutdownGraceMs;
+        clearInterval(keyCheck);
         for (const s of sessions.keys()) s.shutdown();
         const allDone = () => Promise.allSettled([...sessions.keys()].map((s) => s.done));
         if (sessions.size) await Promise.race([allDone(), sleep(Math.max(0, graceEnds - Date.now()), undefined, { ref: false })]);
@@ -162,3 +166,28 @@ export default definePlugin({
     };
   },
 });
+
+/**
+ * Every `everyMs`, one query for the keys of all open connections: a key revoked, deleted or
+ * expired since (by the CLI or any node sharing the database) closes its connections 1008 with the
+ * same error a new request gets, even mid-generation.
+ */
+function watchKeys(sessions: Map<WsSession, unknown>, authenticator: Authenticator, everyMs: number, logger: Logger): NodeJS.Timeout {
+  let running = false;
+  const timer = setInterval(() => {
+    const ids = [...new Set([...sessions.keys()].map((s) => s.keyId).filter((id): id is string => id !== null))];
+    if (running || ids.length === 0 || !authenticator.invalidKeys) return;
+    running = true;
+    authenticator.invalidKeys(ids).then(
+      (invalid) => {
+        for (const s of sessions.keys()) {
+          const e = s.keyId === null ? undefined : invalid.get(s.keyId);
+          if (e) void s.keyInvalidated(e);
+        }
+      },
+      (err) => logger.warn({ err }, 'checking the keys of open WebSocket connections failed'),
+    ).finally(() => (running = false));
+  }, everyMs);
+  timer.unref();
+  return timer;
+}

@@ -44,9 +44,9 @@ type Settings = InitRequest & { modelId: string };
  * client's messages (receive) and the connection's events (idle, initTimedOut, closed, shutdown)
  * and answers through its WsConnection. Messages are handled strictly in order (a promise chain);
  * the TextChunker cuts their text into pieces, generated one at a time, so audio goes in text order.
- * The key is authenticated once (at the upgrade or in initConnection); before each generation it is
- * checked to be still live (Authenticator.invalidKeys): revoked, deleted or expired since, it gets
- * 40101 and close 1008, at its next generation at the latest.
+ * The key is authenticated once (at the upgrade or in initConnection); its liveness is asked of
+ * Authenticator.invalidKeys, before each generation and by the plugin's periodic check (keyInvalidated):
+ * revoked, deleted or expired since, it gets 40101 and close 1008, at its next generation at the latest.
  */
 export class WsSession {
   readonly id = randomUUID();
@@ -329,10 +329,23 @@ export class WsSession {
       this.deps.logger.warn({ err: e, ...this.logFields() }, 'checking the key of a WebSocket connection failed');
     }
     if (!invalid) return !this.keyRefused;
-    if (this.state === 'closed' || this.keyRefused) return false;
-    this.keyRefused = true;
-    await this.refuse(invalid, 'API key no longer valid');
+    await this.keyInvalidated(invalid);
     return false;
+  }
+
+  /** The id of the key this connection authenticated with (null: not yet). */
+  get keyId(): string | null {
+    return this.auth?.key.id ?? null;
+  }
+
+  /**
+   * The key no longer holds (revoked, deleted or expired: seen before a generation or by the plugin's
+   * periodic check, both through Authenticator.invalidKeys): 40101 once, no more audio, close 1008.
+   */
+  async keyInvalidated(e: unknown): Promise<void> {
+    if (this.state === 'closed' || this.keyRefused) return;
+    this.keyRefused = true;
+    await this.refuse(e, 'API key no longer valid');
   }
 
   /** The connection as a piece's generation sees it. */
