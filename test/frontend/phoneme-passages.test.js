@@ -1,13 +1,12 @@
 // The phoneme-passage validator (x-sawt notation in [[ ]]): espeak's own cut into symbols, each
-// model's inventory, the caps, the last guard before espeak, the HTS mapping, refuseSilence.
+// model's inventory, the caps, the last guard before espeak, the HTS mapping (a synthesis without audio
+// is a 400: test/backends/formant.test.js).
 import { existsSync, readFileSync } from 'node:fs';
-import { Readable } from 'node:stream';
 import path from 'node:path';
 import t from 'tap';
 import { repoRoot } from './helpers.js';
 
 const pp = await import(path.join(repoRoot, 'plugins/engine/dist/frontend/phoneme-passages.js'));
-const { refuseSilence } = await import(path.join(repoRoot, 'plugins/engine/dist/backends.js'));
 const { passagesAsHtsSpans } = await import(path.join(repoRoot, 'plugins/engine/dist/frontend/pipeline.js'));
 const { htsSpanPhones } = await import(path.join(repoRoot, 'plugins/engine/dist/frontend/latin/phone-span.js'));
 const { normalizeText } = await import(path.join(repoRoot, 'plugins/engine/dist/index.js'));
@@ -93,22 +92,6 @@ t.test('passages become HTS phones: long vowels, geminates, stress marks dropped
   t.same(pp.htsPhonesOf(pp.tokenizeWord('mubbaDA').symbols), ['m', 'u', 'bb', 'a', 'th', 'E']);
   const spans = passagesAsHtsSpans("مرحبا [[s'u:q ga]] بكم").split(/\s+/u).map(htsSpanPhones).filter(Boolean);
   t.same(spans, [['s', 'uu', 'q'], ['G', 'a']]);
-});
-
-t.test('refuseSilence: a synthesis without a sample is a 400, one with audio passes', async (t) => {
-  const chunk = (samples) => ({ pcm: Buffer.alloc(samples * 2), info: { samples, segment: 0 } });
-  const read = async (chunks) => {
-    const out = [];
-    try {
-      for await (const c of refuseSilence(Readable.from(chunks))) out.push(c);
-      return { chunks: out.length };
-    } catch (e) {
-      return { code: e.code, message: e.message };
-    }
-  };
-  t.match(await read([]), { code: 40001, message: /nothing that can be spoken/ });
-  t.match(await read([chunk(0)]), { code: 40001 });
-  t.same(await read([chunk(0), chunk(240)]), { chunks: 2 });
 });
 
 t.test('Braille patterns (espeak-ng aborts naming 7 or 8 dots) are removed by the normalizer', async (t) => {
