@@ -5,6 +5,7 @@ import { UsageError, type Flags } from './args.js';
 import { commands } from './admin-commands.js';
 import type { CommandInput, Handler } from './command.js';
 import { backup } from './commands/backup.js';
+import { JOBS_COMMANDS } from './commands/jobs.js';
 import { say } from './commands/say.js';
 import { textCommand } from './commands/text.js';
 import { printable } from './printable.js';
@@ -39,6 +40,7 @@ const GROUPS: Record<string, string> = {
   wallet: 'An account\'s balance and money movements',
   models: 'The model catalog and its files',
   text: 'The Arabic text front end, stage by stage',
+  jobs: 'Long-form jobs on a running server (--server/SAWT_SERVER, --key/SAWT_API_KEY)',
 };
 
 const account = (what = 'the account\'s id'): OptionSpec => ({ flags: '--account <id>', description: what, required: true });
@@ -169,6 +171,7 @@ const SPECS: CommandSpec[] = [
       },
     },
   },
+  ...JOBS_COMMANDS,
 ];
 
 /** commander's options of a command, back to the long names the handlers read ('expires-at', 'json'). */
