@@ -1,6 +1,7 @@
 import { DEFAULT_SAMPLE_RATE, findOutputFormat } from '@sawt/protocol';
 import type { ClonedVoice, DenoiseForm, Model, OutputFormat, TextToSpeechBody, Voice, VoiceCloneForm, VoicePreviewForm } from './generated/api-types.js';
 import { appendFields, appendFile, request, type AudioInput, type RequestOptions, type RetryOptions, type Transport } from './http.js';
+import { Jobs } from './jobs.js';
 import { base64ToBytes, Pcm16Aligner } from './pcm.js';
 import { openSpeechSession, type Alignment, type SpeechSession, type SpeechSessionOptions, type WebSocketLike } from './speech-session.js';
 
@@ -57,6 +58,8 @@ export function formatSampleRate(format: string): number {
 export class SawtClient {
   private readonly transport: Transport;
   private readonly WebSocketClass?: new (url: string) => WebSocketLike;
+  /** Long-form jobs: create, get, list, cancel, download (and captions, chapters, wait). */
+  readonly jobs: Jobs;
 
   constructor(options: SawtClientOptions) {
     if (!options?.baseUrl) throw new TypeError('SawtClient: baseUrl is required, e.g. http://127.0.0.1:8080/api/v1');
@@ -67,6 +70,7 @@ export class SawtClient {
     if (!fetchFn) throw new TypeError('SawtClient: this platform has no fetch; pass options.fetch');
     this.transport = { baseUrl: url.toString().replace(/\/+$/, ''), apiKey: options.apiKey, fetch: fetchFn.bind(globalThis), retry: options.retry ?? {} };
     this.WebSocketClass = options.WebSocket;
+    this.jobs = new Jobs(this.transport);
   }
 
   /** The base address in use (ends with /api/v1). */

@@ -38,9 +38,9 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * and, when asked, retries of 429 after Retry-After (or a doubling delay when the
  * server gave none). Resolves the 2xx Response with its body unread.
  */
-export async function request(t: Transport, method: string, path: string, init: { body?: BodyInit; json?: unknown } & RequestOptions = {}): Promise<Response> {
+export async function request(t: Transport, method: string, path: string, init: { body?: BodyInit; json?: unknown; headers?: Record<string, string> } & RequestOptions = {}): Promise<Response> {
   const retry = { maxRetries: 0, baseDelayMs: 1000, maxDelayMs: 60000, ...t.retry, ...init.retry };
-  const headers: Record<string, string> = { 'x-api-key': t.apiKey };
+  const headers: Record<string, string> = { ...init.headers, 'x-api-key': t.apiKey };
   let body = init.body;
   if (init.json !== undefined) {
     headers['content-type'] = 'application/json';

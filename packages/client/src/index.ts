@@ -3,6 +3,7 @@ export {
   SawtError, ValidationError, AuthenticationError, InsufficientBalanceError, AccessError, NotFoundError, RateLimitError, ServerError,
   ConnectionError, WebSocketClosedError,
 } from './errors.js';
+export { Jobs, type Job, type JobRequest, type JobCreated, type JobPage, type JobChapters, type JobStatus } from './jobs.js';
 export type { RetryOptions, RequestOptions, AudioInput } from './http.js';
 export { SpeechSession, type SpeechSessionOptions, type SpeechEvent, type AudioEvent, type ErrorEvent, type Alignment, type OutputFormat, type WebSocketLike } from './speech-session.js';
 export { pcmToWav, pcm16ToFloat32, Pcm16Aligner, PCM_SAMPLE_RATE } from './pcm.js';
