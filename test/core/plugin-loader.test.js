@@ -106,6 +106,9 @@ t.test('a plugin receives what it names in deps, resolved; optionalDeps without 
   const bad = await bootError(t, [{ resolve: path.join(repoRoot, 'test/core/fixtures/bad-deps.js') }]);
   t.equal(bad.code, 'SAWT_ERR_PLUGIN_INVALID');
   t.match(bad.message, /deps must be an object of service refs/);
+  const old = await bootError(t, [{ resolve: fixture('old-consumes/index.js') }]);
+  t.equal(old.code, 'SAWT_ERR_PLUGIN_INVALID');
+  t.match(old.message, /'.*old-consumes.*'.*consumes is no longer read: name the services in deps/);
 });
 
 t.test('two plugins providing the same service are refused', async (t) => {

@@ -63,7 +63,7 @@ function checkShape(p: SawtPlugin<any>, spec: string): void {
   else {
     if (typeof p.id !== 'string' || !/^[a-z][a-z0-9-]*$/.test(p.id)) problems.push('id must be a lowercase string');
     if (!Array.isArray(p.provides)) problems.push('provides must be an array of service refs');
-    for (const k of ['consumes', 'optionalConsumes'] as const) if (p[k] !== undefined && !Array.isArray(p[k])) problems.push(`${k} must be an array of service refs`);
+    for (const k of ['consumes', 'optionalConsumes']) if (k in p) problems.push(`${k} is no longer read: name the services in deps/optionalDeps ({ name: tokens.x }), received by register`);
     for (const k of ['deps', 'optionalDeps'] as const) if (p[k] !== undefined && (typeof p[k] !== 'object' || p[k] === null || Array.isArray(p[k]))) problems.push(`${k} must be an object of service refs ({ name: tokens.x })`);
     if (typeof p.register !== 'function') problems.push('register must be a function');
     for (const k of ['start', 'stop'] as const) if (p[k] !== undefined && typeof p[k] !== 'function') problems.push(`${k} must be a function`);
@@ -178,10 +178,7 @@ export function orderPlugins(plugins: LoadedPlugin[], coreServices: ServiceRef<u
   return order;
 }
 
-/** What a plugin needs (deps and the deprecated consumes) and what it uses when present. */
+/** What a plugin needs (deps) and what it uses when present (optionalDeps). */
 export function declaredNeeds(plugin: SawtPlugin<any>): { needs: ServiceRef<unknown>[]; wants: ServiceRef<unknown>[] } {
-  return {
-    needs: [...Object.values(plugin.deps ?? {}), ...(plugin.consumes ?? [])],
-    wants: [...Object.values(plugin.optionalDeps ?? {}), ...(plugin.optionalConsumes ?? [])],
-  };
+  return { needs: Object.values(plugin.deps ?? {}), wants: Object.values(plugin.optionalDeps ?? {}) };
 }

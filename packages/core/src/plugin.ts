@@ -10,7 +10,7 @@ export type ResolvedServices<D> = { [K in keyof D]: D[K] extends ServiceRef<infe
 
 /**
  * What a plugin module's default export declares. Core orders plugins by what they
- * provide and consume, validates `options` against `configSchema` (JSON Schema),
+ * provide and need (deps), validates `options` against `configSchema` (JSON Schema),
  * calls every register() in order, then every start(); stop() runs in reverse.
  * A plugin names the services it needs once, in `deps` (and `optionalDeps`), and
  * register receives them resolved, as Backstage's `registerInit({ deps })` does.
@@ -25,10 +25,6 @@ export interface SawtPlugin<Options = Record<string, unknown>, Deps extends Serv
   deps?: Deps;
   /** Services it uses when present (register receives undefined when none is). */
   optionalDeps?: OptionalDeps;
-  /** @deprecated Name them in `deps`: services it needs, looked up with ctx.get. */
-  consumes?: ServiceRef<unknown>[];
-  /** @deprecated Name them in `optionalDeps`. */
-  optionalConsumes?: ServiceRef<unknown>[];
   /** JSON Schema of its options; defaults in it are applied. */
   configSchema?: Record<string, unknown>;
   /**
@@ -77,10 +73,8 @@ type OptionsOf<Schema> = unknown extends Schema ? Record<string, unknown> : From
  * Identity helper that gives plugin authors type inference: the options' type from
  * `configSchema` (declared `as const`), the services register receives from `deps`.
  */
-export function definePlugin<Options>(plugin: SawtPlugin<Options, NoServices, NoServices> & { consumes: ServiceRef<unknown>[]; deps?: undefined; optionalDeps?: undefined }): SawtPlugin<Options>;
 export function definePlugin<Schema, Deps extends ServiceRefs = NoServices, OptionalDeps extends ServiceRefs = NoServices>(
   plugin: SawtPlugin<OptionsOf<Schema>, Deps, OptionalDeps> & { configSchema?: Schema },
-): SawtPlugin<OptionsOf<Schema>, Deps, OptionalDeps>;
-export function definePlugin(plugin: SawtPlugin<unknown>): SawtPlugin<unknown> {
+): SawtPlugin<OptionsOf<Schema>, Deps, OptionalDeps> {
   return plugin;
 }

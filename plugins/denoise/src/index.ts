@@ -131,21 +131,17 @@ async function removeQuietly(file: string): Promise<void> {
   await rm(file, { force: true }).catch(() => {});
 }
 
-export default definePlugin<DenoiseOptions>({
+export default definePlugin({
   id: 'denoise',
   tags: ['transport'],
   scopes: [{ name: 'denoise', description: 'POST /denoise: background noise removed from an audio file' }],
   provides: [],
-  consumes: [tokens.logger, tokens.runtime, tokens.workDir, tokens.httpServer, tokens.admission, tokens.metrics],
+  deps: { http: tokens.httpServer, admission: tokens.admission, metrics: tokens.metrics, workDir: tokens.workDir },
   configSchema: denoiseConfigSchema,
-  async register(ctx) {
+  async register(ctx, { http, admission, metrics, workDir }) {
     const opts = ctx.options;
     const logger = ctx.logger;
-    const http = ctx.get(tokens.httpServer);
-    const admission = ctx.get(tokens.admission);
-    const metrics = ctx.get(tokens.metrics);
     const priceMicro = toMicro(opts.pricePerMinute);
-    const workDir = ctx.get(tokens.workDir);
     const denoiser = await makeDenoiser(opts, ModelFiles.of(ctx.runtime), logger);
     const notMultipart = 'audio is required: send multipart/form-data with an audio file field';
 

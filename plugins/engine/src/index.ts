@@ -139,12 +139,12 @@ const configSchema = {
 
 export type EngineOptions = FromSchema<typeof configSchema>;
 
-export default definePlugin<EngineOptions>({
+export default definePlugin({
   id: 'engine',
   provides: [tokens.models, tokens.voices, tokens.synthesizer, tokens.textPipeline, tokens.voiceCloning, tokens.speechBackends],
-  consumes: [tokens.logger, tokens.runtime, tokens.database, tokens.blobStore, tokens.metrics],
+  deps: { database: tokens.database, blobStore: tokens.blobStore, metrics: tokens.metrics },
   configSchema,
-  async register(ctx) {
+  async register(ctx, { database, blobStore, metrics }) {
     const { options, runtime } = ctx;
     const files = ModelFiles.of(runtime);
     // A Piper model needs its .onnx.json beside the .onnx: listed only when both are present.
@@ -198,22 +198,21 @@ export default definePlugin<EngineOptions>({
       for (const d of v.dialect) if (!dialects.has(d)) ctx.logger.warn({ voice: v.voice_id, dialect: d }, 'voice dialect has no rules file; read as written');
     }
     ctx.provide<ModelCatalog>(tokens.models, models);
-    const database = ctx.get(tokens.database);
     database.addMigrations(ctx.pluginId, cloningMigrations);
     // Base voices of a model that is not offered (e.g. sawt-hts without its voice file) are skipped.
     for (const id of options.cloning.baseVoices) if (!options.voices.some((v) => v.voice_id === id)) throw new Error(`cloning.baseVoices names '${id}', which is not a configured voice`);
     ctx.provide<SpeechBackendRegistry>(tokens.speechBackends, synthesizer);
-    const clones = new CloneStore(database, ctx.get(tokens.blobStore), ctx.logger);
+    const clones = new CloneStore(database, blobStore, ctx.logger);
     const cloning = new VoiceCloningService(synthesizer, voices, clones, { baseVoiceIds: options.cloning.baseVoices, defaultModelId: () => models.defaultModelId() });
     ctx.provide<VoiceCatalog>(tokens.voices, new VoiceCatalogWithClones(voices, clones));
     ctx.provide<TextPipeline>(tokens.textPipeline, pipeline);
     ctx.provide<VoiceCloning>(tokens.voiceCloning, cloning);
     ctx.provide<SpeechSynthesizer>(tokens.synthesizer, new CloningSynthesizer(synthesizer, cloning));
-    ctx.get(tokens.metrics).addGauge({
+    metrics.addGauge({
       name: 'sawt_engine_jobs', help: 'Synthesis jobs started and not finished, per engine: running, waiting for a native thread, or waiting for their reader.', labelNames: ['engine'],
       read: () => synthesizer.jobsInFlight().map((j) => ({ labels: { engine: j.engine }, value: j.jobs })),
     });
-    ctx.get(tokens.metrics).addGauge({
+    metrics.addGauge({
       name: 'sawt_engine_pcm_bytes', help: 'Synthesized audio held in native memory (chunks made and not yet freed by the garbage collector); it should fall back after traffic.',
       read: () => pcmInFlight().bytes,
     });
