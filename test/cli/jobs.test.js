@@ -1,11 +1,12 @@
 // `sawt jobs submit|status|download|cancel` against a running server, as a user types them:
 // a short Arabic text submitted, polled to its end, its audio and captions downloaded and
 // decoded; a job canceled; the server's errors (a bad key) as one line and a non-zero exit.
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { outputFormat } from '@sawt/core';
-import { LONG_TEXT, pollUntil, startServer, tempDir } from '../helpers/server.js';
+import { LONG_TEXT, parseWav, pcmStats, pollUntil, repoRoot, sawtBin, startServer, tempDir } from '../helpers/server.js';
 import { sawtCli } from '../helpers/spawned-server.js';
 import { decodeAudio, jobsConfig } from '../jobs/helpers.js';
 
@@ -97,4 +98,34 @@ t.test('errors: the server\'s message and a non-zero exit', async (t) => {
   const both = await sawtCli(env, 'jobs', 'submit', '--text', 'نص', '--file', 'x.txt');
   t.equal(both.code, 2);
   t.match(both.stderr, /--file FILE or --text TEXT/);
+});
+
+t.test('say --file: a text file in-process, part by part, into one WAV; progress on a terminal, quiet with --json', async (t) => {
+  const file = path.join(dir, 'story.txt');
+  writeFileSync(file, `${TEXT}\n\n${LONG_TEXT}\n`);
+  const local = { SAWT_DATA_DIR: path.join(dir, 'say-data') };
+  const out = path.join(dir, 'story.wav');
+  const r = await sawtCli(local, 'say', '--file', file, '--out', out, '--json');
+  t.equal(r.code, 0, r.stderr);
+  t.equal(r.stderr, '', 'quiet with --json');
+  const summary = JSON.parse(r.stdout);
+  t.match(summary, { out, parts: 2, characters: TEXT.length + LONG_TEXT.length });
+  const wav = parseWav(readFileSync(out));
+  t.same(wav.fmt, { format: 1, channels: 1, sampleRate: 24000, bitsPerSample: 16 }, 'one PCM16 24 kHz WAV');
+  const s = pcmStats(wav.data);
+  t.ok(Math.abs(s.seconds - summary.audio_seconds) < 0.01, `${s.seconds.toFixed(2)} s of audio, as the summary says`);
+  t.ok(s.seconds > 8, 'both paragraphs spoken');
+  t.ok(s.rms > 300, `not silence (rms ${Math.round(s.rms)})`);
+
+  const mp3 = await sawtCli(local, 'say', '--file', file, '--out', path.join(dir, 'story.mp3'));
+  t.equal(mp3.code, 2, 'a usage error');
+  t.match(mp3.stderr, /writes a WAV/);
+
+  // A terminal on stderr (script(1) gives the command a pseudo-terminal): the progress line.
+  if (spawnSync('script', ['--version']).error) return t.skip('script(1) is not installed: no pseudo-terminal for the progress line');
+  const ttyOut = path.join(dir, 'tty.wav');
+  const tty = spawnSync('script', ['-qec', `'${process.execPath}' '${sawtBin}' say --file '${file}' --out '${ttyOut}'`, '/dev/null'], { cwd: repoRoot, env: { ...process.env, ...local }, encoding: 'utf8' });
+  t.equal(tty.status, 0, tty.stdout);
+  t.match(tty.stdout, /\rsay \[#{24}\] 100% (\d+)\/\1 characters, \d+ characters\/s, ETA 0 s/, 'percent, characters/s and ETA');
+  t.ok(existsSync(ttyOut), 'and the file');
 });

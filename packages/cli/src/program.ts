@@ -159,15 +159,17 @@ const SPECS: CommandSpec[] = [
       { flags: '--out <file>', description: 'write a WAV file (else: WAV on a redirected stdout, or played through ffplay/aplay)' },
       { flags: '--server <url>', description: 'a running Sawt, e.g. http://127.0.0.1:8080' },
       { flags: '--key <key>', description: 'an API key of that server' },
+      { flags: '--file <file>', description: 'speak a UTF-8 text file in-process, paragraph by paragraph, into one --out WAV (a progress line on a terminal)' },
+      { flags: '--json', description: 'with --file: no progress line; print one JSON summary' },
     ],
-    examples: ['sawt say "مرحبا بكم في خدمة صوت"', 'sawt say "أهلا وسهلا بكم جميعا" --dialect egyptian --out hello.wav', 'sawt say "مرحبا بكم في خدمة صوت" --server http://127.0.0.1:8080 --key $KEY > hello.wav'],
+    examples: ['sawt say "مرحبا بكم في خدمة صوت"', 'sawt say --file book.txt --out book.wav', 'sawt say "أهلا وسهلا بكم جميعا" --dialect egyptian --out hello.wav', 'sawt say "مرحبا بكم في خدمة صوت" --server http://127.0.0.1:8080 --key $KEY > hello.wav'],
     json: false,
     run: {
       action: async ({ values, positionals }) => {
         const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
         const speed = str('speed');
         if (speed !== undefined && !/^\d+(\.\d+)?$/.test(speed.trim())) throw new UsageError(`--speed must be a number between 0.7 and 1.2 but received ${JSON.stringify(speed)}`);
-        await say({ text: positionals.join(' '), model: str('model'), voice: str('voice'), dialect: str('dialect'), out: str('out'), server: str('server'), key: str('key'), speed: speed === undefined ? undefined : Number(speed) });
+        await say({ text: positionals.join(' '), model: str('model'), voice: str('voice'), dialect: str('dialect'), out: str('out'), server: str('server'), key: str('key'), speed: speed === undefined ? undefined : Number(speed), file: str('file'), json: values.json === true });
       },
     },
   },

@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, readdirSync } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
-import type { Readable, Writable } from 'node:stream';
+import { readFile, rename, rm } from 'node:fs/promises';
+import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { speechPcm, tokens, wavHeader, type SawtApp, type VoiceInfo } from '@sawt/core';
 import { withAdminApp } from '../admin.js';
@@ -18,6 +18,10 @@ export interface SayOptions {
   server?: string;
   key?: string;
   speed?: number;
+  /** Speak this UTF-8 text file (a book, a report) in-process, paragraph by paragraph, into one file. */
+  file?: string;
+  /** With --file: no progress line; one JSON summary on stdout at the end. */
+  json?: boolean;
 }
 
 const RATE = 24000;
@@ -30,6 +34,8 @@ const RATE = 24000;
  */
 export async function say(opts: SayOptions, io: { stdout?: NodeJS.WriteStream; stderr?: NodeJS.WritableStream } = {}): Promise<void> {
   const stdout = io.stdout ?? process.stdout;
+  if (opts.file !== undefined) return sayFile(opts, io.stderr ?? process.stderr, stdout);
+  if (opts.json) throw new UsageError('--json is for --file');
   if (opts.text.trim() === '') throw new UsageError('say needs the TEXT to speak');
   if (opts.speed !== undefined && !(opts.speed >= 0.7 && opts.speed <= 1.2)) throw new UsageError(`--speed must be a number between 0.7 and 1.2 but received ${opts.speed}`);
   if (opts.server && !opts.key) throw new UsageError('--server needs --key (an API key of that server)');
@@ -43,6 +49,79 @@ export async function say(opts: SayOptions, io: { stdout?: NodeJS.WriteStream; s
     await sink.abort();
     throw e;
   }
+}
+
+/** Parts of a file's text: its blank-line paragraphs, a long one cut after a sentence's end. */
+export function fileParts(text: string, maxChars = 2000): string[] {
+  const parts: string[] = [];
+  for (const paragraph of text.replace(/^\uFEFF/u, '').split(/\r?\n\s*\r?\n/u)) {
+    let rest = paragraph.trim();
+    while (rest.length > maxChars) {
+      // The last sentence end (. ! ? ؟ or a line end) within maxChars, else a space, else a hard cut.
+      const window = rest.slice(0, maxChars);
+      const cut = Math.max(...['.', '!', '?', '\u061F', '\n'].map((c) => window.lastIndexOf(c))) + 1 || window.lastIndexOf(' ') + 1 || maxChars;
+      parts.push(rest.slice(0, cut).trim());
+      rest = rest.slice(cut).trim();
+    }
+    if (rest) parts.push(rest);
+  }
+  return parts.filter((p) => /\p{L}/u.test(p));
+}
+
+/**
+ * `sawt say --file book.txt --out book.wav`: the file in-process, part by part (paragraphs), into
+ * one WAV; a progress line on a terminal (percent, characters/s, ETA), none with --json.
+ */
+async function sayFile(opts: SayOptions, stderr: NodeJS.WritableStream, stdout: NodeJS.WriteStream): Promise<void> {
+  if (opts.text.trim() !== '') throw new UsageError('say takes TEXT or --file, not both');
+  if (!opts.out) throw new UsageError('say --file needs --out FILE.wav');
+  if (!/\.wav$/i.test(opts.out)) throw new UsageError('say --file writes a WAV: give --out FILE.wav (for MP3 or Opus, submit the file as a job: sawt jobs submit --file)');
+  if (opts.server) throw new UsageError('say --file speaks in-process; for a server, use sawt jobs submit --file');
+  if (opts.speed !== undefined && !(opts.speed >= 0.7 && opts.speed <= 1.2)) throw new UsageError(`--speed must be a number between 0.7 and 1.2 but received ${opts.speed}`);
+  const file = opts.file!;
+  const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
+    throw new UsageError(`--file: cannot read ${JSON.stringify(file)} (${e.code ?? e.message})`);
+  });
+  const parts = fileParts(text);
+  if (parts.length === 0) throw new UsageError(`--file: ${JSON.stringify(file)} has no text to speak`);
+  const total = parts.reduce((n, p) => n + p.length, 0);
+  const tty = !opts.json && (stderr as NodeJS.WriteStream).isTTY === true;
+  const started = performance.now();
+  let done = 0;
+  let samples = 0;
+  const draw = () => {
+    if (!tty) return;
+    const seconds = (performance.now() - started) / 1000;
+    const rate = done / Math.max(seconds, 0.001);
+    const f = done / total;
+    const eta = done > 0 ? `${Math.round((total - done) / rate)} s` : '…';
+    const bar = '#'.repeat(Math.round(f * 24)).padEnd(24, '-');
+    stderr.write(`\rsay [${bar}] ${(f * 100).toFixed(0).padStart(3)}% ${done}/${total} characters, ${Math.round(rate)} characters/s, ETA ${eta}   `);
+  };
+  const sink = await openSink(opts.out, stdout);
+  try {
+    await withAdminApp(async (app) => {
+      const speakParts = async function* () {
+        draw();
+        for (const part of parts) {
+          for await (const pcm of await localSpeech(app, { ...opts, text: part })) {
+            samples += (pcm as Buffer).length / 2;
+            yield pcm as Buffer;
+          }
+          done += part.length;
+          draw();
+        }
+      };
+      await sink.write(Readable.from(speakParts()));
+    });
+    await sink.done();
+  } catch (e) {
+    await sink.abort();
+    throw e;
+  } finally {
+    if (tty) stderr.write('\n');
+  }
+  if (opts.json) stdout.write(`${JSON.stringify({ out: opts.out, characters: total, parts: parts.length, audio_seconds: Math.round((samples / RATE) * 1000) / 1000 })}\n`);
 }
 
 async function localSpeech(app: SawtApp, opts: SayOptions): Promise<Readable> {
