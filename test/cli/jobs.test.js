@@ -116,6 +116,7 @@ t.test('say --file: a text file in-process, part by part, into one WAV; progress
   t.ok(Math.abs(s.seconds - summary.audio_seconds) < 0.01, `${s.seconds.toFixed(2)} s of audio, as the summary says`);
   t.ok(s.seconds > 8, 'both paragraphs spoken');
   t.ok(s.rms > 300, `not silence (rms ${Math.round(s.rms)})`);
+  t.same(readdirSync(dir).filter((f) => f.includes('.partial-')), [], 'no partial file left');
 
   const mp3 = await sawtCli(local, 'say', '--file', file, '--out', path.join(dir, 'story.mp3'));
   t.equal(mp3.code, 2, 'a usage error');

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, readdirSync } from 'node:fs';
-import { readFile, rename, rm } from 'node:fs/promises';
+import { open, readFile, rename, rm } from 'node:fs/promises';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { speechPcm, tokens, wavHeader, type SawtApp, type VoiceInfo } from '@sawt/core';
@@ -98,7 +98,7 @@ async function sayFile(opts: SayOptions, stderr: NodeJS.WritableStream, stdout: 
     const bar = '#'.repeat(Math.round(f * 24)).padEnd(24, '-');
     stderr.write(`\rsay [${bar}] ${(f * 100).toFixed(0).padStart(3)}% ${done}/${total} characters, ${Math.round(rate)} characters/s, ETA ${eta}   `);
   };
-  const sink = await openSink(opts.out, stdout);
+  const sink = wavFile(opts.out);
   try {
     await withAdminApp(async (app) => {
       const speakParts = async function* () {
@@ -245,6 +245,37 @@ async function openSink(out: string | undefined, stdout: NodeJS.WriteStream): Pr
     async abort() {
       child?.kill('SIGTERM');
     },
+  };
+}
+
+/**
+ * A WAV file written as the PCM comes (a book's hours of audio are never held in memory), its
+ * sizes set at the end, renamed into place once complete.
+ */
+function wavFile(out: string): Sink {
+  const tmp = `${out}.partial-${process.pid}`;
+  return {
+    async write(pcm) {
+      let bytes = 0;
+      await pipeline(async function* () {
+        yield wavHeader(0, RATE);
+        for await (const c of pcm) {
+          bytes += (c as Buffer).length;
+          // A RIFF size is 32 bits: about 24 hours of 24 kHz PCM16.
+          if (bytes > 0xffffffff - 36) throw new Error('the audio is past 4 GiB, the most a WAV file holds: split the text file');
+          yield c as Buffer;
+        }
+      }, createWriteStream(tmp));
+      const fd = await open(tmp, 'r+');
+      try {
+        await fd.write(wavHeader(bytes, RATE), 0, 44, 0);
+      } finally {
+        await fd.close();
+      }
+      await rename(tmp, out);
+    },
+    async done() {},
+    abort: () => rm(tmp, { force: true }),
   };
 }
 
