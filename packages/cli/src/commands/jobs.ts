@@ -199,7 +199,7 @@ export const JOBS_COMMANDS = [
       { flags: '--callback-url <url>', description: 'POSTed the outcome, signed with the account\'s webhook secret' },
       ...SERVER_OPTIONS,
     ],
-    examples: ['sawt jobs submit --file book.md --model sawt-hts --voice fusha-omar --server http://127.0.0.1:8080 --key $KEY', 'SAWT_SERVER=http://127.0.0.1:8080 SAWT_API_KEY=$KEY sawt jobs submit --text "مرحبا بكم في خدمة صوت" --json'],
+    examples: ['sawt jobs submit --file book.md --model sawt-hts --voice fusha-ziad --server http://127.0.0.1:8080 --key $KEY', 'SAWT_SERVER=http://127.0.0.1:8080 SAWT_API_KEY=$KEY sawt jobs submit --text "مرحبا بكم في خدمة صوت" --json'],
     run: { handler: jobsSubmit },
   },
   {
