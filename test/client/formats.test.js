@@ -20,7 +20,7 @@ t.test('OUTPUT_FORMATS is the server\'s format table', async (t) => {
 for (const name of ['mp3_44100_64', 'opus_48000_32', 'flac_24000', 'ulaw_8000', 'pcm_16000']) {
   t.test(`${name}: whole and streamed`, async (t) => {
     const format = spec(name);
-    const whole = decode(Buffer.from(await sawt.textToSpeech('sawt-mini', { ...body, output_format: name })), format);
+    const whole = await decode(Buffer.from(await sawt.textToSpeech('sawt-mini', { ...body, output_format: name })), format);
     t.equal(whole.codec, FFPROBE_CODEC[format.codec], `whole: ${whole.codec}`);
     t.equal(whole.sampleRate, format.sampleRate);
     t.ok(whole.seconds > 1 && whole.rms > 300, `whole: ${whole.seconds.toFixed(2)} s, rms ${whole.rms.toFixed(0)}`);
@@ -29,7 +29,7 @@ for (const name of ['mp3_44100_64', 'opus_48000_32', 'flac_24000', 'ulaw_8000', 
     t.equal(stream.sampleRate, format.sampleRate);
     const chunks = [];
     for await (const c of stream) chunks.push(c);
-    const streamed = decode(concat(chunks), format);
+    const streamed = await decode(concat(chunks), format);
     t.equal(streamed.codec, FFPROBE_CODEC[format.codec], `streamed: ${chunks.length} chunks, ${streamed.codec}`);
     t.ok(Math.abs(streamed.seconds - whole.seconds) < 0.12, `streamed ${streamed.seconds.toFixed(3)} s, whole ${whole.seconds.toFixed(3)} s`);
   });
@@ -37,7 +37,7 @@ for (const name of ['mp3_44100_64', 'opus_48000_32', 'flac_24000', 'ulaw_8000', 
 
 t.test('textToSpeechWithTimestamps: audio in the format, timings of every character', async (t) => {
   const { audio, alignment } = await sawt.textToSpeechWithTimestamps('sawt-mini', { ...body, output_format: 'mp3_44100_64' });
-  const d = decode(Buffer.from(audio), spec('mp3_44100_64'));
+  const d = await decode(Buffer.from(audio), spec('mp3_44100_64'));
   t.equal(d.codec, 'mp3');
   t.equal(alignment.chars.join(''), SENTENCE, 'the text exactly as sent');
   t.equal(alignment.charStartTimesMs.length, alignment.chars.length);
@@ -50,7 +50,7 @@ t.test('streamTextToSpeechWithTimestamps: pieces in order, their characters the 
   for await (const p of sawt.streamTextToSpeechWithTimestamps('sawt-mini', { ...body, output_format: 'ulaw_8000' })) pieces.push(p);
   t.ok(pieces.length >= 1, `${pieces.length} pieces`);
   t.equal(pieces.map((p) => p.alignment?.chars.join('') ?? '').join(''), SENTENCE);
-  const d = decode(concat(pieces.map((p) => p.audio)), spec('ulaw_8000'));
+  const d = await decode(concat(pieces.map((p) => p.audio)), spec('ulaw_8000'));
   t.ok(d.seconds > 1 && d.rms > 300, `μ-law ${d.seconds.toFixed(2)} s, rms ${d.rms.toFixed(0)}`);
 });
 

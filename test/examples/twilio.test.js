@@ -55,7 +55,7 @@ t.test('a call: the greeting as μ-law media frames, then a mark; stop ends the 
   t.equal(got.at(-1), mark, 'the mark comes after the media');
   const bytes = Buffer.concat(media.map((m) => Buffer.from(m.media.payload, 'base64')));
   t.ok(media.slice(0, -1).every((m) => Buffer.from(m.media.payload, 'base64').length % 160 === 0), 'whole 20 ms frames');
-  const d = decode(bytes, ulaw);
+  const d = await decode(bytes, ulaw);
   t.equal(d.codec, 'pcm_mulaw');
   t.equal(d.sampleRate, 8000);
   t.ok(d.rms > 300, `audible (rms ${d.rms.toFixed(0)})`);

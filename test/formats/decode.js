@@ -1,9 +1,14 @@
 // Decodes audio bytes with the real ffprobe/ffmpeg: what a player or a pipeline would make of them.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// Asynchronously: the test process often runs the server too, and a loop blocked for seconds lets the
+// server's keep-alive timer close the client's kept-alive socket (ECONNRESET on the next request).
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { OUTPUT_FORMAT_TABLE } from '@sawt/core';
+
+const run = promisify(execFile);
 
 export const FORMATS = OUTPUT_FORMAT_TABLE;
 
@@ -19,20 +24,20 @@ function rawInput(format) {
 export const FFPROBE_CODEC = { pcm: 'pcm_s16le', wav: 'pcm_s16le', mp3: 'mp3', opus: 'opus', flac: 'flac', ulaw: 'pcm_mulaw', alaw: 'pcm_alaw' };
 
 /** { codec, sampleRate, channels, samples, seconds, rms } of `bytes` in `format`, decoded at the stream's own rate. */
-export function decode(bytes, format) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sawt-fmt-'));
+export async function decode(bytes, format) {
+  const dir = await mkdtemp(path.join(tmpdir(), 'sawt-fmt-'));
   try {
     const file = path.join(dir, `audio.${format.extension}`);
-    writeFileSync(file, bytes);
-    const probe = JSON.parse(execFileSync('ffprobe', ['-v', 'error', ...rawInput(format), '-show_streams', '-of', 'json', file], { encoding: 'utf8' }));
+    await writeFile(file, bytes);
+    const probe = JSON.parse((await run('ffprobe', ['-v', 'error', ...rawInput(format), '-show_streams', '-of', 'json', file])).stdout);
     const s = probe.streams[0];
-    const pcm = execFileSync('ffmpeg', ['-v', 'error', ...rawInput(format), '-i', file, '-f', 's16le', '-ac', '1', '-'], { maxBuffer: 1 << 28 });
+    const { stdout: pcm } = await run('ffmpeg', ['-v', 'error', ...rawInput(format), '-i', file, '-f', 's16le', '-ac', '1', '-'], { encoding: 'buffer', maxBuffer: 1 << 28 });
     const n = Math.floor(pcm.length / 2);
     let sum = 0;
     for (let i = 0; i < n; i++) sum += pcm.readInt16LE(2 * i) ** 2;
     const sampleRate = Number(s.sample_rate);
     return { codec: s.codec_name, sampleRate, channels: s.channels, samples: n, seconds: n / sampleRate, rms: n ? Math.sqrt(sum / n) : 0 };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true });
   }
 }

@@ -20,7 +20,7 @@ async function chunks(res) {
   return out;
 }
 
-const reference = decode(Buffer.from(await (await tts({ streaming: false })).arrayBuffer()), FORMATS.find((f) => f.name === 'wav_24000'));
+const reference = await decode(Buffer.from(await (await tts({ streaming: false })).arrayBuffer()), FORMATS.find((f) => f.name === 'wav_24000'));
 
 function checkAudio(t, got, format, what) {
   t.equal(got.codec, FFPROBE_CODEC[format.codec], `${what}: codec ${got.codec}`);
@@ -39,7 +39,7 @@ for (const format of FORMATS) {
     const body = Buffer.from(await whole.arrayBuffer());
     t.equal(Number(whole.headers.get('content-length')), body.length, 'Content-Length matches the body');
     if (format.codec === 'wav') t.equal(body.readUInt32LE(4), body.length - 8, 'the whole WAV states its size');
-    checkAudio(t, decode(body, format), format, 'whole');
+    checkAudio(t, await decode(body, format), format, 'whole');
 
     const streamed = await tts({ streaming: true, output_format: format.name });
     t.equal(streamed.status, 200);
@@ -48,9 +48,9 @@ for (const format of FORMATS) {
     const parts = await chunks(streamed);
     const all = Buffer.concat(parts);
     if (format.codec === 'wav') t.equal(all.readUInt32LE(40), 0xffffffff, 'streamed WAV: data size unknown (0xFFFFFFFF)');
-    checkAudio(t, decode(all, format), format, 'streamed');
+    checkAudio(t, await decode(all, format), format, 'streamed');
     if (format.codec === 'mp3' || format.codec === 'opus') {
-      const first = decode(parts[0], format);
+      const first = await decode(parts[0], format);
       t.equal(first.codec, FFPROBE_CODEC[format.codec], 'the first chunk alone is a stream');
       t.ok(first.samples > 0, `the first chunk alone decodes (${first.seconds.toFixed(3)} s of ${parts.length} chunks)`);
     }
@@ -63,7 +63,7 @@ t.test('the body\'s output_format wins over the query\'s; the query alone is use
   await both.arrayBuffer();
   const query = await tts({ streaming: false }, '?output_format=ulaw_8000');
   t.equal(query.headers.get('content-type'), 'audio/basic');
-  t.equal(decode(Buffer.from(await query.arrayBuffer()), FORMATS.find((f) => f.name === 'ulaw_8000')).codec, 'pcm_mulaw');
+  t.equal((await decode(Buffer.from(await query.arrayBuffer()), FORMATS.find((f) => f.name === 'ulaw_8000'))).codec, 'pcm_mulaw');
 });
 
 t.test('an unknown format is 400 / 40001 listing the valid ones (body and query)', async (t) => {
@@ -89,7 +89,7 @@ t.test('a whole FLAC states its length: ffprobe reads its duration from STREAMIN
       const seconds = Number(probe.streams[0].duration);
       t.ok(Number.isFinite(seconds), `${name}: ffprobe gives a duration (${probe.streams[0].duration})`);
       t.ok(Math.abs(seconds - reference.seconds) < 0.12, `${name}: ${seconds.toFixed(3)} s, the WAV ${reference.seconds.toFixed(3)} s`);
-      const decoded = decode(readFileSync(file), FORMATS.find((f) => f.name === name));
+      const decoded = await decode(readFileSync(file), FORMATS.find((f) => f.name === name));
       t.equal(Number(probe.streams[0].duration_ts), decoded.samples, `${name}: the stated total is the samples decoded`);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -19,7 +19,7 @@ for (const format of FORMATS) {
     await c.until(finals(c, 1));
     const first = c.audio();
     t.ok(first.every((m) => m.sampleRate === format.sampleRate), `sampleRate ${format.sampleRate}`);
-    const one = decode(bytesOf(first), format);
+    const one = await decode(bytesOf(first), format);
     t.equal(one.codec, FFPROBE_CODEC[format.codec]);
     t.equal(one.sampleRate, format.sampleRate);
     t.equal(one.channels, 1);
@@ -27,7 +27,7 @@ for (const format of FORMATS) {
     t.ok(one.rms > 300, `audible (rms ${one.rms.toFixed(0)})`);
     c.send({ type: 'text', text: SENTENCE, flush: true });
     await c.until(finals(c, 2));
-    const both = decode(bytesOf(c.audio()), format);
+    const both = await decode(bytesOf(c.audio()), format);
     t.equal(both.codec, FFPROBE_CODEC[format.codec]);
     t.ok(Math.abs(both.seconds - 2 * one.seconds) < 0.2, `two flushes make one stream of ${both.seconds.toFixed(3)} s (2 × ${one.seconds.toFixed(3)})`);
     t.equal(c.errors().length, 0, 'no errors');

@@ -40,7 +40,7 @@ for (const name of ['wav_24000', 'mp3_44100_128', 'opus_48000_64', 'pcm_16000'])
     t.match(res.headers.get('content-type'), /^application\/json/);
     const body = await res.json();
     t.same(Object.keys(body).sort(), ['alignment', 'audio_base64']);
-    const audio = decode(Buffer.from(body.audio_base64, 'base64'), fmt(name));
+    const audio = await decode(Buffer.from(body.audio_base64, 'base64'), fmt(name));
     t.ok(audio.rms > 300, 'audible audio');
     checkAlignment(t, body.alignment, audio.seconds, name);
     starts[name] = firstWordStart(body.alignment);
@@ -68,7 +68,7 @@ t.test('stream/with-timestamps: NDJSON chunks in order, mp3', async (t) => {
     t.same(Object.keys(l).sort(), ['alignment', 'audio_base64']);
     if (l.alignment) for (const k of Object.keys(all)) all[k].push(...l.alignment[k]);
   }
-  const audio = decode(Buffer.concat(lines.map((l) => Buffer.from(l.audio_base64, 'base64'))), fmt('mp3_44100_64'));
+  const audio = await decode(Buffer.concat(lines.map((l) => Buffer.from(l.audio_base64, 'base64'))), fmt('mp3_44100_64'));
   t.equal(audio.codec, 'mp3');
   checkAlignment(t, all, audio.seconds, 'streamed');
 });
@@ -76,7 +76,7 @@ t.test('stream/with-timestamps: NDJSON chunks in order, mp3', async (t) => {
 t.test('the query output_format counts; errors keep Sawt\'s shape', async (t) => {
   const res = await post('with-timestamps', {}, '?output_format=flac_24000');
   t.equal(res.status, 200);
-  t.equal(decode(Buffer.from((await res.json()).audio_base64, 'base64'), fmt('flac_24000')).codec, 'flac');
+  t.equal((await decode(Buffer.from((await res.json()).audio_base64, 'base64'), fmt('flac_24000'))).codec, 'flac');
   const bad = await post('with-timestamps', { output_format: 'aac' });
   t.equal(bad.status, 400);
   t.equal((await bad.json()).errorCode, 40001);

@@ -21,7 +21,7 @@ for (const [response_format, name, codec] of cases) {
     t.equal(res.headers.get('content-type'), fmt(name).contentType);
     t.equal(res.headers.get('x-sawt-model'), 'sawt-hts', 'tts-1 → sawt-hts');
     t.equal(res.headers.get('x-sawt-voice'), 'fusha-layla', 'alloy → fusha-layla');
-    const audio = decode(await bytes(res), fmt(name));
+    const audio = await decode(await bytes(res), fmt(name));
     t.equal(audio.codec, codec, `ffprobe: ${audio.codec}`);
     if (response_format === 'pcm') t.equal(audio.sampleRate, 24000, 'pcm is 24 kHz');
     t.ok(audio.seconds > 0.5 && audio.rms > 300, `audible, ${audio.seconds.toFixed(2)} s`);
@@ -31,7 +31,7 @@ for (const [response_format, name, codec] of cases) {
 t.test('a short input (no 3-word minimum on /v1) and a Sawt model and voice id', async (t) => {
   const res = await client.audio.speech.create({ model: 'sawt-mini', voice: 'fusha-omar', input: 'نعم.', response_format: 'wav', instructions: 'speak cheerfully' });
   t.equal(res.status, 200);
-  t.ok(decode(await bytes(res), fmt('wav_24000')).seconds > 0.1);
+  t.ok((await decode(await bytes(res), fmt('wav_24000'))).seconds > 0.1);
 });
 
 t.test('streaming: the body as generated (asResponse)', async (t) => {
@@ -40,8 +40,8 @@ t.test('streaming: the body as generated (asResponse)', async (t) => {
   const parts = [];
   for await (const c of res.body) parts.push(Buffer.from(c));
   t.ok(parts.length >= 1);
-  t.equal(decode(parts[0], fmt('mp3_44100_128')).codec, 'mp3', 'the first chunk alone is valid MP3');
-  t.equal(decode(Buffer.concat(parts), fmt('mp3_44100_128')).codec, 'mp3');
+  t.equal((await decode(parts[0], fmt('mp3_44100_128'))).codec, 'mp3', 'the first chunk alone is valid MP3');
+  t.equal((await decode(Buffer.concat(parts), fmt('mp3_44100_128'))).codec, 'mp3');
 });
 
 t.test('stream_format sse: speech.audio.delta events then speech.audio.done with usage', async (t) => {
@@ -54,7 +54,7 @@ t.test('stream_format sse: speech.audio.delta events then speech.audio.done with
   t.equal(done.type, 'speech.audio.done');
   t.equal(done.usage.input_tokens, billableChars(SENTENCE));
   const pcm = Buffer.concat(deltas.map((d) => Buffer.from(d.audio, 'base64')));
-  t.ok(decode(pcm, fmt('pcm_24000')).seconds > 0.5, 'the deltas concatenate to the audio');
+  t.ok((await decode(pcm, fmt('pcm_24000'))).seconds > 0.5, 'the deltas concatenate to the audio');
 });
 
 t.test('models.list in OpenAI\'s shape', async (t) => {
