@@ -15,12 +15,29 @@ const session = await PiperSession.create(onnx, { intraOpThreads: 1 });
 t.teardown(() => session.release());
 
 const SENTENCES = Array.from({ length: 12 }, (_, i) => `ذَهَبَ الطَّالِبُ رَقْمُ ${['وَاحِدٍ', 'اثْنَيْنِ', 'ثَلَاثَةٍ'][i % 3]} إِلَى الْمَدْرَسَةِ صَبَاحًا.`);
-const stream = (texts = SENTENCES, chunkMs = 200) => speechStream((signal) => piperChunks({
-  session, config,
-  pieces: texts.map((text) => ({ text, cut: false, sentences: piperSentences(text, 'ar', config.phonemeMap) })),
-  scales: { noiseScale: 0.667, lengthScale: 1, noiseW: 0.8 }, sid: 0, sampleRate: 24000, chunkMs,
-  sentenceSilenceMs: 200, onMissing: () => {}, signal,
-}));
+// `ended` settles once the producer (Piper's generator) has returned: after it, no run can start.
+const stream = (texts = SENTENCES, chunkMs = 200) => {
+  let producerEnded;
+  const ended = new Promise((resolve) => (producerEnded = resolve));
+  const s = speechStream(async function* (signal) {
+    try {
+      yield* piperChunks({
+        session, config,
+        pieces: texts.map((text) => ({ text, cut: false, sentences: piperSentences(text, 'ar', config.phonemeMap) })),
+        scales: { noiseScale: 0.667, lengthScale: 1, noiseW: 0.8 }, sid: 0, sampleRate: 24000, chunkMs,
+        sentenceSilenceMs: 200, onMissing: () => {}, signal,
+      });
+    } finally {
+      producerEnded();
+    }
+  });
+  return Object.assign(s, { ended });
+};
+/** Resolves once `s` has generated its n-th chunk (and pushed it: observers run just before the push). */
+const generated = (s, n) => new Promise((resolve) => {
+  let count = 0;
+  s.observe(() => ++count === n && resolve());
+});
 
 t.test('the first audio of a long text arrives before its last sentence is synthesized', async (t) => {
   const before = session.stats().finished;
@@ -44,18 +61,25 @@ t.test('the first audio of a long text arrives before its last sentence is synth
 
 t.test('a consumer that stops reading stops synthesis (backpressure); destroy stops the ONNX work', async (t) => {
   const before = session.stats();
+  // One chunk per sentence: the first is read (then reading stops), the second fills the buffer.
   const s = stream(SENTENCES.concat(SENTENCES), 0);
+  const [two, three] = [generated(s, 2), generated(s, 3)];
   s.once('data', () => s.pause());
-  await new Promise((r) => s.once('data', r));
-  await new Promise((r) => setTimeout(r, 800));
-  const paused = session.stats();
-  t.ok(paused.started - before.started < 6, `${paused.started - before.started} sentences run while nobody reads (readable buffer only)`);
+  await two;
+  // A full buffer is the producer paused: the stream asks for no chunk until one is read.
+  t.equal(s.readableLength, s.readableHighWaterMark, 'the unread chunk fills the buffer');
+  t.equal(session.stats().pending, 0, 'no run queued or running while nobody reads');
+  t.equal(session.stats().started - before.started, 2, 'only the sentences read or buffered were run');
+  // Reading one chunk lets exactly one more sentence run.
+  t.ok(s.read(), 'the buffered chunk');
+  await three;
+  t.equal(session.stats().started - before.started, 3, 'one read, one more sentence');
+  t.equal(session.stats().pending, 0);
   s.destroy();
-  await new Promise((r) => setTimeout(r, 300));
+  await s.ended;
   const after = session.stats();
   t.equal(after.pending, 0, 'nothing queued or running');
-  await new Promise((r) => setTimeout(r, 300));
-  t.equal(session.stats().started, after.started, 'no run started after destroy');
+  t.equal(after.started - before.started, 3, 'the producer returned without another run');
 });
 
 t.test('a destroy while a sentence runs terminates that run', async (t) => {
@@ -65,7 +89,7 @@ t.test('a destroy while a sentence runs terminates that run', async (t) => {
   s.resume();
   while (session.stats().started === before.started) await new Promise((r) => setTimeout(r, 1));
   s.destroy();
-  await new Promise((r) => setTimeout(r, 300));
+  await s.ended;
   const after = session.stats();
   t.equal(after.pending, 0);
   t.equal(after.terminated - before.terminated, 1, 'the run in flight was terminated, not finished');
