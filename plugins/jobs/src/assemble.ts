@@ -58,6 +58,8 @@ export function joinCues(parts: DonePart[], synthesisRate: number, offsetMs: num
     startMs += (p.samples / synthesisRate) * 1000;
   }
   if (cues.length) cues[0]!.s = 0;
+  // Each part's times are rounded on their own: a cue ends exactly where the next one starts.
+  for (let k = 0; k + 1 < cues.length; k++) cues[k]!.e = cues[k + 1]!.s;
   return cues;
 }
 
