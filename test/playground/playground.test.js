@@ -145,7 +145,7 @@ t.test('examples/browser.html on another origin calls the API through CORS', asy
   const { readFile } = await import('node:fs/promises');
   const statics = createServer(async (req, res) => {
     const rel = decodeURIComponent(new URL(req.url, 'http://x').pathname).replace(/^\/+/, '');
-    if (!/^(examples\/browser\.html|packages\/client\/dist\/[\w/.-]+\.js)$/.test(rel) || rel.includes('..')) return res.writeHead(404).end();
+    if (!/^(examples\/browser\.html|packages\/(client|protocol)\/dist\/[\w/.-]+\.js)$/.test(rel) || rel.includes('..')) return res.writeHead(404).end();
     res.writeHead(200, { 'content-type': rel.endsWith('.html') ? 'text/html' : 'text/javascript' }).end(await readFile(path.join(repoRoot, rel)));
   });
   await new Promise((r) => statics.listen(0, '127.0.0.1', r));

@@ -58,11 +58,12 @@ export type JobsOptions = FromSchema<typeof configSchema>;
 /** Long-form speech as durable jobs (issue 33). */
 export default definePlugin({
   id: 'jobs',
-  // Routes and runners: admin commands, which need only the data layer, leave it out.
-  tags: ['transport'],
   provides: [],
+  // Without an HTTP server (admin commands, the primary of `sawt serve --workers`) it only adds its
+  // migrations, which the primary then applies once; routes and runners live where requests are served.
+  optionalDeps: { http: tokens.httpServer },
   deps: {
-    http: tokens.httpServer, db: tokens.database, blobs: tokens.blobStore, wallet: tokens.wallet, synthesizer: tokens.synthesizer,
+    db: tokens.database, blobs: tokens.blobStore, wallet: tokens.wallet, synthesizer: tokens.synthesizer,
     models: tokens.models, voices: tokens.voices, accounts: tokens.accounts, workDir: tokens.workDir,
   },
   configSchema,
@@ -70,6 +71,7 @@ export default definePlugin({
     const o = ctx.options;
     outputFormat(o.defaultOutputFormat);
     db.addMigrations(ctx.pluginId, jobMigrations);
+    if (!http) return;
     const store = new JobStore(db);
     const limits = { ...DEFAULT_JOBS_PER_PLAN, ...o.jobsPerPlan };
     const jobLimit = (plan: Plan) => limits[plan] ?? null;

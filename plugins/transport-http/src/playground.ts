@@ -27,8 +27,11 @@ function readTree(dir: string, only: (name: string) => boolean): Map<string, Buf
 export function playgroundFiles(): Map<string, Buffer> {
   const pageDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '../playground');
   const files = readTree(pageDir, (n) => path.extname(n) in TYPES);
-  const clientDir = path.dirname(createRequire(import.meta.url).resolve('@sawt/client'));
-  for (const [rel, bytes] of readTree(clientDir, (n) => n.endsWith('.js'))) files.set(`client/${rel}`, bytes);
+  const clientEntry = createRequire(import.meta.url).resolve('@sawt/client');
+  for (const [rel, bytes] of readTree(path.dirname(clientEntry), (n) => n.endsWith('.js'))) files.set(`client/${rel}`, bytes);
+  // The client imports @sawt/protocol by name: index.html's import map points the page there.
+  const protocolDir = path.dirname(createRequire(clientEntry).resolve('@sawt/protocol'));
+  for (const [rel, bytes] of readTree(protocolDir, (n) => n.endsWith('.js'))) files.set(`protocol/${rel}`, bytes);
   return files;
 }
 
