@@ -2,6 +2,7 @@
 // often (short texts still make several parts), and polling a job to its end.
 import { readFileSync } from 'node:fs';
 import { defaultConfigPath, pollUntil } from '../helpers/server.js';
+import { decode } from '../formats/decode.js';
 
 /** The default config with the jobs plugin's options changed by `options`. */
 export function jobsConfig(options = {}) {
@@ -56,31 +57,5 @@ export async function pollJob(api, headers, id, { until = (j) => ['succeeded', '
   return seen;
 }
 
-/**
- * test/formats/decode.js's decode without blocking the event loop (ffprobe and ffmpeg as child
- * processes awaited): a test process blocked for seconds finds its kept-alive sockets closed by the
- * server's keep-alive timer.
- */
-export async function decodeAudio(bytes, format) {
-  const { execFile } = await import('node:child_process');
-  const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
-  const path = await import('node:path');
-  const run = (cmd, args) => new Promise((resolve, reject) => execFile(cmd, args, { encoding: 'buffer', maxBuffer: 1 << 28 }, (e, out) => (e ? reject(e) : resolve(out))));
-  const raw = format.codec === 'pcm' ? ['-f', 's16le', '-ar', String(format.sampleRate), '-ac', '1'] : [];
-  const dir = await mkdtemp(path.join(tmpdir(), 'sawt-job-'));
-  try {
-    const file = path.join(dir, `audio.${format.extension}`);
-    await writeFile(file, bytes);
-    const probe = JSON.parse((await run('ffprobe', ['-v', 'error', ...raw, '-show_streams', '-of', 'json', file])).toString('utf8'));
-    const s = probe.streams[0];
-    const pcm = await run('ffmpeg', ['-v', 'error', ...raw, '-i', file, '-f', 's16le', '-ac', '1', '-']);
-    const n = Math.floor(pcm.length / 2);
-    let sum = 0;
-    for (let i = 0; i < n; i++) sum += pcm.readInt16LE(2 * i) ** 2;
-    const sampleRate = Number(s.sample_rate);
-    return { codec: s.codec_name, sampleRate, channels: s.channels, samples: n, seconds: n / sampleRate, rms: n ? Math.sqrt(sum / n) : 0 };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+/** test/formats/decode.js's decode (async: it never blocks the in-process server). */
+export const decodeAudio = decode;

@@ -1,6 +1,5 @@
 import { errors } from './errors.js';
 import { billableChars } from './text-rules.js';
-import { tokens, type ServiceRef } from './tokens.js';
 import { observable } from './speech-stream.js';
 import { nextTurn } from './scheduling.js';
 import { DeliveryMeter } from './delivery.js';
@@ -16,14 +15,6 @@ export interface PaidSynthesisServices {
   /** Where delivered syntheses are counted and logged (absent: neither). */
   metrics?: Metrics;
   logger?: Logger;
-}
-
-/** The services of the paid path, looked up once by a transport plugin (ctx.get). */
-export function paidSynthesisServices(get: <T>(ref: ServiceRef<T>) => T): PaidSynthesisServices {
-  return {
-    models: get(tokens.models), voices: get(tokens.voices), accounts: get(tokens.accounts), admission: get(tokens.admission), synthesizer: get(tokens.synthesizer),
-    metrics: get(tokens.metrics), logger: get(tokens.logger),
-  };
 }
 
 export interface PaidSynthesisRequest {
