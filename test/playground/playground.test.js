@@ -1,8 +1,9 @@
 // The web playground end to end in Debian's Chromium (headless, through
 // playwright-core): speak (audio frames reach the page's AudioWorklet while later
-// text is still generating, words highlighted, WAV offered), clone from an uploaded
-// sample, denoise with before/after waveforms. Screenshots go to test-artifacts/.
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+// text is still generating, words highlighted, WAV offered), a long text as a job (progress,
+// then audio, captions and chapters), clone from an uploaded sample, denoise with before/after
+// waveforms. Screenshots go to test-artifacts/.
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { chromium } from 'playwright-core';
@@ -10,6 +11,8 @@ import { repoRoot, startServer } from '../helpers/server.js';
 import { wsConfig } from '../helpers/ws.js';
 import { referenceWav } from '../clone/helpers.js';
 import { standinModelsDir } from '../piper/models-dir.js';
+import { BOOK_MD, decodeAudio } from '../jobs/helpers.js';
+import { FORMATS } from '../formats/decode.js';
 
 const CHROMIUM = process.env.SAWT_CHROMIUM ?? '/usr/bin/chromium';
 if (!existsSync(CHROMIUM)) {
@@ -20,7 +23,11 @@ const artifacts = path.join(repoRoot, 'test-artifacts/playground');
 mkdirSync(artifacts, { recursive: true });
 
 // sawt-neural (a stand-in Piper voice) is offered too: a model whose voices are not the personas'.
-const srv = await startServer(t, { config: wsConfig(), runtime: { modelsDir: standinModelsDir(t) } });
+// Jobs in parts of 120 characters, looked for often: a short book still makes several parts.
+const config = wsConfig();
+const jobsPlugin = config.plugins.find((p) => p.resolve === '@sawt/plugin-jobs');
+jobsPlugin.options = { ...jobsPlugin.options, partChars: 120, pollMs: 50, sweepMs: 200 };
+const srv = await startServer(t, { config, runtime: { modelsDir: standinModelsDir(t) } });
 const { key, headers } = await srv.client();
 const browser = await chromium.launch({
   executablePath: CHROMIUM,
@@ -105,6 +112,56 @@ t.test('download in a picked format: every format of the server listed, the file
   });
   t.equal(link.download, 'sawt-mp3_44100_64.mp3');
   t.ok(String.fromCharCode(...link.head) === 'ID3' || (link.head[0] === 0xff && (link.head[1] & 0xe0) === 0xe0), 'the file is an MP3');
+  t.same(pageErrors, []);
+});
+
+t.test('long text: a Markdown file as a job, its progress to the end, then audio, captions and chapters', async (t) => {
+  t.ok(await page.isVisible('#speak-section') && !(await page.isVisible('#long-section')), 'the speak tab first');
+  await page.click('#tab-long');
+  t.ok(await page.isVisible('#long-section') && !(await page.isVisible('#speak-section')), 'the long-text tab shows its panel only');
+  t.equal(await page.inputValue('#long-format'), 'mp3_44100_64', 'the jobs\' default format preselected');
+  const file = path.join(artifacts, 'book.md');
+  writeFileSync(file, BOOK_MD);
+  await page.setInputFiles('#long-file', file);
+  await page.fill('#long-title', 'كتاب البحر');
+  await page.click('#long-submit');
+  await page.waitForFunction(() => window.playground.stats.job?.final, null, { timeout: 120000 });
+  const job = await page.evaluate(() => window.playground.stats.job);
+  t.equal(job.final, 'succeeded', `job ${job.id} succeeded`);
+  t.equal(await page.textContent('#status'), 'اكتملت المهمة: الصوت والترجمة جاهزان.', 'the page says it is done');
+
+  const server = await (await fetch(`${srv.api}/jobs/${job.id}`, { headers })).json();
+  t.equal(server.title, 'كتاب البحر', 'the title went with the job');
+  t.equal(server.output_format, 'mp3_44100_64');
+  const progress = job.views.map((v) => v.progress);
+  t.ok(progress.every((p, i) => i === 0 || p >= progress[i - 1]), `progress shown never went back: ${progress.join(' ')}`);
+  t.equal(progress.at(-1), 1, 'it ends at 1');
+  t.equal(await page.evaluate(() => document.getElementById('long-progress').value), 1, 'the progress bar is full');
+  t.match(await page.textContent('#long-info'), new RegExp(`^اكتملت 100 % · ${server.characters.toLocaleString()} / ${server.characters.toLocaleString()} حرف · ${server.audio_seconds.toFixed(1)} ث من الصوت`), 'status, percent, characters and audio seconds shown');
+
+  const chapters = (await (await fetch(`${srv.api}/jobs/${job.id}/chapters`, { headers })).json()).chapters.map((c) => c.title);
+  t.same(job.chapters, chapters, `chapters listed: ${chapters.join(', ')}`);
+  t.same(await page.$$eval('#long-chapters button', (b) => b.length), chapters.length, 'one seek button per chapter');
+  const vtt = await (await fetch(`${srv.api}/jobs/${job.id}/captions.vtt`, { headers })).text();
+  t.ok(job.cues > 1 && job.cues === (vtt.match(/-->/g) ?? []).length && job.srtCues === job.cues, `${job.cues} caption cues, VTT and SRT`);
+
+  // The audio the page offers is the job's MP3, and the player loads it with its caption track.
+  const b64 = await page.evaluate(async () => {
+    const bytes = new Uint8Array(await (await fetch(document.getElementById('long-audio-link').href)).arrayBuffer());
+    let s = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    return btoa(s);
+  });
+  const audio = await decodeAudio(Buffer.from(b64, 'base64'), FORMATS.find((f) => f.name === 'mp3_44100_64'));
+  t.equal(audio.codec, 'mp3');
+  t.ok(Math.abs(audio.seconds - server.audio_seconds) < 0.2, `decoded ${audio.seconds.toFixed(2)} s, the job says ${server.audio_seconds} s`);
+  t.ok(audio.rms > 100, `not silence (rms ${audio.rms.toFixed(0)})`);
+  t.equal(await page.getAttribute('#long-audio-link', 'download'), 'كتاب البحر.mp3', 'downloaded under the job\'s title');
+  await page.waitForFunction(() => document.getElementById('long-audio').duration > 1, null, { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelector('#long-audio track')?.track.cues?.length > 0, null, { timeout: 30000 });
+  t.equal(await page.evaluate(() => document.querySelector('#long-audio track').track.cues.length), job.cues, 'the player\'s caption track has every cue');
+  await shot('long-text');
+  await page.click('#tab-speak');
   t.same(pageErrors, []);
 });
 

@@ -11,6 +11,11 @@ export const STRINGS = {
     previewing: 'جارٍ إعداد المعاينة…', previewReady: 'المعاينة جاهزة: استمع ثم استنسخ.', cloned: 'تم إنشاء الصوت', denoising: 'جارٍ إزالة الضوضاء…',
     denoised: 'تمت إزالة الضوضاء.', recording: 'جارٍ التسجيل…',
     format: 'صيغة التنزيل', downloadFormat: 'تنزيل بهذه الصيغة', fetchingFormat: 'جارٍ إعداد الملف…', formatReady: 'الملف جاهز:',
+    longTitle: 'نص طويل', longHint: 'كتاب أو درس أو تقرير حتى مليون حرف: يُرسل مهمةً تُنطق في الخلفية، ثم يُستمع إليه ويُنزّل مع الترجمة النصية.',
+    orTextFile: 'أو ملف نص أو Markdown', jobTitle: 'العنوان', jobFormat: 'الصيغة', submitJob: 'أرسل المهمة', cancelJob: 'ألغِ المهمة',
+    downloadAudio: 'تنزيل الصوت', needText: 'اكتب نصا أو اختر ملفا.', jobSubmitted: 'أُرسلت المهمة', jobDone: 'اكتملت المهمة: الصوت والترجمة جاهزان.',
+    jobFailed: 'فشلت المهمة:', jobCanceled: 'أُلغيت المهمة، واستُرد المبلغ المحجوز كاملا.', chars: 'حرف', perSecond: 'حرف/ث', audioSec: 'ث من الصوت', eta: 'المتبقي',
+    queued: 'في الانتظار', running: 'قيد النطق', succeeded: 'اكتملت', failed: 'فشلت', canceled: 'أُلغيت', notPlayable: 'لا يشغّلها المتصفح؛ نزّلها.',
   },
   en: {
     title: 'Sawt — playground', key: 'API key', useKey: 'Use key',
@@ -23,5 +28,10 @@ export const STRINGS = {
     previewing: 'Making the preview…', previewReady: 'Preview ready: listen, then clone.', cloned: 'Voice created', denoising: 'Denoising…',
     denoised: 'Denoised.', recording: 'Recording…',
     format: 'Download format', downloadFormat: 'Download in this format', fetchingFormat: 'Making the file…', formatReady: 'File ready:',
+    longTitle: 'Long text', longHint: 'A book, course or report of up to 1,000,000 characters: sent as a job spoken in the background, then played and downloaded with captions.',
+    orTextFile: 'or a text or Markdown file', jobTitle: 'Title', jobFormat: 'Format', submitJob: 'Submit job', cancelJob: 'Cancel job',
+    downloadAudio: 'Download audio', needText: 'Write a text or pick a file.', jobSubmitted: 'Job submitted', jobDone: 'Job done: audio and captions ready.',
+    jobFailed: 'The job failed:', jobCanceled: 'Job canceled; the reserved amount was returned in full.', chars: 'characters', perSecond: 'chars/s', audioSec: 's of audio', eta: 'left',
+    queued: 'queued', running: 'running', succeeded: 'succeeded', failed: 'failed', canceled: 'canceled', notPlayable: 'the browser cannot play it; download it.',
   },
 };

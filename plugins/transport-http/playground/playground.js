@@ -3,6 +3,7 @@
 // delivers it; window.playground.stats lets the end-to-end test see what happened.
 import { SawtClient, SawtError, OUTPUT_FORMATS, pcmToWav, pcm16ToFloat32 } from './client/index.js';
 import { STRINGS } from './i18n.js';
+import { setupLongText, setupTabs } from './long-text.js';
 
 const $ = (id) => document.getElementById(id);
 const RATE = 24000;
@@ -164,6 +165,8 @@ async function fillFormats() {
   } catch { /* the client's copy of the list */ }
   $('format').replaceChildren(...names.map((n) => new Option(n, n)));
   $('format').value = names.includes('mp3_44100_128') ? 'mp3_44100_128' : names[0];
+  $('long-format').replaceChildren(...names.map((n) => new Option(n, n)));
+  $('long-format').value = names.includes('mp3_44100_64') ? 'mp3_44100_64' : names[0];
 }
 const EXTENSIONS = { pcm: 'pcm', wav: 'wav', mp3: 'mp3', opus: 'opus', flac: 'flac', ulaw: 'ulaw', alaw: 'alaw' };
 
@@ -294,6 +297,8 @@ $('clone').onclick = clone;
 $('noisy-file').onchange = (e) => e.target.files[0] && denoise(e.target.files[0]);
 $('download-format').onclick = downloadFormat;
 
+setupTabs($);
+setupLongText({ $, t, stats, status, fail, client: () => client, voice: () => $('voice').value, model: () => $('model').value });
 fillFormats();
 applyLang();
 const saved = sessionStorage.getItem('sawt.key');
