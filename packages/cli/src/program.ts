@@ -144,8 +144,10 @@ const SPECS: CommandSpec[] = [
       { flags: '--file <path>', description: 'one output line per input line (- reads stdin)' },
       { flags: '--dialect <dialect>', description: `dialect rules: ${DIALECTS}` },
       { flags: '--model <model-id>', description: 'phonemize: that model\'s phones (sawt-hts: the HTS voice\'s phone names)' },
+      { flags: '--ssml', description: 'read each text as SSML (text_type "ssml"): the stage runs on what is spoken; breaks, marks, prosody and language are shown as markup' },
+      { flags: '--dictionary <file>', description: 'apply a pronunciation dictionary file first: PLS 1.0, or JSON {"rules": [...]} as POST /pronunciation-dictionaries takes' },
     ],
-    examples: [`sawt text ${stage} "ذهب الولد إلى المدرسة في 3 مارس"`, `sawt text ${stage} --file corpus.txt --dialect egyptian --json`],
+    examples: [`sawt text ${stage} "ذهب الولد إلى المدرسة في 3 مارس"`, `sawt text ${stage} --file corpus.txt --dialect egyptian --json`, `sawt text ${stage} --ssml '<speak>مرحبا <break time="500ms"/> بكم في <say-as interpret-as="telephone">0551234567</say-as></speak>'`, `sawt text ${stage} --dictionary names.pls "زار الوفد الرياض أمس"`],
     run: { action: (input) => textCommand(stage, input) },
   })),
   {

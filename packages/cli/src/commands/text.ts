@@ -1,7 +1,8 @@
 import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { tokens, type TextPipeline, type TextPipelineOptions, type TextStageName } from '@sawt/core';
+import { tokens, type PronunciationRule, type TextPipeline, type TextPipelineOptions, type TextStageName } from '@sawt/core';
 import { withAdminApp } from '../admin.js';
 import { UsageError } from '../args.js';
 import type { CommandInput } from '../command.js';
@@ -14,7 +15,10 @@ const BLOCK_LINES = 64;
  * `sawt text normalize|diacritize|phonemize`: one TEXT, or with `--file PATH|-` one output line per
  * input line, in order, in one process, lines taken in blocks so the diacritizer runs batched.
  * `--json`: one JSON object per output ({"line", "input", "output"}; for TEXT, {"input", "output"}).
- * It writes its own output (it streams).
+ * `--ssml` reads each text as SSML and `--dictionary FILE` applies a PLS 1.0 or JSON rules file, as
+ * a request with text_type "ssml" and a dictionary would: the stage runs on each spoken part, and
+ * the markup that stays markup is shown in order (<break time="…ms"/>, <mark name="…"/>, <prosody>,
+ * <lang>). It writes its own output (it streams).
  */
 export async function textCommand(stage: TextStageName, { values, positionals }: CommandInput, out: NodeJS.WritableStream = process.stdout): Promise<void> {
   const file = typeof values.file === 'string' ? values.file : null;
@@ -24,19 +28,42 @@ export async function textCommand(stage: TextStageName, { values, positionals }:
   if (file === null && input.trim() === '') throw new UsageError(`text ${stage} needs the TEXT to process (or --file PATH, - for stdin)`);
   const dialect = typeof values.dialect === 'string' ? values.dialect : null;
   const model = typeof values.model === 'string' ? values.model : null;
+  const dictionary = typeof values.dictionary === 'string' ? await readDictionary(values.dictionary) : null;
   const lines = file === null ? null : await openLines(file);
   await withAdminApp(async (app) => {
     const pipeline = app.get(tokens.textPipeline);
+    const rules: PronunciationRule[] = dictionary === null ? [] : dictionaryRules(app.get(tokens.pronunciationDictionaries), dictionary);
+    const reading: TextPipelineOptions = { ...(values.ssml === true && { textType: 'ssml' as const }), ...(rules.length && { rules }) };
     if (dialect !== null && !pipeline.dialects().includes(dialect)) throw new UsageError(`--dialect must be one of ${pipeline.dialects().join(', ')} but received ${JSON.stringify(dialect)}`);
     const models = app.get(tokens.models).list().map((m) => m.model_id);
     if (model !== null && !models.includes(model)) throw new UsageError(`--model must be one of ${models.join(', ')} but received ${JSON.stringify(model)}`);
     if (lines === null) {
-      const output = await pipeline.run(stage, input, { dialect, model });
+      const output = await pipeline.run(stage, input, { dialect, model, ...reading });
       await write(out, json ? `${JSON.stringify({ input, output })}\n` : `${printable(output)}\n`);
       return;
     }
-    await processLines(pipeline, stage, lines(), { dialect, model }, json, out);
+    await processLines(pipeline, stage, lines(), { dialect, model, ...reading }, json, out);
   });
+}
+
+/** The --dictionary file's text (a missing file fails before anything boots). */
+async function readDictionary(file: string): Promise<{ file: string; source: string }> {
+  try {
+    return { file, source: await readFile(file, 'utf8') };
+  } catch (e) {
+    throw new UsageError(`--dictionary: cannot read ${JSON.stringify(file)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+}
+
+/** The rules of a --dictionary file, checked as POST /pronunciation-dictionaries checks them. */
+function dictionaryRules(dictionaries: { parseRulesFile(source: string): PronunciationRule[] }, d: { file: string; source: string }): PronunciationRule[] {
+  try {
+    const rules = dictionaries.parseRulesFile(d.source);
+    if (!rules.length) throw new Error('it holds no rule');
+    return rules;
+  } catch (e) {
+    throw new UsageError(`--dictionary ${d.file}: ${(e as Error).message}`);
+  }
 }
 
 /**
@@ -59,7 +86,7 @@ async function processLines(pipeline: TextPipeline, stage: TextStageName, lines:
   const flush = async () => {
     // Empty lines stay empty lines (the front end has nothing to say for them).
     const texts = block.map((l) => l.replace(/^\uFEFF/u, ''));
-    const outputs = await pipeline.runMany(stage, texts.map((t) => (t.trim() ? t : '')), opts);
+    const outputs = await runBlock(pipeline, stage, texts.map((t) => (t.trim() ? t : '')), opts, lineNo - texts.length + 1);
     const text = texts.map((t, k) => {
       const output = t.trim() ? outputs[k]!.replace(/\r?\n/gu, ' ') : '';
       return json ? `${JSON.stringify({ line: lineNo - texts.length + k + 1, input: t, output })}\n` : `${printable(output)}\n`;
@@ -73,6 +100,24 @@ async function processLines(pipeline: TextPipeline, stage: TextStageName, lines:
     if (block.length >= BLOCK_LINES) await flush();
   }
   if (block.length) await flush();
+}
+
+/**
+ * runMany over a block of lines; when markup or a rule fails in it (SSML, --dictionary), the
+ * error names the line: `line 7: SSML: unclosed <break> at 1:23`.
+ */
+async function runBlock(pipeline: TextPipeline, stage: TextStageName, texts: string[], opts: TextPipelineOptions, firstLine: number): Promise<string[]> {
+  try {
+    return await pipeline.runMany(stage, texts, opts);
+  } catch (e) {
+    if (!opts.textType && !opts.rules) throw e;
+    for (const [k, text] of texts.entries()) {
+      await pipeline.runMany(stage, [text], opts).catch((err: Error) => {
+        throw new Error(`line ${firstLine + k}: ${err.message}`);
+      });
+    }
+    throw e;
+  }
 }
 
 /** Writes with backpressure; a closed pipe (… | head) ends quietly. */

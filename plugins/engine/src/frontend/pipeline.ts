@@ -9,6 +9,7 @@ import { guardPhonemeWords, htsPhonesOf, parsePhonemePassages } from './phoneme-
 import { htsPhoneSpan } from './latin/phone-span.js';
 import { RAW_SPAN } from './raw.js';
 import { spellForEspeak } from './espeak-spelling.js';
+import { readsMarkup, runStageOverSteps } from './ssml/stages.js';
 import type { SegmentOptions } from './segment.js';
 
 export interface PipelineParts {
@@ -108,11 +109,14 @@ export class EngineTextPipeline implements TextPipeline {
   }
 
   async run(stage: TextStageName, text: string, opts: TextPipelineOptions = {}): Promise<string> {
+    if (readsMarkup(opts)) return (await this.runMany(stage, [text], opts))[0]!;
     const input = this.input(text, opts);
     return this.phones(stage, input, await this.frontEnd.runUntil(input, stage));
   }
 
   async runMany(stage: TextStageName, texts: string[], opts: TextPipelineOptions = {}): Promise<string[]> {
+    // SSML or dictionary rules: the stage runs on each spoken step of the texts as a request reads them (ssml/stages.ts).
+    if (readsMarkup(opts)) return runStageOverSteps(texts, opts, (spoken) => this.runMany(stage, spoken, { dialect: opts.dialect ?? null, model: opts.model ?? null }));
     const inputs = texts.map((text) => this.input(text, opts));
     const outputs = await this.frontEnd.runManyUntil(inputs, stage);
     return outputs.map((out, k) => this.phones(stage, inputs[k]!, out));
