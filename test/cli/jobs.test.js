@@ -99,34 +99,3 @@ t.test('errors: the server\'s message and a non-zero exit', async (t) => {
   t.equal(both.code, 2);
   t.match(both.stderr, /--file FILE or --text TEXT/);
 });
-
-t.test('say --file: a text file in-process, part by part, into one WAV; progress on a terminal, quiet with --json', async (t) => {
-  const file = path.join(dir, 'story.txt');
-  writeFileSync(file, `${TEXT}\n\n${LONG_TEXT}\n`);
-  const local = { SAWT_DATA_DIR: path.join(dir, 'say-data') };
-  const out = path.join(dir, 'story.wav');
-  const r = await sawtCli(local, 'say', '--file', file, '--out', out, '--json');
-  t.equal(r.code, 0, r.stderr);
-  t.equal(r.stderr, '', 'quiet with --json');
-  const summary = JSON.parse(r.stdout);
-  t.match(summary, { out, parts: 2, characters: TEXT.length + LONG_TEXT.length });
-  const wav = parseWav(readFileSync(out));
-  t.same(wav.fmt, { format: 1, channels: 1, sampleRate: 24000, bitsPerSample: 16 }, 'one PCM16 24 kHz WAV');
-  const s = pcmStats(wav.data);
-  t.ok(Math.abs(s.seconds - summary.audio_seconds) < 0.01, `${s.seconds.toFixed(2)} s of audio, as the summary says`);
-  t.ok(s.seconds > 8, 'both paragraphs spoken');
-  t.ok(s.rms > 300, `not silence (rms ${Math.round(s.rms)})`);
-  t.same(readdirSync(dir).filter((f) => f.includes('.partial-')), [], 'no partial file left');
-
-  const mp3 = await sawtCli(local, 'say', '--file', file, '--out', path.join(dir, 'story.mp3'));
-  t.equal(mp3.code, 2, 'a usage error');
-  t.match(mp3.stderr, /writes a WAV/);
-
-  // A terminal on stderr (script(1) gives the command a pseudo-terminal): the progress line.
-  if (spawnSync('script', ['--version']).error) return t.skip('script(1) is not installed: no pseudo-terminal for the progress line');
-  const ttyOut = path.join(dir, 'tty.wav');
-  const tty = spawnSync('script', ['-qec', `'${process.execPath}' '${sawtBin}' say --file '${file}' --out '${ttyOut}'`, '/dev/null'], { cwd: repoRoot, env: { ...process.env, ...local }, encoding: 'utf8' });
-  t.equal(tty.status, 0, tty.stdout);
-  t.match(tty.stdout, /\rsay \[#{24}\] 100% (\d+)\/\1 characters, \d+ characters\/s, ETA 0 s/, 'percent, characters/s and ETA');
-  t.ok(existsSync(ttyOut), 'and the file');
-});

@@ -1,11 +1,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, readdirSync } from 'node:fs';
-import { open, readFile, rename, rm } from 'node:fs/promises';
+import { readFile, rename, rm } from 'node:fs/promises';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { speechPcm, tokens, wavHeader, type SawtApp, type VoiceInfo } from '@sawt/core';
 import { withAdminApp } from '../admin.js';
 import { UsageError } from '../args.js';
+import { FILE_FORMATS, audioFile, formatForFile } from './audio-file.js';
+import { CharacterProgress } from './progress.js';
 
 export interface SayOptions {
   text: string;
@@ -18,7 +20,7 @@ export interface SayOptions {
   server?: string;
   key?: string;
   speed?: number;
-  /** Speak this UTF-8 text file (a book, a report) in-process, paragraph by paragraph, into one file. */
+  /** Speak this UTF-8 text file (a book, a report) in-process, paragraph by paragraph, into one --out file (format by extension). */
   file?: string;
   /** With --file: no progress line; one JSON summary on stdout at the end. */
   json?: boolean;
@@ -69,13 +71,14 @@ export function fileParts(text: string, maxChars = 2000): string[] {
 }
 
 /**
- * `sawt say --file book.txt --out book.wav`: the file in-process, part by part (paragraphs), into
- * one WAV; a progress line on a terminal (percent, characters/s, ETA), none with --json.
+ * `sawt say --file book.txt --out book.mp3`: the file in-process, part by part (paragraphs), through
+ * one encoder into one file whose format is its extension's (.mp3, .ogg/.opus, .flac, .wav); a
+ * progress line on a terminal (percent, characters/s, ETA), none with --json.
  */
 async function sayFile(opts: SayOptions, stderr: NodeJS.WritableStream, stdout: NodeJS.WriteStream): Promise<void> {
   if (opts.text.trim() !== '') throw new UsageError('say takes TEXT or --file, not both');
-  if (!opts.out) throw new UsageError('say --file needs --out FILE.wav');
-  if (!/\.wav$/i.test(opts.out)) throw new UsageError('say --file writes a WAV: give --out FILE.wav (for MP3 or Opus, submit the file as a job: sawt jobs submit --file)');
+  if (!opts.out) throw new UsageError(`say --file needs --out FILE (${Object.keys(FILE_FORMATS).join(', ')})`);
+  const format = formatForFile(opts.out);
   if (opts.server) throw new UsageError('say --file speaks in-process; for a server, use sawt jobs submit --file');
   if (opts.speed !== undefined && !(opts.speed >= 0.7 && opts.speed <= 1.2)) throw new UsageError(`--speed must be a number between 0.7 and 1.2 but received ${opts.speed}`);
   const file = opts.file!;
@@ -85,43 +88,36 @@ async function sayFile(opts: SayOptions, stderr: NodeJS.WritableStream, stdout: 
   const parts = fileParts(text);
   if (parts.length === 0) throw new UsageError(`--file: ${JSON.stringify(file)} has no text to speak`);
   const total = parts.reduce((n, p) => n + p.length, 0);
-  const tty = !opts.json && (stderr as NodeJS.WriteStream).isTTY === true;
-  const started = performance.now();
+  const progress = new CharacterProgress('say', total, !opts.json && (stderr as NodeJS.WriteStream).isTTY === true ? (stderr as NodeJS.WriteStream) : null);
   let done = 0;
   let samples = 0;
-  const draw = () => {
-    if (!tty) return;
-    const seconds = (performance.now() - started) / 1000;
-    const rate = done / Math.max(seconds, 0.001);
-    const f = done / total;
-    const eta = done > 0 ? `${Math.round((total - done) / rate)} s` : '…';
-    const bar = '#'.repeat(Math.round(f * 24)).padEnd(24, '-');
-    stderr.write(`\rsay [${bar}] ${(f * 100).toFixed(0).padStart(3)}% ${done}/${total} characters, ${Math.round(rate)} characters/s, ETA ${eta}   `);
-  };
-  const sink = wavFile(opts.out);
+  let bytes = 0;
+  const sink = audioFile(opts.out, format, RATE);
   try {
     await withAdminApp(async (app) => {
       const speakParts = async function* () {
-        draw();
+        progress.update(0);
         for (const part of parts) {
           for await (const pcm of await localSpeech(app, { ...opts, text: part })) {
             samples += (pcm as Buffer).length / 2;
             yield pcm as Buffer;
           }
           done += part.length;
-          draw();
+          progress.update(done);
         }
       };
-      await sink.write(Readable.from(speakParts()));
+      bytes = await sink.write(Readable.from(speakParts()));
     });
-    await sink.done();
   } catch (e) {
     await sink.abort();
     throw e;
   } finally {
-    if (tty) stderr.write('\n');
+    progress.done();
   }
-  if (opts.json) stdout.write(`${JSON.stringify({ out: opts.out, characters: total, parts: parts.length, audio_seconds: Math.round((samples / RATE) * 1000) / 1000 })}\n`);
+  if (opts.json) {
+    const summary = { out: opts.out, format: format.name, bytes, characters: total, parts: parts.length, audio_seconds: Math.round((samples / RATE) * 1000) / 1000 };
+    stdout.write(`${JSON.stringify(summary)}\n`);
+  }
 }
 
 async function localSpeech(app: SawtApp, opts: SayOptions): Promise<Readable> {
@@ -245,37 +241,6 @@ async function openSink(out: string | undefined, stdout: NodeJS.WriteStream): Pr
     async abort() {
       child?.kill('SIGTERM');
     },
-  };
-}
-
-/**
- * A WAV file written as the PCM comes (a book's hours of audio are never held in memory), its
- * sizes set at the end, renamed into place once complete.
- */
-function wavFile(out: string): Sink {
-  const tmp = `${out}.partial-${process.pid}`;
-  return {
-    async write(pcm) {
-      let bytes = 0;
-      await pipeline(async function* () {
-        yield wavHeader(0, RATE);
-        for await (const c of pcm) {
-          bytes += (c as Buffer).length;
-          // A RIFF size is 32 bits: about 24 hours of 24 kHz PCM16.
-          if (bytes > 0xffffffff - 36) throw new Error('the audio is past 4 GiB, the most a WAV file holds: split the text file');
-          yield c as Buffer;
-        }
-      }, createWriteStream(tmp));
-      const fd = await open(tmp, 'r+');
-      try {
-        await fd.write(wavHeader(bytes, RATE), 0, 44, 0);
-      } finally {
-        await fd.close();
-      }
-      await rename(tmp, out);
-    },
-    async done() {},
-    abort: () => rm(tmp, { force: true }),
   };
 }
 
