@@ -13,6 +13,9 @@ import type { Cue } from './captions.js';
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
 export const FINISHED: readonly JobStatus[] = ['succeeded', 'failed', 'canceled'];
 
+/** A durable reservation's lease (billing's reserveDurable) never runs out: it is set to year 9999. */
+const DURABLE_LEASE_FROM = '9999-';
+
 export interface JobRow {
   id: string;
   account_id: string;
@@ -303,6 +306,20 @@ export class JobStore {
   /** Finished jobs whose reservation was not closed yet (a crash between the two writes). */
   async moneyToClose(): Promise<JobRow[]> {
     return this.knex<JobRow>('jobs').whereIn('status', FINISHED as JobStatus[]).where({ money: 'held' }).limit(100);
+  }
+
+  /**
+   * Open durable reservations made before `before` (ms) that no job holds: submit reserves the price
+   * (Wallet.reserveDurable) before it stores the job, and a crash between the two leaves money held
+   * that no job will ever close. Durable reservations are billing's rows with no lease owner and a
+   * lease that never runs out; this is the jobs plugin's one read of billing's table (the release
+   * itself goes through the Wallet).
+   */
+  async orphanReservations(before: number): Promise<string[]> {
+    const rows = await this.knex('reservations as r').leftJoin('jobs as j', 'j.reservation_id', 'r.id')
+      .where('r.status', 'open').whereNull('r.owner_id').where('r.lease_expires_at', '>=', DURABLE_LEASE_FROM).where('r.created_at', '<', iso(before))
+      .whereNull('j.id').limit(100).select('r.id');
+    return rows.map((r: { id: string }) => r.id);
   }
 
   async remove(jobId: string): Promise<void> {

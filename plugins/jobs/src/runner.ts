@@ -2,7 +2,8 @@
  * Job runners: each claims a part (fairly across accounts, within the plans' job limits),
  * renders it under a renewed lease, stores its PCM and cues, and counts it; whoever counts the
  * last part joins them into the job's audio. A sweep finishes what a crash left half done
- * (a last step whose holder died, a reservation not yet closed), removes expired jobs and sends
+ * (a last step whose holder died, a reservation not yet closed, a reservation whose job was never
+ * stored), removes expired jobs and sends
  * webhooks. Everything a runner holds is a lease in the database, so any process on any node
  * takes over a dead one's work from its last finished part.
  */
@@ -24,6 +25,8 @@ export interface RunnerSettings {
   sweepMs: number;
   retentionMs: number;
   maxAttempts: number;
+  /** A durable reservation older than this with no job (a crash between reserving and storing the job) is released. */
+  orphanGraceMs: number;
   jobLimit: (plan: Plan) => number | null;
   webhook: DeliverySettings & { retryBaseMs: number; retryWindowMs: number };
 }
@@ -261,6 +264,7 @@ export class JobRunner {
   private async sweepOnce(): Promise<void> {
     const { store } = this.deps;
     for (const job of await store.moneyToClose()) await this.closeMoney(job);
+    await this.releaseOrphanReservations().catch((err) => this.deps.logger.error({ err }, 'releasing job reservations with no job failed'));
     for (const id of await store.finishable()) {
       if (this.stopped) return;
       await this.finish(id);
@@ -269,6 +273,22 @@ export class JobRunner {
       if ((FINISHED as JobStatus[]).includes(job.status)) await this.remove(job);
     }
     await this.sendWebhooks();
+  }
+
+  /**
+   * Releases in full the durable reservations that no job holds: a process died after reserving a
+   * submit's price and before storing its job (the client got no job id, so nothing would ever
+   * close it). Only those older than orphanGraceMs, so that a submit still between the two
+   * writes, on any node, keeps its money.
+   */
+  private async releaseOrphanReservations(): Promise<void> {
+    const { store, wallet, logger } = this.deps;
+    for (const id of await store.orphanReservations(Date.now() - this.settings.orphanGraceMs)) {
+      const reservation = await wallet.reservation(id);
+      if (!reservation) continue;
+      logger.warn({ reservationId: id, accountId: reservation.accountId, amount: reservation.amount }, 'releasing a job reservation that has no job (a submit was cut off)');
+      await reservation.release('a job submit was cut off before its job was stored');
+    }
   }
 
   private async sendWebhooks(): Promise<void> {
