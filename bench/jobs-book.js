@@ -1,0 +1,216 @@
+// node bench/jobs-book.js: long-form jobs (issue 33) measured end to end, the server in its own
+// process (bench/jobs-server.js, a fresh data directory, an enterprise account).
+//  - book: a book of BENCH_JOBS_CHARS characters (default 200,000; Markdown chapters of news-style
+//    Arabic) submitted as one job on sawt-hts, polled to its end: wall time, audio seconds, the
+//    real-time factor (wall / audio), characters per second, the server's peak RSS, the database
+//    and the other files of its data directory (peak while it ran, and after), the audio's size
+//    and its duration as ffprobe reads it.
+//  - latency: live first audio on an idle server and with 2 jobs running, side by side, in
+//    BENCH_JOBS_PAIRS pairs (the order within a pair alternates): BENCH_JOBS_LATENCY_N sequential
+//    streaming HTTP requests (first byte) and as many WebSocket flushes (flush → first audio) of
+//    200/175 characters on BENCH_JOBS_LIVE_MODEL (sawt-mini); loaded/idle ratios of p50 and p95
+//    (issue 33's bar: within 20 %), and how fast the 2 jobs rendered meanwhile.
+// Options (environment): BENCH_JOBS_RUNS=book,latency, BENCH_JOBS_CHARS (200000), BENCH_JOBS_MODEL
+// (sawt-hts), BENCH_JOBS_VOICE (fusha-ziad), BENCH_JOBS_FORMAT (mp3_44100_64), BENCH_JOBS_LOAD_CHARS
+// (characters of each background job, 40000: it must outlast a side), BENCH_JOBS_LATENCY_N (30),
+// BENCH_JOBS_PAIRS (2), BENCH_JOBS_OPTIONS (JSON options of @sawt/plugin-jobs, e.g. {"runners":2}),
+// BENCH_JOBS_NOTE (a note kept in the result file, e.g. "machine shared, noisy").
+// Quick run: BENCH_JOBS_CHARS=20000 BENCH_JOBS_LOAD_CHARS=15000 BENCH_JOBS_LATENCY_N=15 BENCH_JOBS_PAIRS=1 node bench/jobs-book.js
+import { execFile, fork } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { TEXT, here, machine, openWsSession, pct, round, serveNodeFlags, streamTts, summary, writeResults } from './harness.js';
+
+const env = (name, dflt) => process.env[name] ?? dflt;
+const RUNS = new Set(env('BENCH_JOBS_RUNS', 'book,latency').split(','));
+const CHARS = Number(env('BENCH_JOBS_CHARS', 200_000));
+const MODEL = env('BENCH_JOBS_MODEL', 'sawt-hts');
+const VOICE = env('BENCH_JOBS_VOICE', 'fusha-ziad');
+const FORMAT = env('BENCH_JOBS_FORMAT', 'mp3_44100_64');
+const LOAD_CHARS = Number(env('BENCH_JOBS_LOAD_CHARS', 40_000));
+const N = Number(env('BENCH_JOBS_LATENCY_N', 30));
+const PAIRS = Number(env('BENCH_JOBS_PAIRS', 2));
+const LIVE_MODEL = env('BENCH_JOBS_LIVE_MODEL', 'sawt-mini');
+const WS_TEXT = TEXT.slice(0, 175);
+const MB = (b) => round(b / 1048576, 1);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A book of about `chars` characters: chapters (Markdown headings) of paragraphs of 4 to 6
+ * sentences. The sentences are the CATT test set's 742 news lines where shared/ has them (read,
+ * not copied), else the bench's own HTS sentences; they repeat, in a different order each round.
+ */
+function makeBook(chars) {
+  const catt = path.join(here, '../../shared/testdata/diacritization/catt.in');
+  const source = existsSync(catt) ? readFileSync(catt, 'utf8') : ['hts-heldout-sentences.txt', 'hts-features-sentences.txt'].map((f) => readFileSync(path.join(here, f), 'utf8')).join('\n');
+  const sentences = source.split('\n').map((s) => s.trim()).filter((s) => /\p{L}/u.test(s)).map((s) => (/[.!?؟]$/u.test(s) ? s : `${s}.`));
+  const out = [];
+  let length = 0;
+  let chapter = 0;
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+  while (length < chars) {
+    const heading = `# الفصل ${++chapter}`;
+    out.push(heading, '');
+    length += heading.length + 2;
+    for (let p = 0; p < 8 && length < chars; p++) {
+      const n = 4 + (next() % 3);
+      const paragraph = Array.from({ length: n }, () => sentences[next() % sentences.length]).join(' ');
+      out.push(paragraph, '');
+      length += paragraph.length + 2;
+    }
+  }
+  return out.join('\n').slice(0, chars);
+}
+
+async function startServer() {
+  const options = env('BENCH_JOBS_OPTIONS', null);
+  const child = fork(path.join(here, 'jobs-server.js'), {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: serveNodeFlags(), env: { ...process.env, ...(options && { BENCH_JOBS_OPTIONS: options }) },
+  });
+  const [ready] = await once(child, 'message');
+  const ask = async (msg) => {
+    child.send(msg);
+    for (;;) {
+      const [m] = await once(child, 'message');
+      if (m.type === msg) return m;
+    }
+  };
+  return { ...ready, ask, stop: async () => { child.send('stop'); await once(child, 'exit'); } };
+}
+
+const server = await startServer();
+const api = `http://127.0.0.1:${server.port}/api/v1`;
+const headers = { 'x-api-key': server.key };
+
+async function call(method, p, body) {
+  const res = await fetch(`${api}${p}`, { method, headers: { ...headers, ...(body && { 'content-type': 'application/json' }) }, ...(body && { body: JSON.stringify(body) }) });
+  if (!res.ok) throw new Error(`${method} ${p}: HTTP ${res.status} ${await res.text()}`);
+  return res;
+}
+const submit = async (text, title) => (await (await call('POST', `/text-to-speech/${MODEL}/jobs`, { voice_id: VOICE, text, output_format: FORMAT, title })).json()).job_id;
+const getJob = async (id) => (await call('GET', `/jobs/${id}`)).json();
+async function until(id, done, intervalMs = 1000) {
+  for (;;) {
+    const job = await getJob(id);
+    if (done(job)) return job;
+    if (['failed', 'canceled'].includes(job.status)) throw new Error(`job ${id} ${job.status}: ${JSON.stringify(job.error)}`);
+    await sleep(intervalMs);
+  }
+}
+
+/** Seconds of audio in `bytes` as ffprobe reads them (null without ffprobe). */
+async function probeSeconds(bytes) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'sawt-bench-jobs-audio-'));
+  try {
+    const file = path.join(dir, `audio.${FORMAT.split('_')[0]}`);
+    await writeFile(file, bytes);
+    const { stdout } = await promisify(execFile)('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file]);
+    return round(Number(stdout.trim()), 3);
+  } catch {
+    return null;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const results = {
+  date: new Date().toISOString(), note: env('BENCH_JOBS_NOTE', null), machine: machine(), loadAverageAtStart: os.loadavg().map((x) => round(x)),
+  settings: { model: MODEL, voice: VOICE, format: FORMAT, bookChars: CHARS, loadChars: LOAD_CHARS, latencyN: N, pairs: PAIRS, liveModel: LIVE_MODEL, jobsOptions: JSON.parse(env('BENCH_JOBS_OPTIONS', '{}')) },
+  runs: {},
+};
+
+// Warm-up: the models load on first use (a short job, and live requests of both kinds).
+await until(await submit('كان يا ما كان في قديم الزمان رجل يحب القراءة كثيرا. كان يقرأ كل يوم كتابا جديدا.', 'warm-up'), (j) => j.status === 'succeeded', 200);
+for (let i = 0; i < 3; i++) await streamTts({ port: server.port, key: server.key, model: LIVE_MODEL });
+
+if (RUNS.has('book')) {
+  const text = makeBook(CHARS);
+  await server.ask('reset');
+  const before = (await server.ask('figures')).diskNow;
+  const t0 = performance.now();
+  const id = await submit(text, `bench book of ${text.length} characters`);
+  const submitMs = performance.now() - t0;
+  let shown = -1;
+  const job = await until(id, (j) => {
+    const pctDone = Math.floor(j.progress * 100);
+    if (pctDone >= shown + 10) process.stderr.write(`book: ${(shown = pctDone)} % (${j.characters_done}/${j.characters} characters, ${Math.round((performance.now() - t0) / 1000)} s)\n`);
+    return j.status === 'succeeded';
+  });
+  const wallSeconds = (performance.now() - t0) / 1000;
+  const figures = await server.ask('figures');
+  const audio = new Uint8Array(await (await call('GET', `/jobs/${id}/audio`)).arrayBuffer());
+  results.runs.book = {
+    chars: text.length, billableCharacters: job.characters, submitMs: round(submitMs, 1),
+    wallSeconds: round(wallSeconds, 1), audioSeconds: round(job.audio_seconds, 1), realTimeFactor: round(wallSeconds / job.audio_seconds, 4),
+    charactersPerSecond: round(job.characters / wallSeconds, 1), cost: job.cost,
+    peakRssMB: MB(figures.rssPeak),
+    databaseMB: { before: MB(before.database), peak: MB(figures.diskPeak.database), after: MB(figures.diskNow.database) },
+    otherFilesMB: { before: MB(before.other), peak: MB(figures.diskPeak.other), after: MB(figures.diskNow.other) },
+    audioMB: MB(audio.length), audioSecondsByFfprobe: await probeSeconds(audio),
+  };
+  await call('DELETE', `/jobs/${id}`);
+}
+
+/** One side of a pair: N sequential HTTP first bytes, then N WebSocket flushes on one session (ms). */
+async function liveSide(session) {
+  const http = [];
+  for (let i = 0; i < N; i++) http.push((await streamTts({ port: server.port, key: server.key, model: LIVE_MODEL })).firstByteMs);
+  const ws = [];
+  for (let i = 0; i < N; i++) {
+    const first = session.next((m) => typeof m.audio === 'string');
+    const final = session.next((m) => m.isFinal === true);
+    const t0 = performance.now();
+    session.send({ type: 'text', text: WS_TEXT, flush: true });
+    ws.push((await first) - t0);
+    await final;
+  }
+  return { http, ws };
+}
+
+if (RUNS.has('latency')) {
+  const session = await openWsSession(`ws://127.0.0.1:${server.port}/api/v1/websocket/text-to-speech?x-api-key=${encodeURIComponent(server.key)}`, 'fusha-omar');
+  const all = { idle: { http: [], ws: [] }, loaded: { http: [], ws: [] } };
+  const jobRates = [];
+  let jobsRanThroughout = true;
+  for (let pair = 0; pair < PAIRS; pair++) {
+    for (const side of pair % 2 ? ['loaded', 'idle'] : ['idle', 'loaded']) {
+      if (side === 'idle') {
+        const r = await liveSide(session);
+        all.idle.http.push(...r.http);
+        all.idle.ws.push(...r.ws);
+        continue;
+      }
+      const ids = [await submit(makeBook(LOAD_CHARS), 'load 1'), await submit(makeBook(LOAD_CHARS), 'load 2')];
+      await Promise.all(ids.map((id) => until(id, (j) => j.status === 'running' && j.characters_done > 0, 200)));
+      const start = await Promise.all(ids.map(getJob));
+      const t0 = performance.now();
+      const r = await liveSide(session);
+      const seconds = (performance.now() - t0) / 1000;
+      const end = await Promise.all(ids.map(getJob));
+      if (end.some((j) => j.status !== 'running')) jobsRanThroughout = false;
+      jobRates.push(end.reduce((n, j, i) => n + j.characters_done - start[i].characters_done, 0) / seconds);
+      all.loaded.http.push(...r.http);
+      all.loaded.ws.push(...r.ws);
+      for (const id of ids) await call('DELETE', `/jobs/${id}`);
+    }
+  }
+  session.ws.close();
+  const ratio = (kind, p) => round(pct(all.loaded[kind], p) / pct(all.idle[kind], p), 3);
+  const ratios = { httpP50: ratio('http', 50), httpP95: ratio('http', 95), wsP50: ratio('ws', 50), wsP95: ratio('ws', 95) };
+  results.runs.latency = {
+    liveModel: LIVE_MODEL, httpChars: TEXT.length, wsChars: WS_TEXT.length,
+    idle: { httpFirstByteMs: summary(all.idle.http), wsFlushToFirstAudioMs: summary(all.idle.ws) },
+    with2Jobs: { httpFirstByteMs: summary(all.loaded.http), wsFlushToFirstAudioMs: summary(all.loaded.ws), jobsCharactersPerSecond: round(jobRates.reduce((a, b) => a + b, 0) / jobRates.length, 1), jobsRanThroughout },
+    loadedOverIdle: ratios,
+    within20Percent: Object.values(ratios).every((x) => x <= 1.2),
+  };
+}
+
+results.loadAverageAtEnd = os.loadavg().map((x) => round(x));
+await server.stop();
+writeResults('jobs-book', results);
