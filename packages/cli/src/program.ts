@@ -158,13 +158,13 @@ const SPECS: CommandSpec[] = [
       { flags: '--voice <voice-id>', description: 'voice (default: the model\'s first voice of --dialect)' },
       { flags: '--dialect <dialect>', description: `pick a voice of this dialect: ${DIALECTS} (default fusha)` },
       { flags: '--speed <n>', description: '0.7 to 1.2 (default 1.0)' },
-      { flags: '--out <file>', description: 'write a WAV file (else: WAV on a redirected stdout, or played through ffplay/aplay)' },
+      { flags: '--out <file>', description: 'write a file: WAV, or with --file any of .mp3 .ogg .opus .flac .wav (by extension); else WAV on a redirected stdout, or played through ffplay/aplay' },
       { flags: '--server <url>', description: 'a running Sawt, e.g. http://127.0.0.1:8080' },
       { flags: '--key <key>', description: 'an API key of that server' },
-      { flags: '--file <file>', description: 'speak a UTF-8 text file in-process, paragraph by paragraph, into one --out WAV (a progress line on a terminal)' },
+      { flags: '--file <file>', description: 'speak a UTF-8 text file in-process, paragraph by paragraph, into one --out file whose format is its extension (.mp3, .ogg/.opus, .flac, .wav); a progress line on a terminal' },
       { flags: '--json', description: 'with --file: no progress line; print one JSON summary' },
     ],
-    examples: ['sawt say "مرحبا بكم في خدمة صوت"', 'sawt say --file book.txt --out book.wav', 'sawt say "أهلا وسهلا بكم جميعا" --dialect egyptian --out hello.wav', 'sawt say "مرحبا بكم في خدمة صوت" --server http://127.0.0.1:8080 --key $KEY > hello.wav'],
+    examples: ['sawt say "مرحبا بكم في خدمة صوت"', 'sawt say --file book.txt --out book.mp3', 'sawt say "أهلا وسهلا بكم جميعا" --dialect egyptian --out hello.wav', 'sawt say "مرحبا بكم في خدمة صوت" --server http://127.0.0.1:8080 --key $KEY > hello.wav'],
     json: false,
     run: {
       action: async ({ values, positionals }) => {
