@@ -17,11 +17,20 @@ const BODIES = {
   VoicePreviewForm: ['post', '/voices/preview', 'multipart/form-data'],
   VoiceCloneForm: ['post', '/voices/clone', 'multipart/form-data'],
   DenoiseForm: ['post', '/denoise', 'multipart/form-data'],
+  PronunciationDictionaryCreateBody: ['post', '/pronunciation-dictionaries', 'application/json'],
+  PronunciationDictionaryUpdateBody: ['patch', '/pronunciation-dictionaries/{id}', 'application/json'],
+};
+/** Response bodies the client returns, named by operation (`item`: the schema of an array's items). */
+const RESPONSES = {
+  PronunciationDictionary: ['get', '/pronunciation-dictionaries/{id}', '200'],
+  PronunciationDictionarySummary: ['get', '/pronunciation-dictionaries', '200', 'item'],
 };
 /** Operations the client calls; each must be in the document (DELETE /voices/{voice_id} only when the server has it). */
 const OPERATIONS = [
   ['get', '/models'], ['get', '/voices'], ['get', '/voices/{voice_id}/sample'], ['post', '/text-to-speech/{model_id}'],
   ['post', '/voices/preview'], ['post', '/voices/clone'], ['post', '/denoise'],
+  ['post', '/pronunciation-dictionaries'], ['get', '/pronunciation-dictionaries'], ['get', '/pronunciation-dictionaries/{id}'],
+  ['patch', '/pronunciation-dictionaries/{id}'], ['delete', '/pronunciation-dictionaries/{id}'],
 ];
 const OPTIONAL_OPERATIONS = [['delete', '/voices/{voice_id}']];
 
@@ -71,6 +80,12 @@ export function renderApiTypes(doc) {
     const schema = doc.paths?.[p]?.[method]?.requestBody?.content?.[type]?.schema;
     if (!schema) throw new Error(`the OpenAPI document has no ${type} body for ${method.toUpperCase()} ${p}`);
     out.push(`/** Body of ${method.toUpperCase()} ${p} (${type}). */`, `export interface ${name} ${objectType(schema, 0)}`, '');
+  }
+  for (const [name, [method, p, status, item]] of Object.entries(RESPONSES)) {
+    let schema = doc.paths?.[p]?.[method]?.responses?.[status]?.content?.['application/json']?.schema;
+    if (item) schema = schema?.items;
+    if (!schema) throw new Error(`the OpenAPI document has no ${status} JSON answer${item ? ' items' : ''} for ${method.toUpperCase()} ${p}`);
+    out.push(`/** ${item ? 'An item of the answer' : 'Answer'} ${status} of ${method.toUpperCase()} ${p}. */`, `export interface ${name} ${objectType(schema, 0)}`, '');
   }
   const formats = doc.paths?.['/text-to-speech/{model_id}']?.post?.requestBody?.content?.['application/json']?.schema?.properties?.output_format?.enum;
   if (!Array.isArray(formats) || !formats.length) throw new Error('the OpenAPI document has no output_format enum on POST /text-to-speech/{model_id}');

@@ -2,8 +2,9 @@ import { DEFAULT_SAMPLE_RATE, findOutputFormat } from '@sawt/protocol';
 import type { ClonedVoice, DenoiseForm, Model, OutputFormat, TextToSpeechBody, Voice, VoiceCloneForm, VoicePreviewForm } from './generated/api-types.js';
 import { appendFields, appendFile, request, type AudioInput, type RequestOptions, type RetryOptions, type Transport } from './http.js';
 import { Jobs } from './jobs.js';
+import { PronunciationDictionaries } from './pronunciation-dictionaries.js';
 import { base64ToBytes, Pcm16Aligner } from './pcm.js';
-import { openSpeechSession, type Alignment, type SpeechSession, type SpeechSessionOptions, type WebSocketLike } from './speech-session.js';
+import { openSpeechSession, type Alignment, type Mark, type SpeechSession, type SpeechSessionOptions, type WebSocketLike } from './speech-session.js';
 
 export interface SawtClientOptions {
   /** The API's base address, e.g. `https://tts.example.com/api/v1` (`/api/v1` is added when the URL has no path). */
@@ -20,7 +21,11 @@ export interface SawtClientOptions {
   WebSocket?: new (url: string) => WebSocketLike;
 }
 
-/** Text-to-speech fields as the server takes them; `streaming` is set by the method called. */
+/**
+ * Text-to-speech fields as the server takes them; `streaming` is set by the method called.
+ * `text_type: "ssml"` reads `text` as SSML (a text starting with <speak is SSML anyway);
+ * `pronunciation_dictionary_locators` names up to 3 of the account's dictionaries.
+ */
 export type SpeechRequest = Omit<TextToSpeechBody, 'streaming'>;
 export type PreviewRequest = Omit<VoicePreviewForm, 'file'> & { file: AudioInput; fileName?: string };
 export type CloneRequest = Omit<VoiceCloneForm, 'voice_file' | 'reference_audio_file'> & {
@@ -48,6 +53,8 @@ export interface TimedAudio {
   audio: Uint8Array;
   /** Character timings in ms from the start of the audio as played; null on a chunk without characters. */
   alignment: Alignment | null;
+  /** The SSML <mark>s this chunk reaches (text_type "ssml"), in ms from the start of the audio as played. */
+  marks?: Mark[];
 }
 
 /** The sample rate of a format name (CODEC_RATE[_KBITS]). */
@@ -60,6 +67,8 @@ export class SawtClient {
   private readonly WebSocketClass?: new (url: string) => WebSocketLike;
   /** Long-form jobs: create, get, list, cancel, download (and captions, chapters, wait). */
   readonly jobs: Jobs;
+  /** The account's pronunciation dictionaries: create (rules or a PLS file), list, get, update, delete. */
+  readonly pronunciationDictionaries: PronunciationDictionaries;
 
   constructor(options: SawtClientOptions) {
     if (!options?.baseUrl) throw new TypeError('SawtClient: baseUrl is required, e.g. http://127.0.0.1:8080/api/v1');
@@ -71,6 +80,7 @@ export class SawtClient {
     this.transport = { baseUrl: url.toString().replace(/\/+$/, ''), apiKey: options.apiKey, fetch: fetchFn.bind(globalThis), retry: options.retry ?? {} };
     this.WebSocketClass = options.WebSocket;
     this.jobs = new Jobs(this.transport);
+    this.pronunciationDictionaries = new PronunciationDictionaries(this.transport);
   }
 
   /** The base address in use (ends with /api/v1). */
@@ -240,8 +250,8 @@ export class SawtClient {
   }
 }
 
-function timedAudio(m: { audio_base64?: string; alignment?: Alignment | null }): TimedAudio {
-  return { audio: base64ToBytes(m.audio_base64 ?? ''), alignment: m.alignment ?? null };
+function timedAudio(m: { audio_base64?: string; alignment?: Alignment | null; marks?: Mark[] }): TimedAudio {
+  return { audio: base64ToBytes(m.audio_base64 ?? ''), alignment: m.alignment ?? null, ...(Array.isArray(m.marks) && m.marks.length ? { marks: m.marks } : {}) };
 }
 
 function looksLikeWav(b: Uint8Array | ArrayBuffer): boolean {

@@ -2,6 +2,7 @@ import { ConnectionError, errorFor, WebSocketClosedError, type SawtError } from 
 import { base64ToBytes } from './pcm.js';
 import { DEFAULT_SAMPLE_RATE, type Alignment } from '@sawt/protocol';
 import type { OutputFormat } from './generated/api-types.js';
+import type { DictionaryLocator } from './pronunciation-dictionaries.js';
 
 export type { OutputFormat };
 
@@ -26,6 +27,13 @@ export interface SpeechSessionOptions {
   /** Format of every message's audio (default pcm_24000); one stream across the session's flushes. */
   output_format?: OutputFormat;
   /**
+   * "ssml": the text messages are fragments of SSML (joined; a tag split across messages waits
+   * for its end); <mark>s come back as AudioEvent.marks. Default "text" (only <break time/> is markup).
+   */
+  text_type?: TextType;
+  /** Up to 3 of the account's pronunciation dictionaries, applied to every text of the session. */
+  pronunciation_dictionary_locators?: DictionaryLocator[];
+  /**
    * Unread audio (bytes of PCM) above which the session stops reading the socket
    * when the WebSocket can pause (the ws package), so the server pauses generation
    * too. Default 2 MiB. Platform WebSockets cannot pause: audio waits in memory.
@@ -38,6 +46,15 @@ export interface SpeechSessionOptions {
 /** Character timings of the audio in the same message, in ms from the start of the text piece. */
 export type { Alignment };
 
+/** How a request's text is read: plain text (its only markup <break time="…"/>) or SSML. */
+export type TextType = 'text' | 'ssml';
+
+/** An SSML <mark name="…"/> reached in the audio, timed like the alignment. */
+export interface Mark {
+  name: string;
+  timeMs: number;
+}
+
 export interface AudioEvent {
   type: 'audio';
   /** The audio's bytes in the session's output_format (PCM16 little-endian mono with pcm_*); empty on a bare end-of-flush marker. */
@@ -46,6 +63,8 @@ export interface AudioEvent {
   pcm: Uint8Array;
   sampleRate: number;
   alignment?: Alignment;
+  /** The <mark>s reached in this message's audio (SSML), timed like `alignment`. */
+  marks?: Mark[];
   /** The last audio of a flush. */
   isFinal: boolean;
 }
@@ -58,6 +77,7 @@ export type SpeechEvent = AudioEvent | ErrorEvent;
 type Listeners = {
   audio: (e: AudioEvent) => void;
   alignment: (a: Alignment, e: AudioEvent) => void;
+  marks: (marks: Mark[], e: AudioEvent) => void;
   final: (e: AudioEvent) => void;
   error: (error: SawtError) => void;
   close: (info: { code: number; reason: string }) => void;
@@ -73,7 +93,7 @@ const OPEN = 1;
  */
 export class SpeechSession implements AsyncIterable<SpeechEvent> {
   private readonly listeners: { [K in keyof Listeners]: Set<Listeners[K]> } = {
-    audio: new Set(), alignment: new Set(), final: new Set(), error: new Set(), close: new Set(),
+    audio: new Set(), alignment: new Set(), marks: new Set(), final: new Set(), error: new Set(), close: new Set(),
   };
   private queue: SpeechEvent[] = [];
   private queuedBytes = 0;
@@ -193,8 +213,8 @@ export class SpeechSession implements AsyncIterable<SpeechEvent> {
         else if (m.type === 'error') finish(toError(m));
       };
       this.ws.addEventListener('open', () => {
-        const { voice_id, model_id, voice_settings, output_format } = options;
-        this.sendJson({ type: 'initConnection', voice_id, model_id, voice_settings, output_format });
+        const { voice_id, model_id, voice_settings, output_format, text_type, pronunciation_dictionary_locators } = options;
+        this.sendJson({ type: 'initConnection', voice_id, model_id, voice_settings, output_format, text_type, pronunciation_dictionary_locators });
       });
       this.ws.addEventListener('error', () => finish(new ConnectionError('WebSocket connection failed', 0, 0)));
       void this.closed.then(() => finish(this.lastError ?? new WebSocketClosedError(this.closeInfo!.code, this.closeInfo!.reason)));
@@ -232,9 +252,11 @@ export class SpeechSession implements AsyncIterable<SpeechEvent> {
       const e: AudioEvent = {
         type: 'audio', audio: bytes, pcm: bytes, sampleRate: Number(m.sampleRate) || DEFAULT_SAMPLE_RATE, isFinal: m.isFinal === true,
         ...(m.alignment ? { alignment: m.alignment as Alignment } : {}),
+        ...(Array.isArray(m.marks) && m.marks.length ? { marks: m.marks as Mark[] } : {}),
       };
       for (const f of this.listeners.audio) f(e);
       if (e.alignment) for (const f of this.listeners.alignment) f(e.alignment, e);
+      if (e.marks) for (const f of this.listeners.marks) f(e.marks, e);
       if (e.isFinal) for (const f of this.listeners.final) f(e);
       this.push(e);
     }

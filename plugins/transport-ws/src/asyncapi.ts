@@ -1,15 +1,15 @@
 import { ERRORS, MIN_CHARS, MIN_WORDS, OUTPUT_SAMPLE_RATES, fieldsToJsonSchema, type FieldRules } from '@sawt/core';
-import { initFields, textFields } from './messages.js';
+import { initFields, LOCATORS_SCHEMA, textFields } from './messages.js';
 
 /** Path of the WebSocket below the server's /api/v1. */
 const CHANNEL_ADDRESS = '/websocket/text-to-speech';
 
 /** A client message's payload: `type` fixed to `name`, the rest from the field rules the session validates with. */
-function clientPayload(name: string, rules: FieldRules): Record<string, unknown> {
+function clientPayload(name: string, rules: FieldRules, extra: Record<string, unknown> = {}): Record<string, unknown> {
   const schema = fieldsToJsonSchema(rules) as { properties: Record<string, unknown>; required?: string[] };
   return {
     type: 'object',
-    properties: { type: { type: 'string', const: name }, ...schema.properties },
+    properties: { type: { type: 'string', const: name }, ...schema.properties, ...extra },
     required: ['type', ...(schema.required ?? [])],
   };
 }
@@ -42,6 +42,10 @@ export function buildAsyncApi(origin: string): Record<string, unknown> {
         '2. Send `initConnection` first; the server answers `connectionInitialized`.',
         `3. Send \`text\` messages; send \`flush: true\` with the last chunk (the text since the previous flush needs at least ${MIN_WORDS} words and ${MIN_CHARS} characters). Audio messages follow in text order; the last one of a flush carries \`isFinal: true\`.`,
         '4. `clear` drops buffered and queued text and cancels the piece in progress (no answer); `closeConnection` closes (1000) once queued audio is sent.',
+        '',
+        '',
+        'SSML: with `text_type: "ssml"` in `initConnection`, the text messages are fragments of SSML, joined; at each generation point the buffered SSML is cut into a whole document (the elements open there are closed, and reopened for the rest), a cut inside a tag, comment or entity moving back before it, so a tag split across messages waits for its end. Markup is never read aloud; bad SSML is error 40001 naming the tag and its line:column in the piece. The text rule of a flush counts the text between the tags. `<mark name="…"/>` times come back in the `marks` of the audio message whose audio reaches them, timed like `alignment`. Outside SSML, only `<break time="…"/>` is markup.',
+        '`pronunciation_dictionary_locators` in `initConnection` (up to 3, checked there: an unknown, deleted or other account\'s dictionary is error 40401) apply the dictionaries\' rules to every text of the session.',
         '',
         'Errors arrive as `error` messages and the connection stays open, except an authentication failure (error 40101, then close 1008).',
         'Each generated piece is charged when its audio was sent; a piece cut short after audio went out (clear, disconnect, a client not reading, the output cap) is charged for the words whose audio was sent, rounded up to the whole word. A flush over 5,000 characters is split into pieces of at most that.',
@@ -102,10 +106,14 @@ export function buildAsyncApi(origin: string): Record<string, unknown> {
         apiKeyHeader: { type: 'httpApiKey', name: 'x-api-key', in: 'header', description: 'API key header (or the x_api_key field of initConnection)' },
       },
       messages: {
-        initConnection: message('initConnection', 'initConnection', 'Client: start the session.', clientPayload('initConnection', initFields), [
+        initConnection: message('initConnection', 'initConnection', 'Client: start the session.', clientPayload('initConnection', initFields, { pronunciation_dictionary_locators: LOCATORS_SCHEMA }), [
           { type: 'initConnection', voice_id: 'fusha-omar', model_id: 'sawt-mini', voice_settings: { stability: 0.5, speed: 1 }, output_format: 'pcm_16000' },
+          { type: 'initConnection', voice_id: 'fusha-ziad', model_id: 'sawt-hts', text_type: 'ssml', pronunciation_dictionary_locators: [{ pronunciation_dictionary_id: 'DICTIONARY_ID' }] },
         ]),
-        text: message('text', 'text', 'Client: a text chunk.', clientPayload('text', textFields), [{ type: 'text', text: 'مرحبا بكم في خدمة صوت للنطق العربي.', flush: true }]),
+        text: message('text', 'text', 'Client: a text chunk.', clientPayload('text', textFields), [
+          { type: 'text', text: 'مرحبا بكم في خدمة صوت للنطق العربي.', flush: true },
+          { type: 'text', text: '<speak>مرحبا بكم <break time="500ms"/> في خدمة <mark name="service"/>صوت.</speak>', flush: true },
+        ]),
         clear: message('clear', 'clear', 'Client: drop buffered text (no answer).', clientPayload('clear', {})),
         closeConnection: message('closeConnection', 'closeConnection', 'Client: close once queued audio is sent.', clientPayload('closeConnection', {})),
         connectionInitialized: message('connectionInitialized', 'connectionInitialized', 'Server: initConnection accepted.', {
@@ -127,6 +135,11 @@ export function buildAsyncApi(origin: string): Record<string, unknown> {
                 charStartTimesMs: { type: 'array', items: { type: 'number' } },
                 charDurationsMs: { type: 'array', items: { type: 'number' } },
               },
+            },
+            marks: {
+              type: 'array',
+              description: 'SSML (text_type ssml): the <mark>s this message\'s audio reaches, in order, timed like alignment (ms from the start of the piece\'s audio); absent when none',
+              items: { type: 'object', required: ['name', 'timeMs'], properties: { name: { type: 'string' }, timeMs: { type: 'integer' } } },
             },
           },
         }),

@@ -3,7 +3,7 @@
  * server's messages and close codes. No I/O here.
  */
 import type { IncomingMessage } from 'node:http';
-import { DEFAULT_SAMPLE_RATE, defineFields, errors, OUTPUT_FORMAT_NAMES, outputFormat, presentedKey, synthesisRate, validateFields, type OutputFormatSpec, type SawtError } from '@sawt/core';
+import { DEFAULT_SAMPLE_RATE, defineFields, errors, MAX_DICTIONARY_LOCATORS, OUTPUT_FORMAT_NAMES, outputFormat, presentedKey, synthesisRate, validateFields, type DictionaryLocator, type OutputFormatSpec, type SawtError, type SpeechTextType } from '@sawt/core';
 import type { MessageBuffers } from './message-buffers.js';
 
 /** The formats a client may ask for (initConnection output_format): core's table. */
@@ -27,7 +27,26 @@ export const initFields = defineFields({
   },
   output_format: { type: 'string', enum: OUTPUT_FORMATS, description: 'Output format (README: Output formats); default pcm_24000. Audio messages carry its bytes and state its rate in sampleRate; one encoder per connection, its stream continuing across flushes (the messages of a flush, and of all flushes, concatenate to one valid stream).' },
   x_api_key: { type: 'string', description: 'The API key, when it is not given in the x-api-key query parameter or header.' },
+  text_type: {
+    type: 'string', enum: ['text', 'ssml'],
+    description: 'ssml: the text messages are fragments of one SSML stream (README, SSML): joined, cut at the generation points into whole documents (the elements open at a cut are closed and reopened), a tag split across messages waiting for its end; markup is never read aloud and <mark> times come back in audio messages\' marks. text (default): plain text, whose only markup is <break time="…"/>.',
+  },
 });
+
+/** JSON Schema of initConnection's `pronunciation_dictionary_locators` (the field rules have no arrays). */
+export const LOCATORS_SCHEMA = {
+  type: 'array',
+  maxItems: MAX_DICTIONARY_LOCATORS,
+  description: `Up to ${MAX_DICTIONARY_LOCATORS} of the account's pronunciation dictionaries (POST /pronunciation-dictionaries), applied in this order to every text of the session before normalization; an unknown, deleted or other account's dictionary is error 40401 at initConnection.`,
+  items: {
+    type: 'object',
+    required: ['pronunciation_dictionary_id'],
+    properties: {
+      pronunciation_dictionary_id: { type: 'string' },
+      version_id: { type: 'string', description: 'A version of the dictionary (default: its latest at each generation)' },
+    },
+  },
+} as const;
 
 export const textFields = defineFields({
   text: { type: 'string', required: false, description: 'Text chunk to add to the buffer. Generation starts at a sentence end or once the buffer is long enough (50, then 120, then 200 characters).' },
@@ -87,11 +106,34 @@ export interface InitRequest {
   /** The rate the audio is synthesized at (the format's, or the default rate to be resampled to it). */
   sampleRate: number;
   format: OutputFormatSpec;
+  /** How the text messages are read (undefined: plain text). */
+  textType: SpeechTextType | undefined;
+  /** The session's dictionaries (undefined: none). */
+  dictionaryLocators: DictionaryLocator[] | undefined;
+}
+
+/** `pronunciation_dictionary_locators`: at most MAX_DICTIONARY_LOCATORS objects with a pronunciation_dictionary_id (40001 naming the fault). */
+export function parseLocators(raw: unknown): DictionaryLocator[] | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const shape = '{pronunciation_dictionary_id, version_id?}';
+  if (!Array.isArray(raw)) throw errors.validation(`pronunciation_dictionary_locators must be an array of ${shape}`);
+  if (raw.length > MAX_DICTIONARY_LOCATORS) throw errors.validation(`pronunciation_dictionary_locators names ${raw.length} dictionaries; at most ${MAX_DICTIONARY_LOCATORS} per request`);
+  const locators = raw.map((l: unknown, i): DictionaryLocator => {
+    const where = `pronunciation_dictionary_locators[${i}]`;
+    if (l === null || typeof l !== 'object' || Array.isArray(l)) throw errors.validation(`${where} must be an object ${shape}`);
+    const o = l as Record<string, unknown>;
+    if (typeof o.pronunciation_dictionary_id !== 'string' || o.pronunciation_dictionary_id.trim() === '') throw errors.validation(`${where}.pronunciation_dictionary_id is required`);
+    if (o.version_id !== undefined && o.version_id !== null && typeof o.version_id !== 'string') throw errors.validation(`${where}.version_id must be a string`);
+    return { pronunciation_dictionary_id: o.pronunciation_dictionary_id, ...(typeof o.version_id === 'string' && o.version_id !== '' && { version_id: o.version_id }) };
+  });
+  return locators.length ? locators : undefined;
 }
 
 export function parseInit(body: Record<string, unknown>): InitRequest {
   const f = validateFields(body, initFields);
   return {
+    textType: f.text_type,
+    dictionaryLocators: parseLocators(body.pronunciation_dictionary_locators),
     modelId: f.model_id,
     voiceId: f.voice_id,
     stability: f.voice_settings?.stability ?? 0.5,
@@ -121,19 +163,26 @@ export const CONNECTION_INITIALIZED = JSON.stringify({ type: 'connectionInitiali
 
 const AUDIO_HEAD = '{"audio":"';
 
+/** An SSML <mark> reached in the audio: ms from the start of the piece's audio as played, as alignment's times. */
+export interface Mark {
+  name: string;
+  timeMs: number;
+}
+
 /**
  * An audio message: base64 PCM16 (the chunks' PCM one after another), its rate, the alignment of
- * its words (if any), isFinal on the last of a flush. Written as bytes, exactly the JSON text
- * JSON.stringify gives for { audio, sampleRate, alignment?, isFinal? } (base64 needs no escaping),
- * into a buffer of `buffers` when given (give it back once the socket has written it).
+ * its words (if any), the SSML marks its audio reaches (if any), isFinal on the last of a flush.
+ * Written as bytes, exactly the JSON text JSON.stringify gives for { audio, sampleRate,
+ * alignment?, marks?, isFinal? } (base64 needs no escaping), into a buffer of `buffers` when given
+ * (give it back once the socket has written it).
  */
-export function audioMessage(pcm: Buffer | readonly Buffer[], sampleRate: number, alignment: Alignment | null, isFinal: boolean, buffers?: MessageBuffers): Buffer {
+export function audioMessage(pcm: Buffer | readonly Buffer[], sampleRate: number, alignment: Alignment | null, isFinal: boolean, buffers?: MessageBuffers, marks: readonly Mark[] = []): Buffer {
   const parts = Buffer.isBuffer(pcm) ? [pcm] : pcm;
   const pcmBytes = parts.reduce((n, p) => n + p.length, 0);
   // base64 of the parts one by one is the base64 of the whole only where each part but the last
   // is a whole number of 3-byte groups (200 ms chunks are); otherwise they are joined first.
   const whole = parts.every((p, i) => i === parts.length - 1 || p.length % 3 === 0) ? parts : [Buffer.concat(parts as Buffer[], pcmBytes)];
-  const tail = `","sampleRate":${JSON.stringify(sampleRate)}${alignment ? `,"alignment":${JSON.stringify(alignment)}` : ''}${isFinal ? ',"isFinal":true' : ''}}`;
+  const tail = `","sampleRate":${JSON.stringify(sampleRate)}${alignment ? `,"alignment":${JSON.stringify(alignment)}` : ''}${marks.length ? `,"marks":${JSON.stringify(marks)}` : ''}${isFinal ? ',"isFinal":true' : ''}}`;
   const bytes = AUDIO_HEAD.length + 4 * Math.ceil(pcmBytes / 3) + Buffer.byteLength(tail);
   const msg = buffers ? buffers.take(bytes) : Buffer.allocUnsafe(bytes);
   let at = msg.write(AUDIO_HEAD, 0, 'latin1');

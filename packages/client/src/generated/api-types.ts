@@ -52,7 +52,7 @@ export interface ApiErrorBody {
 export interface TextToSpeechBody {
   /** Voice to use (from GET /voices). */
   voice_id: string;
-  /** Arabic text; at least 3 words and at least 10 characters. */
+  /** Arabic text, or an SSML document (text_type ssml, or a text starting with <speak); at least 3 words and at least 10 characters spoken. */
   text: string;
   /** Higher gives more consistent output. Range 0 to 1. */
   stability: number;
@@ -62,6 +62,14 @@ export interface TextToSpeechBody {
   streaming: boolean;
   /** Output format (see the README's Output formats table); wins over the output_format query parameter. Default: wav_24000, or pcm_24000 when streaming. */
   output_format?: "pcm_8000" | "pcm_16000" | "pcm_22050" | "pcm_24000" | "pcm_44100" | "pcm_48000" | "wav_8000" | "wav_16000" | "wav_22050" | "wav_24000" | "wav_44100" | "wav_48000" | "mp3_22050_32" | "mp3_44100_64" | "mp3_44100_128" | "mp3_44100_192" | "opus_48000_32" | "opus_48000_64" | "opus_48000_128" | "flac_24000" | "flac_44100" | "ulaw_8000" | "alaw_8000";
+  /** ssml: text is an SSML document (README, SSML); text (default): plain text, whose only markup is <break time="…"/>. A text starting with <speak is SSML either way. */
+  text_type?: "text" | "ssml";
+  /** Up to 3 of the account's pronunciation dictionaries (POST /pronunciation-dictionaries), applied in this order before normalization; an unknown, deleted or other account's dictionary is 404 / 40401. */
+  pronunciation_dictionary_locators?: Array<{
+    pronunciation_dictionary_id: string;
+    /** A version of the dictionary (default: its latest). */
+    version_id?: string;
+  }>;
 }
 
 /** Body of POST /voices/preview (multipart/form-data). */
@@ -111,6 +119,73 @@ export interface DenoiseForm {
   audio: Blob;
 }
 
+/** Body of POST /pronunciation-dictionaries (application/json). */
+export interface PronunciationDictionaryCreateBody {
+  name: string;
+  rules: Array<{
+    /** The word or words to match (whole words; diacritic-insensitive unless it carries diacritics; Arabic proclitics و ف ب ك ل ال allowed before it; Latin case-insensitive). */
+    string_to_replace: string;
+    type: "alias" | "phoneme";
+    /** type alias: the text read (and billed) instead. */
+    alias?: string;
+    /** type phoneme: the pronunciation in `alphabet`. */
+    phoneme?: string;
+    /** type phoneme: ipa, or x-sawt (the [[…]] notation of the README). */
+    alphabet?: "ipa" | "x-sawt";
+  }>;
+}
+
+/** Body of PATCH /pronunciation-dictionaries/{id} (application/json). */
+export interface PronunciationDictionaryUpdateBody {
+  add_rules?: Array<{
+    /** The word or words to match (whole words; diacritic-insensitive unless it carries diacritics; Arabic proclitics و ف ب ك ل ال allowed before it; Latin case-insensitive). */
+    string_to_replace: string;
+    type: "alias" | "phoneme";
+    /** type alias: the text read (and billed) instead. */
+    alias?: string;
+    /** type phoneme: the pronunciation in `alphabet`. */
+    phoneme?: string;
+    /** type phoneme: ipa, or x-sawt (the [[…]] notation of the README). */
+    alphabet?: "ipa" | "x-sawt";
+  }>;
+  /** string_to_replace of rules to remove. */
+  remove_rules?: Array<string>;
+  name?: string;
+}
+
+/** Answer 200 of GET /pronunciation-dictionaries/{id}. */
+export interface PronunciationDictionary {
+  id: string;
+  name: string;
+  /** This version (requests name it in a locator to keep using it). */
+  version_id: string;
+  /** 1 as created, +1 per PATCH. */
+  version_number?: number;
+  /** The version a locator without version_id uses. */
+  latest_version_id?: string;
+  rules: Array<{
+    /** The word or words to match (whole words; diacritic-insensitive unless it carries diacritics; Arabic proclitics و ف ب ك ل ال allowed before it; Latin case-insensitive). */
+    string_to_replace: string;
+    type: "alias" | "phoneme";
+    /** type alias: the text read (and billed) instead. */
+    alias?: string;
+    /** type phoneme: the pronunciation in `alphabet`. */
+    phoneme?: string;
+    /** type phoneme: ipa, or x-sawt (the [[…]] notation of the README). */
+    alphabet?: "ipa" | "x-sawt";
+  }>;
+}
+
+/** An item of the answer 200 of GET /pronunciation-dictionaries. */
+export interface PronunciationDictionarySummary {
+  id: string;
+  name: string;
+  version_id: string;
+  rule_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
 /** Every output format the server speaks (HTTP output_format, WebSocket initConnection.output_format), from its one format table. */
 export const OUTPUT_FORMATS = [
   'pcm_8000',
@@ -150,5 +225,10 @@ export const OPERATIONS = [
   'POST /voices/preview',
   'POST /voices/clone',
   'POST /denoise',
+  'POST /pronunciation-dictionaries',
+  'GET /pronunciation-dictionaries',
+  'GET /pronunciation-dictionaries/{id}',
+  'PATCH /pronunciation-dictionaries/{id}',
+  'DELETE /pronunciation-dictionaries/{id}',
   'DELETE /voices/{voice_id}'
 ] as const;
