@@ -11,7 +11,18 @@ const pp = await import(path.join(repoRoot, 'plugins/engine/dist/frontend/phonem
 
 const alias = (string_to_replace, a) => ({ string_to_replace, type: 'alias', alias: a });
 const phoneme = (string_to_replace, ph, alphabet = 'x-sawt') => ({ string_to_replace, type: 'phoneme', phoneme: ph, alphabet });
-const apply = (rules, text) => new ssml.PronunciationMatcher(rules).apply(text);
+// An alias with diacritics comes kept from the diacritizer (KEEP_START … KEEP_END, as the lexicon's); `text` shows it without them.
+const KEEP = /[\ue002\ue003]/gu;
+const apply = (rules, text) => {
+  const r = new ssml.PronunciationMatcher(rules).apply(text);
+  return { ...r, kept: r.text, text: r.text.replace(KEEP, '') };
+};
+
+t.test('an alias written with diacritics is kept from the diacritizer; one without is diacritized', async (t) => {
+  t.equal(apply([alias('ونسا', 'وَنَسَا')], 'زرنا ونسا اليوم').kept, 'زرنا \ue002وَنَسَا\ue003 اليوم');
+  t.equal(apply([alias('WHO', 'منظمة الصحة')], 'قالت WHO').kept, 'قالت منظمة الصحة');
+  t.equal(apply([alias('ونسا', 'وَنَسَا')], 'زرنا ونسا اليوم').spoken, 'زرنا وَنَسَا اليوم', 'billed without the marks');
+});
 
 t.test('whole words only', async (t) => {
   const r = apply([alias('سام', 'سامي')], 'سام وسامر حسام سام.');

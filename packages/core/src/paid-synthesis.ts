@@ -1,10 +1,10 @@
 import { errors } from './errors.js';
-import { billableChars } from './text-rules.js';
+import { billableChars, isSsmlText, meetsTextMinimum, TEXT_TOO_SHORT_MESSAGE } from './text-rules.js';
 import { observable } from './speech-stream.js';
 import { nextTurn } from './scheduling.js';
 import { DeliveryMeter } from './delivery.js';
 import type { SawtError } from './errors.js';
-import type { AccountStore, Admission, AdmissionControl, AuthContext, Logger, Metrics, ModelCatalog, ModelInfo, SpeechStream, SpeechSynthesizer, VoiceCatalog, VoiceInfo } from './services/index.js';
+import type { AccountStore, Admission, AdmissionControl, AuthContext, DictionaryLocator, Logger, Metrics, ModelCatalog, ModelInfo, PreparedSpeech, SpeechStream, SpeechSynthesizer, SpeechTextType, VoiceCatalog, VoiceInfo } from './services/index.js';
 
 export interface PaidSynthesisServices {
   models: ModelCatalog;
@@ -30,6 +30,14 @@ export interface PaidSynthesisRequest {
   purpose: string;
   /** Metrics label: 'http' (default), 'ws' or 'preview'. */
   transport?: string;
+  /** 'ssml': the text is an SSML document; absent: SSML when it starts with <speak, else plain text. */
+  textType?: SpeechTextType;
+  /** The request's pronunciation_dictionary_locators (≤ 3; 404 / 40401 for one the account cannot use). */
+  dictionaryLocators?: readonly DictionaryLocator[];
+  /** Apply the 3-word / 10-character rule to the spoken text; default: unless transport is 'ws' (a WebSocket checks its flushes). */
+  textRule?: boolean;
+  /** The text already prepared (preparePaidSpeech; e.g. a job's part): billed and synthesized as it is. */
+  prepared?: PreparedSpeech;
   /** When the client asked (performance.now() time base): first-audio latency counts from here (default: now). */
   startedAt?: number;
   /** Starts the audio instead of the synthesizer (e.g. a voice preview); the voice is then not looked up. */
@@ -84,17 +92,46 @@ export async function resolveVoiceFor(services: Pick<PaidSynthesisServices, 'voi
   return voice;
 }
 
+/** What preparePaidSpeech reads of a request. */
+export type PaidSpeechText = Pick<PaidSynthesisRequest, 'auth' | 'modelId' | 'text' | 'textType' | 'dictionaryLocators' | 'speed' | 'textRule' | 'transport'>;
+
+/**
+ * The request's text made ready, with no money taken: the model (404/403), then the engine's
+ * preparation (SpeechSynthesizer.prepare: SSML, <break> in plain text, dictionaries; its
+ * 400s and 404s). A synthesizer without prepare bills the text as written and refuses SSML and
+ * dictionary locators (400 / 40001: never a silent no-op).
+ */
+export async function preparePaidSpeech(services: Pick<PaidSynthesisServices, 'models' | 'accounts' | 'synthesizer'>, req: PaidSpeechText, model?: ModelInfo): Promise<{ model: ModelInfo; prepared: PreparedSpeech }> {
+  const resolved = model ?? (await resolveModelFor(services, req.auth, req.modelId));
+  const textRule = req.textRule ?? req.transport !== 'ws';
+  if (services.synthesizer.prepare) {
+    const prepared = await services.synthesizer.prepare({
+      modelId: resolved.model_id, model: resolved, accountId: req.auth.account.id, text: req.text, speed: req.speed, textRule,
+      ...(req.textType && { textType: req.textType }),
+      ...(req.dictionaryLocators && { dictionaryLocators: req.dictionaryLocators }),
+    });
+    return { model: resolved, prepared };
+  }
+  if (isSsmlText(req.text, req.textType)) throw errors.validation(`SSML is not supported by this server's speech engine (model ${resolved.model_id})`);
+  if (req.dictionaryLocators?.length) throw errors.validation('pronunciation_dictionary_locators are not supported by this server\'s speech engine');
+  if (textRule && !meetsTextMinimum(req.text)) throw errors.validation(TEXT_TOO_SHORT_MESSAGE);
+  return { model: resolved, prepared: { billableText: req.text.trim(), steps: [], markup: 'plain' } };
+}
+
 /**
  * The one path from an authenticated request to audio: model (404/403), voice
- * (404), admission (quota 42903, concurrency 42901, money 40201), then the
- * synthesis stream. The caller settles the admission when the audio reached the
+ * (404), the text's preparation (SSML, dictionaries: 400/404), admission (quota
+ * 42903, concurrency 42901, money 40201), then the synthesis stream. The caller settles the admission when the audio reached the
  * client and releases it on any failure; if starting synthesis fails here, the
  * admission is released before the error propagates.
  */
-export async function startPaidSynthesis(services: PaidSynthesisServices, req: PaidSynthesisRequest): Promise<{ stream: SpeechStream; admission: PaidAdmission; model: ModelInfo; chars: number }> {
+export async function startPaidSynthesis(services: PaidSynthesisServices, req: PaidSynthesisRequest): Promise<{ stream: SpeechStream; admission: PaidAdmission; model: ModelInfo; chars: number; billableText: string }> {
   const model = await resolveModelFor(services, req.auth, req.modelId);
   const voice = req.start ? undefined : await resolveVoiceFor(services, req.auth, req.voiceId, model);
-  const chars = billableChars(req.text);
+  // A preview (req.start) speaks a text of its own: billed as written.
+  const prepared = req.prepared ?? (req.start ? { billableText: req.text.trim(), steps: [], markup: 'plain' as const } : (await preparePaidSpeech(services, req, model)).prepared);
+  const billableText = prepared.billableText;
+  const chars = billableChars(billableText);
   if (req.maxOutputSeconds !== undefined && model.secondsPerChar && (chars * model.secondsPerChar) / (req.speed > 0 ? req.speed : 1) > req.maxOutputSeconds) {
     throw outputTooLong(req.maxOutputSeconds);
   }
@@ -109,12 +146,13 @@ export async function startPaidSynthesis(services: PaidSynthesisServices, req: P
   // unless the admission was refused in memory (concurrency) within a turn of the event loop: a flood
   // of refused requests never reaches the engine. Nothing is sent before the admission is granted;
   // a refused one destroys the stream, and its error wins over the synthesis's.
-  const watch = new SynthesisWatch(new DeliveryMeter(req.text, req.sampleRate ?? 24000, model.secondsPerChar ?? null));
+  const watch = new SynthesisWatch(new DeliveryMeter(billableText, req.sampleRate ?? 24000, model.secondsPerChar ?? null));
   const synthesis = req.start ? null : startUnlessRefused(admitting, async () => watch.attach(await services.synthesizer.synthesize({
     modelId: model.model_id,
     voiceId: req.voiceId,
     accountId: req.auth.account.id,
-    text: req.text,
+    text: prepared.steps.length ? billableText : req.text,
+    ...(prepared.steps.length && { steps: prepared.steps }),
     speed: req.speed,
     stability: req.stability,
     sampleRate: req.sampleRate,
@@ -132,7 +170,7 @@ export async function startPaidSynthesis(services: PaidSynthesisServices, req: P
   }
   try {
     const stream = req.start ? watch.attach(await req.start(model)) : (await synthesis)!;
-    return { stream, admission: observed(services, req, watch, { admission, model, chars }), model, chars };
+    return { stream, admission: observed(services, req, watch, { admission, model, chars }), model, chars, billableText };
   } catch (e) {
     await admission.release(`synthesis failed to start: ${(e as Error).message}`);
     throw e;

@@ -8,7 +8,11 @@
 import type { ModelInfo, SpeechChunk } from './services/index.js';
 import type { Urgency } from './scheduling.js';
 
-/** The contract's version: a back end made for another one fails the boot, naming its plugin. */
+/**
+ * The contract's version: a back end made for another one fails the boot, naming its plugin.
+ * Fields added since version 1 was published are optional (pitchSemitones, rateRange): a back
+ * end written before them keeps its meaning (it speaks at its voice's pitch, at rates 0.5–2).
+ */
 export const SPEECH_BACKEND_CONTRACT = 1;
 
 /**
@@ -58,6 +62,11 @@ export interface BackendSynthesis<Input, Voice = BackendVoice> {
   speed: number;
   /** 0–1 */
   stability: number;
+  /**
+   * Pitch shift in semitones (SSML <prosody pitch>, <emphasis>): 0 or absent, the voice's own
+   * pitch. A back end that cannot shift pitch speaks at the voice's pitch (Piper's do).
+   */
+  pitchSemitones?: number;
   /** The rate the request wants; a back end with a `sampleRate` of its own yields that one (the engine resamples). */
   sampleRate: number;
   /** A request's first sentences are 'urgent' (nothing is heard before them). */
@@ -77,6 +86,11 @@ export interface SpeechBackend<Input = unknown, Voice extends { voice_id: string
   readonly voices?: BackendVoice[];
   /** The one rate it yields, if it cannot make every output rate (8000, 16000, 22050, 24000). */
   readonly sampleRate?: number;
+  /**
+   * The speaking rates it renders (speed × SSML prosody rate; default 0.5 to 2): a request whose
+   * rate leaves them is a 400 naming them.
+   */
+  readonly rateRange?: { min: number; max: number };
   /** Longest wait for the next chunk before the synthesis fails with 503 (ms; default 30000). */
   readonly chunkTimeoutMs?: number;
   /** Whether `voice` carries what this back end needs to speak it (checked at boot). */

@@ -27,3 +27,12 @@ export function billableChars(text: string): number {
 export function meetsTextMinimum(text: string): boolean {
   return countWords(text) >= MIN_WORDS && billableChars(text) >= MIN_CHARS;
 }
+
+/**
+ * Whether a request's text is read as SSML: `text_type` says so, or the text starts with
+ * <speak (or <?xml, <!DOCTYPE). The transports' text rule then applies to the spoken text
+ * (the engine's preparation), not to the markup.
+ */
+export function isSsmlText(text: string, textType?: string | null): boolean {
+  return textType === 'ssml' || /^\uFEFF?\s*(?:<speak[\s>/]|<\?xml[\s?]|<!DOCTYPE)/iu.test(text);
+}

@@ -116,14 +116,17 @@ export default definePlugin({
   provides: [tokens.pronunciationDictionaries],
   deps: { db: tokens.database },
   // Absent where only the data layer boots (admin commands skip transports): the store still serves.
-  optionalDeps: { http: tokens.httpServer },
+  // The synthesizer gets the store here (the engine and transport-http register before this
+  // plugin, which serves routes on HTTP): requests' locators resolve in its prepare().
+  optionalDeps: { http: tokens.httpServer, synthesizer: tokens.synthesizer },
   configSchema,
 
-  register(ctx, { db, http }) {
+  register(ctx, { db, http, synthesizer }) {
     db.addMigrations(ctx.pluginId, dictionaryMigrations);
     const limits: DictionaryLimits = { rulesPerDictionary: ctx.options.maxRulesPerDictionary, dictionariesPerAccount: ctx.options.maxDictionariesPerAccount, plsBytes: ctx.options.maxPlsBytes };
     const store = new DictionaryStore(db, limits);
     ctx.provide(tokens.pronunciationDictionaries, store);
+    synthesizer?.usePronunciationDictionaries?.(store);
     if (http) registerRoutes(http, store, limits);
   },
 });

@@ -8,7 +8,8 @@ import {
   type Database, type DictionaryLocator, type PronunciationDictionaries, type PronunciationRule,
 } from '@sawt/core';
 import type { Knex } from 'knex';
-import { checkRuleCount, patchRules, type DictionaryLimits } from './rules.js';
+import { checkRuleCount, checkRules, checkUnique, patchRules, type DictionaryLimits } from './rules.js';
+import { parsePls } from './pls.js';
 
 export interface DictionarySummary {
   id: string;
@@ -119,6 +120,21 @@ export class DictionaryStore implements PronunciationDictionaries {
       await trx('pronunciation_dictionaries').where({ id }).delete();
       return true;
     });
+  }
+
+  parseRulesFile(source: string): PronunciationRule[] {
+    const text = source.replace(/^\uFEFF/u, '').trim();
+    if (text.startsWith('<')) return checkUnique(parsePls(text), 'PLS file');
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw errors.validation('A dictionary file must be a PLS 1.0 lexicon or JSON ({"rules": [...]} or an array of rules)');
+    }
+    const rules = Array.isArray(body) ? body : (body as { rules?: unknown } | null)?.rules;
+    const checked = checkUnique(checkRules(rules, 'rules'), 'rules');
+    checkRuleCount(checked.length, this.limits);
+    return checked;
   }
 
   async resolveLocators(accountId: string, locators: readonly DictionaryLocator[]): Promise<PronunciationRule[]> {

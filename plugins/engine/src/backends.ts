@@ -34,6 +34,12 @@ async function* nativeChunks(source: SpeechStream, job: BackendSynthesis<unknown
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
 /**
+ * espeak-ng's pitch (0–100, 50 the voice's base) scales the base pitch from half to double
+ * (pitch_adjust_tab): about 50 steps an octave, so 50/12 a semitone.
+ */
+const ESPEAK_PITCH_PER_SEMITONE = 50 / 12;
+
+/**
  * Output settings of every HTS voice, chosen by DNSMOS on the front end's own output
  * (bench/hts-quality.js): the gain before the soft limiter (dB; -6 drove long vowels into the
  * limiter's knee), the mel-cepstral postfilter (HTS beta; none: every value tried lowered OVRL), a
@@ -55,6 +61,8 @@ export class EspeakBackend implements SpeechBackend<string, VoiceConfig> {
   readonly contract = SPEECH_BACKEND_CONTRACT;
   readonly engine = 'espeak';
   readonly input = 'text';
+  /** espeak-ng's words per minute (80–450) around the voices' own rates (172–209). */
+  readonly rateRange = { min: 0.5, max: 2 };
 
   /** @param chunkMs audio is sent in pieces of about this length as a segment is synthesized (0 = whole segments). */
   constructor(private readonly chunkMs: number) {}
@@ -69,7 +77,7 @@ export class EspeakBackend implements SpeechBackend<string, VoiceConfig> {
       segments: job.sentences,
       voice: p.voice,
       rate: Math.round(clamp(p.rate * job.speed, ESPEAK_RATE_RANGE.min, ESPEAK_RATE_RANGE.max)),
-      pitch: Math.round(clamp(p.pitch, 0, 100)),
+      pitch: Math.round(clamp(p.pitch + (job.pitchSemitones ?? 0) * ESPEAK_PITCH_PER_SEMITONE, 0, 100)),
       range: Math.round(clamp(p.range + (0.5 - job.stability) * 60, 0, 100)),
       sampleRate: job.sampleRate,
       phonemeInput: job.sentences.some((s) => s.includes('[[')),
@@ -89,6 +97,8 @@ export class HtsBackend implements SpeechBackend<HtsUtterance, VoiceConfig> {
   readonly contract = SPEECH_BACKEND_CONTRACT;
   readonly engine = 'hts';
   readonly input = 'hts-labels';
+  /** HTS_Engine_set_speed takes 0.25–4; the voices' and dialects' own speed factors stay within it. */
+  readonly rateRange = { min: 0.3, max: 3 };
 
   /** @param voicePath the .htsvoice file; null when no hts model is configured. */
   constructor(
@@ -116,7 +126,7 @@ export class HtsBackend implements SpeechBackend<HtsUtterance, VoiceConfig> {
       // Sounds the voice never learned (a dialect's /g/): said with a voiced closure.
       ...(utterances.some((u) => u.voicedClosures.length) && { voicedClosures: utterances.map((u) => u.voicedClosures) }),
       speed: clamp(job.speed * (p.speed ?? 1) * prosody.speed, 0.25, 4),
-      halfTone: clamp((p.halfTone ?? 0) + prosody.halfTone, -24, 24),
+      halfTone: clamp((p.halfTone ?? 0) + prosody.halfTone + (job.pitchSemitones ?? 0), -24, 24),
       f0Spread: clamp((p.f0Spread ?? 1) * prosody.f0Spread * (1 + lively * 0.4), 0, 4),
       ...(p.alpha !== undefined && { alpha: p.alpha }),
       mgcOffset: addOffsets(p.mgcOffset, outputEqOffset(HTS_OUTPUT_EQ, p.alpha)),

@@ -1,10 +1,12 @@
-import { checkBackendContract, errors, isSawtError, SawtError, speechStream, type BackendSynthesis, type SpeechBackendRegistry, type SpeechChunk, type SpeechStream, type SpeechSynthesizer, type SynthesisRequest } from '@sawt/core';
+import { checkBackendContract, errors, isSawtError, meetsTextMinimum, SawtError, speechStream, TEXT_TOO_SHORT_MESSAGE, type BackendSynthesis, type ModelInfo, type PreparedSpeech, type PronunciationDictionaries, type PronunciationRule, type SpeechBackendRegistry, type SpeechChunk, type SpeechPreparation, type SpeechStep, type SpeechStream, type SpeechSynthesizer, type SynthesisRequest } from '@sawt/core';
 import { Resampler } from '@sawt/native';
 import type { BuiltinVoiceCatalog, ConfiguredModelCatalog, VoiceConfig } from './catalog.js';
 import { phonemeInventoryOf, phonesFor, type EngineBackend } from './backends.js';
 import { checkPhonemePassages } from './frontend/phoneme-passages.js';
 import type { TextFrontEnd } from './frontend/index.js';
 import type { BackendHandOff } from './frontend/ready-input.js';
+import { isSsml, prepareSpeechText } from './frontend/ssml/index.js';
+import { stepsAudio, withGain } from './speech-steps.js';
 
 export const OUTPUT_RATES = [8000, 16000, 22050, 24000] as const;
 
@@ -13,11 +15,16 @@ const CHUNK_TIMEOUT_MS = 30_000;
 
 type Job = Omit<BackendSynthesis<unknown, VoiceConfig>, 'sentences' | 'urgency' | 'signal'>;
 
+/** The speaking rates (speed × prosody rate) of a back end that names none. */
+const DEFAULT_RATE_RANGE = { min: 0.5, max: 2 };
+
 /** The speech back ends (the registry plugins add theirs to) and synthesis through them. */
 export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegistry {
   readonly backends = new Map<string, EngineBackend>();
   /** Synthesis jobs started and not yet ended or cancelled, per engine (the metrics' queue depth). */
   private readonly jobs = new Map<string, number>();
+  /** The accounts' pronunciation dictionaries (the dictionaries plugin hands them over); null: none on this server. */
+  private dictionaries: PronunciationDictionaries | null = null;
 
   constructor(
     private readonly models: ConfiguredModelCatalog,
@@ -35,6 +42,40 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
     this.models.add((backend.models ?? []).map((m) => ({ ...m, engine: backend.engine, access: m.access ?? 'public' })));
     this.voices.add((backend.voices ?? []).map((v) => ({ ...v, models: v.models ?? own })));
     if (own.length) this.models.resolveDefaultVoices(this.voices);
+  }
+
+  usePronunciationDictionaries(dictionaries: PronunciationDictionaries): void {
+    this.dictionaries = dictionaries;
+  }
+
+  /**
+   * A request's text (SSML or plain), its dictionaries' rules and the model's limits → what billing
+   * counts and the steps synthesis reads (frontend/ssml/README.md). A plain text with no <break>
+   * and no rules is read as it is (no steps): the path of every request before SSML.
+   */
+  async prepare(req: SpeechPreparation): Promise<PreparedSpeech> {
+    const model = req.model?.model_id === req.modelId ? req.model : this.models.get(req.modelId);
+    if (!model || !model.available) throw errors.modelNotFound(req.modelId);
+    const backend = this.backends.get(model.engine);
+    if (!backend) throw errors.internal(`Model '${model.model_id}' uses engine '${model.engine}', which this server does not run`);
+    const rules: PronunciationRule[] = [];
+    if (req.dictionaryLocators?.length) {
+      if (!this.dictionaries) throw new SawtError('notFound', `Pronunciation dictionary '${req.dictionaryLocators[0]!.pronunciation_dictionary_id}' not found: this server keeps no pronunciation dictionaries (the dictionaries plugin is not loaded)`);
+      rules.push(...(await this.dictionaries.resolveLocators(req.accountId, req.dictionaryLocators)));
+    }
+    if (req.rules) rules.push(...req.rules);
+    const textRule = req.textRule !== false;
+    if (!rules.length && !isSsml(req.text, req.textType) && !/<break[\s/>]/iu.test(req.text)) {
+      if (textRule && !meetsTextMinimum(req.text)) throw errors.validation(TEXT_TOO_SHORT_MESSAGE);
+      return { billableText: req.text.trim(), steps: [], markup: 'plain' };
+    }
+    const range = backend.rateRange ?? DEFAULT_RATE_RANGE;
+    const prepared = prepareSpeechText({
+      text: req.text, ...(req.textType && { textType: req.textType }), rules, speed: req.speed, textRule,
+      model: { id: model.model_id, inventory: phonemeInventoryOf(backend.input, model.model_id), minRate: range.min, maxRate: range.max },
+    });
+    const steps: SpeechStep[] = prepared.steps.map((s) => (s.kind === 'speak' ? { kind: 'speak', text: s.text, prosody: s.prosody, lang: s.lang } : s));
+    return { billableText: prepared.billableText, steps, markup: prepared.document.markup };
   }
 
   /** Synthesis with a built-in voice (cloned voices: clone/service.ts's CloningSynthesizer wraps this one). */
@@ -68,9 +109,11 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
     if ((voice.models && !voice.models.includes(model.model_id)) || !backend.acceptsVoice(voice)) {
       throw errors.voiceNotOnModel(req.voiceId, model.model_id, this.voices.voicesOf(model.model_id).map((v) => v.voice_id));
     }
+    const dialect = voice.dialect[0] ?? null;
+    const job: Job = { model, voice, speed: req.speed, stability: req.stability, sampleRate: req.sampleRate ?? 24000 };
+    if (req.steps?.length) return this.synthesizeSteps(backend, req.steps, job, dialect);
     // [[ ]] passages: symbols the model can say, within the caps espeak survives (400 / 40001 otherwise).
     checkPhonemePassages(req.text, phonemeInventoryOf(backend.input, model.model_id));
-    const dialect = voice.dialect[0] ?? null;
     // The first segment is synthesized as soon as it is through the front end; the others follow
     // (their front end runs meanwhile), so the first audio does not wait for the whole text.
     const { count, first, rest } = await this.frontEnd.processInParts({ text: req.text, dialect, diacritize: this.models.wantsDiacritics(model.model_id), phonemes: phonesFor(backend.input) });
@@ -79,40 +122,73 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
     const parts: Array<unknown[] | Promise<unknown[]>> = [ready(await first, true)];
     if (rest) {
       const later = rest.then((segments) => ready(segments));
-      later.catch(() => {}); // awaited in speak(), after the first part's audio
+      later.catch(() => {}); // awaited in partsAudio(), after the first part's audio
       parts.push(later);
     }
-    const job: Job = { model, voice, speed: req.speed, stability: req.stability, sampleRate: req.sampleRate ?? 24000 };
-    return speechStream((signal) => this.speak(backend, parts, job, signal));
+    return speechStream((signal) => this.counted(backend.engine, this.partsAudio(backend, parts, job, signal)));
   }
 
   /**
-   * The parts' audio one after the other, as one stream: a part's back-end synthesis starts once
-   * the previous part's audio has been generated (so it never competes with it), its segment
-   * numbers continue the previous part's. A back end's own rate is resampled to the job's; its
-   * failure is 500 / 50001, a chunk that does not come in time 503. A synthesis that ends without a
-   * sample of audio is 400 / 40001 (the client gets no empty WAV that is paid for).
+   * A prepared text's steps as one stream (speech-steps.ts): each speak step through the front end
+   * and the back end at speed × its rate, its pitch and its gain; the first one's front end runs
+   * before the stream is returned (its 400s come as the request's), each next one's while the
+   * step before it plays.
    */
-  private async *speak(backend: EngineBackend, parts: Array<unknown[] | Promise<unknown[]>>, job: Job, signal: AbortSignal): AsyncGenerator<SpeechChunk> {
-    const engine = backend.engine;
+  private async synthesizeSteps(backend: EngineBackend, steps: readonly SpeechStep[], job: Job, dialect: string | null): Promise<SpeechStream> {
+    const inventory = phonemeInventoryOf(backend.input, job.model.model_id);
+    for (const s of steps) if (s.kind === 'speak') checkPhonemePassages(s.text, inventory);
+    const firstSpeak = steps.findIndex((s) => s.kind === 'speak');
+    const fronts = new Map<number, Promise<{ count: number; parts: Array<Promise<unknown[]>> }>>();
+    const front = (k: number) => {
+      let f = fronts.get(k);
+      if (!f) {
+        f = this.frontParts(backend, job.model, (steps[k] as Extract<SpeechStep, { kind: 'speak' }>).text, dialect, k === firstSpeak);
+        f.catch(() => {}); // awaited when its step plays
+        fronts.set(k, f);
+      }
+      return f;
+    };
+    if (firstSpeak >= 0) await (await front(firstSpeak)).parts[0];
+    const nextSpeak = (k: number) => steps.findIndex((s, j) => j > k && s.kind === 'speak');
+    return speechStream((signal) => this.counted(backend.engine, stepsAudio(steps, {
+      sampleRate: job.sampleRate,
+      hasAudio: async (k) => (await front(k)).count > 0,
+      speak: async (k, stepSignal) => {
+        const step = steps[k] as Extract<SpeechStep, { kind: 'speak' }>;
+        const { count, parts } = await front(k);
+        const next = nextSpeak(k);
+        if (next >= 0) void front(next);
+        if (count === 0) return null;
+        const stepJob: Job = { ...job, speed: job.speed * step.prosody.rate, ...(step.prosody.pitchSemitones && { pitchSemitones: step.prosody.pitchSemitones }) };
+        const audio = this.partsAudio(backend, parts, stepJob, stepSignal, k === firstSpeak);
+        return step.prosody.volumeDb === 0 ? audio : withGain(audio, step.prosody.volumeDb);
+      },
+    }, signal)));
+  }
+
+  /** `text` through the front end in two parts (the first segment, then the others), each ready for `backend`. */
+  private async frontParts(backend: EngineBackend, model: ModelInfo, text: string, dialect: string | null, isFirst: boolean): Promise<{ count: number; parts: Array<Promise<unknown[]>> }> {
+    const { count, first, rest } = await this.frontEnd.processInParts({ text, dialect, diacritize: this.models.wantsDiacritics(model.model_id), phonemes: phonesFor(backend.input) });
+    if (count === 0) return { count, parts: [] };
+    const ready = (segments: string[], first = false) => this.handOff.sentences(backend.input, segments, { modelId: model.model_id, dialect, first });
+    const parts = [first.then((segments) => ready(segments, isFirst))];
+    if (rest) parts.push(rest.then((segments) => ready(segments)));
+    for (const p of parts) p.catch(() => {}); // awaited in order as the step plays
+    return { count, parts };
+  }
+
+  /**
+   * A synthesis's chunks, counted as a job of its engine while they flow. A synthesis that ends
+   * without a sample of audio is 400 / 40001 (the client gets no empty WAV that is paid for); any
+   * failure but a client error in the table is the engine's, 500 / 50001.
+   */
+  private async *counted(engine: string, chunks: AsyncIterable<SpeechChunk>): AsyncGenerator<SpeechChunk> {
     this.jobs.set(engine, (this.jobs.get(engine) ?? 0) + 1);
-    const resampler = backend.sampleRate && backend.sampleRate !== job.sampleRate ? new Resampler(backend.sampleRate, job.sampleRate) : null;
     let samples = 0;
-    let base = 0;
     try {
-      for (const [i, part] of parts.entries()) {
-        const sentences = await part;
-        if (signal.aborted) return;
-        const final = i === parts.length - 1;
-        let last = -1;
-        const chunks = timed(backend.synthesize({ ...job, sentences, urgency: i === 0 ? 'urgent' : 'later', signal }), engine, backend.chunkTimeoutMs ?? CHUNK_TIMEOUT_MS);
-        for await (let chunk of chunks) {
-          last = chunk.info.segment;
-          if (resampler) chunk = resampled(resampler, chunk, job.sampleRate);
-          samples += chunk.info.samples;
-          yield base === 0 && (final || !chunk.isLast) ? chunk : { ...chunk, isLast: final && chunk.isLast, info: { ...chunk.info, segment: chunk.info.segment + base } };
-        }
-        base += last + 1;
+      for await (const chunk of chunks) {
+        samples += chunk.info.samples;
+        yield chunk;
       }
       if (samples === 0) throw errors.validation('text contains nothing that can be spoken (its audio is empty)');
     } catch (error) {
@@ -120,6 +196,31 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
       throw isSawtError(error) ? error : errors.internal('Speech synthesis failed', error);
     } finally {
       this.jobs.set(engine, this.jobs.get(engine)! - 1);
+    }
+  }
+
+  /**
+   * The parts' audio one after the other, as one stream: a part's back-end synthesis starts once
+   * the previous part's audio has been generated (so it never competes with it), its segment
+   * numbers continue the previous part's. A back end's own rate is resampled to the job's; a chunk
+   * that does not come in time is 503. `urgent`: the request's first sentences (nothing is heard before them).
+   */
+  private async *partsAudio(backend: EngineBackend, parts: Array<unknown[] | Promise<unknown[]>>, job: Job, signal: AbortSignal, urgent = true): AsyncGenerator<SpeechChunk> {
+    const engine = backend.engine;
+    const resampler = backend.sampleRate && backend.sampleRate !== job.sampleRate ? new Resampler(backend.sampleRate, job.sampleRate) : null;
+    let base = 0;
+    for (const [i, part] of parts.entries()) {
+      const sentences = await part;
+      if (signal.aborted) return;
+      const final = i === parts.length - 1;
+      let last = -1;
+      const chunks = timed(backend.synthesize({ ...job, sentences, urgency: urgent && i === 0 ? 'urgent' : 'later', signal }), engine, backend.chunkTimeoutMs ?? CHUNK_TIMEOUT_MS);
+      for await (let chunk of chunks) {
+        last = chunk.info.segment;
+        if (resampler) chunk = resampled(resampler, chunk, job.sampleRate);
+        yield base === 0 && (final || !chunk.isLast) ? chunk : { ...chunk, isLast: final && chunk.isLast, info: { ...chunk.info, segment: chunk.info.segment + base } };
+      }
+      base += last + 1;
     }
   }
 }

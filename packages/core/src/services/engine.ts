@@ -1,5 +1,6 @@
 /** Models, voices, synthesis and the text front end (the engine plugin). */
 import type { Readable } from 'node:stream';
+import type { DictionaryLocator, PronunciationDictionaries, PronunciationRule } from './pronunciation.js';
 
 export interface ModelInfo {
   /** Stable UUID of the record. */
@@ -95,6 +96,66 @@ export interface SynthesisRequest {
   /** The model and voice as the paid path resolved them (the engine then looks neither up again). */
   model?: ModelInfo;
   voice?: VoiceInfo;
+  /**
+   * What to read, as SpeechSynthesizer.prepare made it of the request's text (SSML, <break> in plain
+   * text, dictionary rules): the engine reads these steps instead of `text` (which then is the
+   * spoken text, for logs). Absent: `text` is read as plain text.
+   */
+  steps?: SpeechStep[];
+}
+
+/** How a request's text is read: plain text (whose only markup is <break time="…"/>) or SSML. */
+export type SpeechTextType = 'text' | 'ssml';
+
+/** The voice settings of a spoken step (SSML <prosody>, <emphasis> folded in). */
+export interface SpeechProsody {
+  /** Speaking rate multiplier (times the request's speed). */
+  rate: number;
+  /** Pitch shift in semitones. */
+  pitchSemitones: number;
+  /** Gain in dB; null: silent (a pause of the same length). */
+  volumeDb: number | null;
+}
+
+/** One step of reading a prepared text: speak a text with its voice settings, pause, or reach a mark. */
+export type SpeechStep =
+  | { kind: 'speak'; text: string; prosody: SpeechProsody; /** xml:lang; null: the voice's language. */ lang: string | null }
+  | { kind: 'pause'; ms: number }
+  | { kind: 'mark'; name: string };
+
+/** What SpeechSynthesizer.prepare reads: the request's text and what shapes its reading. */
+export interface SpeechPreparation {
+  modelId: string;
+  /** The model as the paid path resolved it. */
+  model?: ModelInfo;
+  /** The account the request acts for (its dictionaries). */
+  accountId: string;
+  text: string;
+  /** Absent: 'ssml' when the text starts with <speak (or <?xml, <!DOCTYPE), else 'text'. */
+  textType?: SpeechTextType;
+  /** The request's pronunciation_dictionary_locators (≤ 3; 404 / 40401 for an unknown one). */
+  dictionaryLocators?: readonly DictionaryLocator[];
+  /** Rules given directly (after the locators' rules), e.g. the CLI's --dictionary file. */
+  rules?: readonly PronunciationRule[];
+  speed: number;
+  /** Apply the 3-word / 10-character rule to the spoken text (default true; a WebSocket checks its flushes itself). */
+  textRule?: boolean;
+}
+
+/** A request's text made ready for billing and synthesis. */
+export interface PreparedSpeech {
+  /** The spoken characters (no markup; sub and dictionary aliases as spoken): what billing counts. */
+  billableText: string;
+  /** What the engine reads, in order (SynthesisRequest.steps). */
+  steps: SpeechStep[];
+  markup: 'ssml' | 'plain';
+}
+
+/** A mark (SSML <mark name>) reached in the audio. */
+export interface SpeechMark {
+  name: string;
+  /** Its time, in ms from the start of the speech's audio (not of the chunk). */
+  timeMs: number;
 }
 
 /** Where a word starts in the text and in the audio of the chunk that carries it. */
@@ -116,6 +177,11 @@ export interface ChunkInfo {
   /** Samples in the chunk (pcm.length / 2). */
   samples: number;
   words: WordTiming[];
+  /**
+   * SSML marks reached by the end of this chunk's audio and not carried by an earlier chunk, in
+   * order (their timeMs counts from the start of the speech). Absent: none.
+   */
+  marks?: SpeechMark[];
 }
 
 /**
@@ -141,6 +207,19 @@ export type SpeechStream = Readable;
 export interface SpeechSynthesizer {
   /** Validates (40001/40401) and starts synthesis; audio flows as it is generated. */
   synthesize(request: SynthesisRequest): Promise<SpeechStream>;
+  /**
+   * The request's text (SSML or plain), its dictionaries' rules and the model's limits → the
+   * spoken text billing counts and the steps synthesis reads. Every 400 (bad markup with its
+   * line:column, a phoneme the model cannot say, a rate or break out of range, text too short)
+   * and 404 (a dictionary) comes from here, before money is taken. Absent (a synthesizer that
+   * knows no markup): the paid path bills the text as written and refuses SSML and locators.
+   */
+  prepare?(request: SpeechPreparation): Promise<PreparedSpeech>;
+  /**
+   * Hands the engine the account dictionaries (the dictionaries plugin calls it at its register:
+   * it registers after the engine and the transports, since it serves routes on HTTP).
+   */
+  usePronunciationDictionaries?(dictionaries: PronunciationDictionaries): void;
 }
 
 /** Operator-visible stages of the Arabic text front end (`sawt text …`). */
@@ -154,6 +233,10 @@ export interface TextPipelineOptions {
    * names, space-separated, after the dialect's HTS rules; null or absent: espeak-ng mnemonics.
    */
   model?: string | null;
+  /** Read the text as SSML ('ssml') or plain text with <break> tags ('text'); absent: the text as given, no markup. */
+  textType?: SpeechTextType;
+  /** Pronunciation rules applied before the stage (e.g. `sawt text --dictionary FILE`). */
+  rules?: readonly PronunciationRule[];
 }
 
 /**

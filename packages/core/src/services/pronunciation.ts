@@ -29,6 +29,11 @@ export interface PronunciationDictionaries {
    * than MAX_DICTIONARY_LOCATORS locators or a malformed one.
    */
   resolveLocators(accountId: string, locators: readonly DictionaryLocator[]): Promise<PronunciationRule[]>;
+  /**
+   * The rules of a dictionary file (e.g. `sawt text --dictionary FILE`): a PLS 1.0 lexicon, or JSON
+   * `{rules: [...]}` or a rules array; the same checks as the routes (400 / 40001 naming the fault).
+   */
+  parseRulesFile(source: string): PronunciationRule[];
 }
 
 /** @deprecated tokens.pronunciationDictionaries (the same service). */

@@ -4,7 +4,7 @@
  * segment by segment as it is synthesized, the F0 mapping calibrated on the log-F0
  * median and spread of the base speech converted so far.
  */
-import { chunksOf, speechStream, type ChunkInfo, type SpeechChunk, type SpeechStream } from '@sawt/core';
+import { chunksOf, speechStream, type ChunkInfo, type SpeechChunk, type SpeechMark, type SpeechStream } from '@sawt/core';
 import { convertVoice, Resampler, trackF0, type ConvertParams } from '@sawt/native';
 import { calibrate, CLONE_RATE, RunningF0, type F0Target } from './profile-math.js';
 
@@ -27,22 +27,26 @@ export function convertingStream(src: SpeechStream, params: ConvertParams, f0Tar
     const r = resampler.process(new Int16Array(out.buffer, out.byteOffset, out.length / 2));
     return Buffer.from(r.buffer, r.byteOffset, r.byteLength);
   };
-  const chunk = (pcm: Buffer, segment: number, words: ChunkInfo['words'], isLast: boolean): SpeechChunk => ({ pcm, sampleRate: outRate, isLast, info: { segment, segmentEnd: true, samples: pcm.length / 2, words } });
+  const chunk = (pcm: Buffer, segment: number, words: ChunkInfo['words'], isLast: boolean, marks: SpeechMark[]): SpeechChunk => ({ pcm, sampleRate: outRate, isLast, info: { segment, segmentEnd: true, samples: pcm.length / 2, words, ...(marks.length && { marks }) } });
   async function* converted(signal: AbortSignal): AsyncGenerator<SpeechChunk> {
     let parts: Buffer[] = [];
     let words: ChunkInfo['words'] = [];
+    // SSML marks keep their times: the conversion keeps the audio's length.
+    let marks: SpeechMark[] = [];
     let samples = 0;
     for await (const { pcm, info, isLast } of chunksOf(src, signal) as AsyncIterable<SpeechChunk>) {
       for (const w of info.words) words.push({ ...w, audioMs: w.audioMs + (samples / CLONE_RATE) * 1000 });
+      if (info.marks) marks.push(...info.marks);
       parts.push(pcm);
       samples += pcm.length / 2;
       if (!info.segmentEnd && !isLast) continue;
       const out = await convert(parts);
       if (signal.aborted) return;
       const tail = isLast && resampler ? resampler.flush() : null;
-      yield chunk(tail?.length ? Buffer.concat([out, Buffer.from(tail.buffer, tail.byteOffset, tail.byteLength)]) : out, info.segment, words, isLast);
+      yield chunk(tail?.length ? Buffer.concat([out, Buffer.from(tail.buffer, tail.byteOffset, tail.byteLength)]) : out, info.segment, words, isLast, marks);
       parts = [];
       words = [];
+      marks = [];
       samples = 0;
     }
   }

@@ -11,7 +11,7 @@
  * profile-math.ts, the storage in store.ts; `CloningSynthesizer` puts cloned voices in
  * front of the synthesizer of built-in voices.
  */
-import { errors, speechAudio, type ClonedVoiceRecord, type SpeechStream, type SpeechSynthesizer, type SynthesisRequest, type VoiceCloning, type VoiceProfile } from '@sawt/core';
+import { errors, speechAudio, type ClonedVoiceRecord, type PreparedSpeech, type PronunciationDictionaries, type SpeechPreparation, type SpeechStream, type SpeechSynthesizer, type SynthesisRequest, type VoiceCloning, type VoiceProfile } from '@sawt/core';
 import { analyzeVoice } from '@sawt/native';
 import type { BuiltinVoiceCatalog, VoiceConfig } from '../catalog.js';
 import { htsVoiceToward } from '../hts/voice-mapping.js';
@@ -177,5 +177,15 @@ export class CloningSynthesizer implements SpeechSynthesizer {
       if (cloned) return cloned;
     }
     return this.inner.synthesize(req);
+  }
+
+  /** A cloned voice speaks on its base's model: the text is prepared for the model as any. */
+  prepare(req: SpeechPreparation): Promise<PreparedSpeech> {
+    if (!this.inner.prepare) throw new Error('the engine\'s synthesizer prepares no text');
+    return this.inner.prepare(req);
+  }
+
+  usePronunciationDictionaries(dictionaries: PronunciationDictionaries): void {
+    this.inner.usePronunciationDictionaries?.(dictionaries);
   }
 }

@@ -6,8 +6,23 @@
  */
 import { normalizeArabic, type NormalizeOptions } from './normalize/index.js';
 
+/** A kept passage (KEEP_START … KEEP_END, diacritize.ts): a dictionary alias written with its diacritics. */
+const KEPT = /(\ue002[^\ue003]*\ue003)/u;
+
+/**
+ * The text normalized; kept passages (a pronunciation dictionary's aliases written with
+ * diacritics, applied before this stage) pass through as written, the text around them
+ * normalized with the white space and punctuation at their edges kept.
+ */
 export function normalizeText(text: string, _ctx?: unknown): string {
-  return normalizeArabic(text);
+  if (!text.includes('\ue002')) return normalizeArabic(text);
+  return text.split(KEPT).map((part, i) => {
+    if (i % 2 === 1 || !/[\p{L}\p{N}]/u.test(part)) return part;
+    // What follows a kept passage may start with its sentence's end (the normalizer drops leading punctuation).
+    const lead = /^[^\p{L}\p{N}]*/u.exec(part)![0];
+    const trail = /\s*$/u.exec(part)![0];
+    return lead + normalizeArabic(part.slice(lead.length).trim()) + trail;
+  }).join('');
 }
 
 export { normalizeArabic, type NormalizeOptions };

@@ -52,6 +52,8 @@ export class PiperBackend implements SpeechBackend<PiperPiece, VoiceConfig> {
   readonly contract = SPEECH_BACKEND_CONTRACT;
   readonly engine = 'piper';
   readonly input = 'piper-phonemes';
+  /** length_scale = the voice's / rate (kept within 0.05–20): rates beyond these sound broken. */
+  readonly rateRange = { min: 0.3, max: 3 };
   private readonly files = new Map<string, LoadedPiper>();
 
   constructor(private readonly options: PiperOptions, private readonly chunkMs: number, private readonly warn: (o: object, m: string) => void) {}

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { DEFAULT_SAMPLE_RATE, OUTPUT_FORMAT_NAMES, OUTPUT_FORMAT_TABLE, outputFormat, startPaidSynthesis, validateFields, type HttpRouteSpec, type Logger, type PaidSynthesisServices } from '@sawt/core';
 import { sendSynthesis, type OutputLimits } from '../audio-response.js';
 import { errorResponses, jsonBody } from '../openapi.js';
-import { ttsFields } from '../request-fields.js';
+import { speechTextOptions, ttsFields, withLocators } from '../request-fields.js';
 import { apiRoute, type RouteDeps } from '../server.js';
 
 export function registerTtsRoutes(
@@ -17,7 +17,7 @@ export function registerTtsRoutes(
       { name: 'model_id', in: 'path', required: true, schema: { type: 'string' }, description: 'Model to use (from GET /models)' },
       { name: 'output_format', in: 'query', required: false, schema: { type: 'string', enum: [...OUTPUT_FORMAT_NAMES] }, description: 'Output format, as ElevenLabs takes it; the body\'s output_format wins' },
     ],
-    requestBody: jsonBody(fields),
+    requestBody: withLocators(jsonBody(fields)),
     responses: {
       200: {
         description: 'Audio in output_format (default: wav_24000, or pcm_24000 when streaming). streaming=true: sent as generated (a WAV starts with a header of unknown length; MP3 and Ogg Opus play from the first chunk); streaming=false: a complete file with Content-Length (pcm_*: raw PCM16LE mono).',
@@ -28,10 +28,11 @@ export function registerTtsRoutes(
   }, async (req, reply) => {
     const { model_id } = req.params as { model_id: string };
     const body = validateFields(req.body, fields);
+    const reading = speechTextOptions(req.body, body.text, body.text_type);
     const query = req.query as Record<string, unknown> | undefined;
     const format = outputFormat(body.output_format ?? query?.output_format ?? `${body.streaming ? 'pcm' : 'wav'}_${DEFAULT_SAMPLE_RATE}`);
     const run = await startPaidSynthesis(deps, {
-      auth: req.auth!, requestId: req.id, modelId: model_id, voiceId: body.voice_id, text: body.text,
+      auth: req.auth!, requestId: req.id, modelId: model_id, voiceId: body.voice_id, text: body.text, ...reading,
       speed: body.speed, stability: body.stability, purpose: 'tts http', transport: 'http', startedAt: performance.now() - reply.elapsedTime,
       maxOutputSeconds: deps.output.maxOutputSeconds,
     });

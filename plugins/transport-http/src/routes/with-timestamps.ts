@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { DEFAULT_SAMPLE_RATE, OUTPUT_FORMAT_NAMES, defineFields, outputFormat, startPaidSynthesis, validateFields, type Alignment, type HttpRouteSpec, type Logger, type PaidSynthesisServices } from '@sawt/core';
+import { DEFAULT_SAMPLE_RATE, OUTPUT_FORMAT_NAMES, defineFields, observable, outputFormat, playedDelayMs, startPaidSynthesis, validateFields, type Alignment, type HttpRouteSpec, type Logger, type PaidSynthesisServices, type SpeechMark } from '@sawt/core';
 import type { OutputLimits } from '../audio-response.js';
 import { sendFramed } from '../framed-response.js';
 import { errorResponses, jsonBody } from '../openapi.js';
-import { ttsFields } from '../request-fields.js';
+import { speechTextOptions, ttsFields, withLocators } from '../request-fields.js';
 import { apiRoute, type RouteDeps } from '../server.js';
 
 const alignmentSchema = {
@@ -17,16 +17,23 @@ const alignmentSchema = {
   },
 };
 
+const marksSchema = {
+  type: 'array',
+  description: 'The SSML <mark name> elements the audio reached, in order, with their time in ms from the start of the audio as played (streamed: those reached by this chunk); absent when there are none',
+  items: { type: 'object', required: ['name', 'timeMs'], properties: { name: { type: 'string' }, timeMs: { type: 'integer' } } },
+};
+
 const timedAudioSchema = (nullableAlignment: boolean) => ({
   type: 'object',
   required: ['audio_base64', 'alignment'],
   properties: {
     audio_base64: { type: 'string', format: 'byte', description: 'The audio in output_format (streamed: this chunk\'s bytes; the chunks concatenate to one valid stream)' },
     alignment: nullableAlignment ? { ...alignmentSchema, nullable: true, description: `${alignmentSchema.description}; null on a chunk that adds no characters` } : alignmentSchema,
+    marks: marksSchema,
   },
 });
 
-const json = (audio: Buffer, alignment: Alignment | null) => JSON.stringify({ audio_base64: audio.toString('base64'), alignment });
+const json = (audio: Buffer, alignment: Alignment | null, marks: SpeechMark[]) => JSON.stringify({ audio_base64: audio.toString('base64'), alignment, ...(marks.length && { marks }) });
 
 /** POST /text-to-speech/{model_id}/with-timestamps and …/stream/with-timestamps: audio with per-character timings. */
 export function registerWithTimestampsRoutes(
@@ -39,6 +46,7 @@ export function registerWithTimestampsRoutes(
     voice_id: base.voice_id, text: base.text, stability: base.stability, speed: base.speed,
     streaming: { type: 'boolean', description: 'Ignored: the path decides (…/stream/with-timestamps streams)' },
     output_format: { ...base.output_format, description: 'Output format (see the README\'s Output formats table); wins over the output_format query parameter. Default: wav_24000, or pcm_24000 on …/stream/with-timestamps' },
+    text_type: base.text_type,
   });
   for (const streaming of [false, true]) {
     apiRoute(app, describe, deps, {
@@ -52,7 +60,7 @@ export function registerWithTimestampsRoutes(
         { name: 'model_id', in: 'path', required: true, schema: { type: 'string' }, description: 'Model to use (from GET /models)' },
         { name: 'output_format', in: 'query', required: false, schema: { type: 'string', enum: [...OUTPUT_FORMAT_NAMES] }, description: 'Output format; the body\'s output_format wins' },
       ],
-      requestBody: jsonBody(fields),
+      requestBody: withLocators(jsonBody(fields)),
       responses: {
         200: streaming
           ? { description: 'One JSON object per line (application/x-ndjson): the audio chunks in order (concatenated, one valid stream in output_format) and the timings of the characters they add', content: { 'application/x-ndjson': { schema: timedAudioSchema(true) } } }
@@ -62,17 +70,31 @@ export function registerWithTimestampsRoutes(
     }, async (req, reply) => {
       const { model_id } = req.params as { model_id: string };
       const body = validateFields(req.body, fields);
+      const reading = speechTextOptions(req.body, body.text, body.text_type);
       const query = req.query as Record<string, unknown> | undefined;
       const format = outputFormat(body.output_format ?? query?.output_format ?? `${streaming ? 'pcm' : 'wav'}_${DEFAULT_SAMPLE_RATE}`);
       const run = await startPaidSynthesis(deps, {
-        auth: req.auth!, requestId: req.id, modelId: model_id, voiceId: body.voice_id, text: body.text,
+        auth: req.auth!, requestId: req.id, modelId: model_id, voiceId: body.voice_id, text: body.text, ...reading,
         speed: body.speed, stability: body.stability, purpose: 'tts http', transport: 'http', startedAt: performance.now() - reply.elapsedTime,
         maxOutputSeconds: deps.output.maxOutputSeconds,
       });
+      // SSML marks as the engine reaches them (chunk.info.marks), shifted like the alignment to the audio as played.
+      let marks: SpeechMark[] = [];
+      const delayMs = playedDelayMs(format);
+      observable(run.stream).observe(({ info }) => {
+        for (const m of info.marks ?? []) marks.push({ name: m.name, timeMs: m.timeMs + delayMs });
+      });
+      const taken = () => {
+        const out = marks;
+        marks = [];
+        return out;
+      };
       const framing = streaming
-        ? { contentType: 'application/x-ndjson', streaming: true, piece: (audio: Buffer, a: Alignment | null) => `${json(audio, a)}\n`, whole: json }
-        : { contentType: 'application/json; charset=utf-8', streaming: false, piece: () => null, whole: json };
-      await deps.track(sendFramed(req, reply, { stream: run.stream, admission: run.admission, format, text: body.text }, framing, deps.output, deps.logger), () => run.stream.destroy());
+        ? { contentType: 'application/x-ndjson', streaming: true, piece: (audio: Buffer, a: Alignment | null) => `${json(audio, a, taken())}\n`, whole: (audio: Buffer, a: Alignment) => json(audio, a, taken()) }
+        : { contentType: 'application/json; charset=utf-8', streaming: false, piece: () => null, whole: (audio: Buffer, a: Alignment) => json(audio, a, taken()) };
+      // The alignment is over the text as sent; over the spoken text when markup or rules changed it.
+      const aligned = run.billableText === body.text.trim() ? body.text : run.billableText;
+      await deps.track(sendFramed(req, reply, { stream: run.stream, admission: run.admission, format, text: aligned }, framing, deps.output, deps.logger), () => run.stream.destroy());
     });
   }
 }

@@ -104,12 +104,16 @@ export type SpeechStep =
   | { kind: 'pause'; ms: number }
   | { kind: 'mark'; name: string };
 
-const sameVoice = (a: { prosody: Prosody; lang: string | null; emphasis: EmphasisLevel | null }, b: SpokenRun) =>
-  a.lang === b.lang && a.emphasis === b.emphasis && a.prosody.rate === b.prosody.rate && a.prosody.pitchSemitones === b.prosody.pitchSemitones && a.prosody.volumeDb === b.prosody.volumeDb;
+/** Arabic (or the voice's own language): read by the same rules, whatever the tag says. */
+const arabic = (lang: string | null) => lang === null || /^ar(?:-|$)/iu.test(lang);
+
+/** Runs read alike: the same prosody (emphasis is folded into it) and the same reading rules. */
+const sameVoice = (a: { prosody: Prosody; lang: string | null }, b: SpokenRun) =>
+  (a.lang === b.lang || (arabic(a.lang) && arabic(b.lang))) && a.prosody.rate === b.prosody.rate && a.prosody.pitchSemitones === b.prosody.pitchSemitones && a.prosody.volumeDb === b.prosody.volumeDb;
 
 /**
- * The document as steps for a back end: consecutive runs with the same prosody, emphasis and
- * language become one `speak` (so the front end sees whole sentences), a sentence or paragraph
+ * The document as steps for a back end: consecutive runs with the same prosody and reading rules
+ * (Arabic, or one other language) become one `speak` (so the front end sees whole sentences), a sentence or paragraph
  * end closes the text with a full stop when it has none, consecutive pauses add up, and runs of
  * white space alone only separate words.
  */

@@ -7,6 +7,7 @@
  * `[[…]]`, the proclitics read into the passage (wa, bi, li, the article's l or sun letter).
  */
 import { errors, type PronunciationRule } from '@sawt/core';
+import { HARAKAT, KEEP_END, KEEP_START } from '../diacritize.js';
 import { splitRaw } from '../raw.js';
 import { tokenizeWord } from '../phoneme-passages.js';
 import type { SpeechDocument, SpokenRun } from './document.js';
@@ -154,7 +155,8 @@ export class PronunciationMatcher {
         let alias = nfc(found.rule.source.alias);
         // ل + an alias that starts with the article is written لل, as the text had it
         if (found.prefix?.absorbsArticle && alias.startsWith('ال')) alias = alias.slice(1);
-        out += prefix + alias;
+        // An alias written with diacritics is read as written (the diacritizer adds nothing to it), as the lexicon's are.
+        out += prefix + (HARAKAT.test(alias) ? `${KEEP_START}${alias}${KEEP_END}` : alias);
         spoken += prefix + alias;
       } else {
         out += `[[${this.passage(found.rule, found.prefix)}]]`;
