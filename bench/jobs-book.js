@@ -72,6 +72,12 @@ async function startServer() {
   const child = fork(path.join(here, 'jobs-server.js'), {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: serveNodeFlags(), env: { ...process.env, ...(options && { BENCH_JOBS_OPTIONS: options }) },
   });
+  let stopping = false;
+  child.once('exit', (code, signal) => {
+    if (stopping) return;
+    console.error(`bench/jobs-server.js exited (${signal ?? code}) before the bench ended`);
+    process.exit(1);
+  });
   const [ready] = await once(child, 'message');
   const ask = async (msg) => {
     child.send(msg);
@@ -80,7 +86,7 @@ async function startServer() {
       if (m.type === msg) return m;
     }
   };
-  return { ...ready, ask, stop: async () => { child.send('stop'); await once(child, 'exit'); } };
+  return { ...ready, ask, stop: async () => { stopping = true; child.send('stop'); await once(child, 'exit'); } };
 }
 
 const server = await startServer();
