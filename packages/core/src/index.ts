@@ -2,6 +2,7 @@ export * from './errors.js';
 export * from './money.js';
 export * from './row-locks.js';
 export * from './text-rules.js';
+export * from './ssml-stream.js';
 export * from './fields.js';
 export type { FromSchema } from './schema-types.js';
 export * from './services/index.js';

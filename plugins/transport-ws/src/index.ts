@@ -14,7 +14,9 @@ import { runSession } from './ws-connection.js';
 export { buildAsyncApi };
 export { initFields, textFields, OUTPUT_FORMATS, CLOSE, parseClientMessage, audioMessage, type Alignment } from './messages.js';
 export { MessageBuffers } from './message-buffers.js';
-export { TextChunker, DEFAULT_CHUNKING, NOTHING_TO_SPEAK, type TextChunkerOptions } from './text-chunker.js';
+export { TextChunker, DEFAULT_CHUNKING, NOTHING_TO_SPEAK, cutPosition, type Chunker, type TextChunkerOptions } from './text-chunker.js';
+export { SsmlChunker } from './ssml-chunker.js';
+export { maskMarkup, spokenText, splitSsml, inSessionText } from './ssml-stream-text.js';
 export { AlignmentBuilder } from './alignment-builder.js';
 export { WsSession, DEFAULT_LIMITS, type WsDeps, type WsLimits };
 export { SendWindow, NotReading } from './send-window.js';
@@ -83,8 +85,10 @@ export default definePlugin({
     http: tokens.httpServer, authenticator: tokens.authenticator, rateLimiter: tokens.rateLimiter, concurrency: tokens.concurrency, metrics: tokens.metrics,
     accounts: tokens.accounts, admission: tokens.admission, models: tokens.models, voices: tokens.voices, synthesizer: tokens.synthesizer,
   },
+  // initConnection's pronunciation_dictionary_locators are checked against them (absent: refused).
+  optionalDeps: { dictionaries: tokens.pronunciationDictionaries },
   configSchema,
-  register(ctx, { http, authenticator, rateLimiter, concurrency, metrics, accounts, admission, models, voices, synthesizer }) {
+  register(ctx, { http, authenticator, rateLimiter, concurrency, metrics, accounts, admission, models, voices, synthesizer, dictionaries }) {
     const o = ctx.options;
     if (o.maxBufferedBytes < o.highWaterBytes) throw new Error(`transport-ws: maxBufferedBytes (${o.maxBufferedBytes}) must be at least highWaterBytes (${o.highWaterBytes})`);
     if (o.maxPayload < o.maxMessageBytes) throw new Error(`transport-ws: maxPayload (${o.maxPayload}) must be at least maxMessageBytes (${o.maxMessageBytes})`);
@@ -98,6 +102,7 @@ export default definePlugin({
     fastify.get('/api/v1/asyncapi.json', async (req) => buildAsyncApi(http.publicOrigin(req)));
     const deps: WsDeps = {
       authenticator, rateLimiter, accounts, admission, models, voices, synthesizer, metrics,
+      ...(dictionaries && { dictionaries }),
       logger: ctx.logger,
       track: (p, cancel) => http.trackInFlight(p, cancel),
       claimKey: (keyId) => byKey.take(keyId),

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { errors, isSawtError, resolveModelFor, resolveVoiceFor, startPaidSynthesis, type AuthContext, type Authenticator, type Logger, type PaidSynthesisServices, type RateLimiter } from '@sawt/core';
+import { errors, isSawtError, resolveModelFor, resolveVoiceFor, startPaidSynthesis, type AuthContext, type Authenticator, type Logger, type PaidSynthesisServices, type PronunciationDictionaries, type RateLimiter } from '@sawt/core';
 import { ConnectionEncoder } from './encoding.js';
 import { DEFAULT_LIMITS, type WsLimits } from './limits.js';
 import { CLOSE, CONNECTION_INITIALIZED, errorMessage, initKey, parseClientMessage, parseInit, parseText, type InitRequest } from './messages.js';
 import { messageBuffers } from './message-buffers.js';
 import { PIECE_LIMITS, PieceRun, splitPiece, type Piece, type PieceOutput } from './piece.js';
-import { TextChunker } from './text-chunker.js';
+import { SsmlChunker } from './ssml-chunker.js';
+import { inSessionText, splitSsml, type SsmlPiece } from './ssml-stream-text.js';
+import { TextChunker, type Chunker } from './text-chunker.js';
 
 /** What a WebSocket session uses of the server. */
 export interface WsDeps extends PaidSynthesisServices {
@@ -17,6 +19,8 @@ export interface WsDeps extends PaidSynthesisServices {
   claimKey?: (keyId: string) => Promise<() => void>;
   /** Starts a piece's paid synthesis (default: startPaidSynthesis with these services). */
   startSynthesis?: typeof startPaidSynthesis;
+  /** The accounts' pronunciation dictionaries: initConnection's locators are checked against them (absent: none is accepted). */
+  dictionaries?: PronunciationDictionaries;
 }
 
 /** The connection a session speaks on (the ws adapter, ws-connection.ts, or a test's fake). */
@@ -55,7 +59,10 @@ export class WsSession {
   private settings: Settings | null = null;
   /** The encoder of the connection's output_format (null: raw PCM at the synthesis rate). */
   private encoder: ConnectionEncoder | null = null;
-  private readonly chunker = new TextChunker();
+  /** Plain text, or an SSML stream once initConnection says text_type "ssml". */
+  private chunker: Chunker = new TextChunker();
+  /** Where each SSML piece came from in the session's text (its errors name places there). */
+  private readonly ssmlPieces = new WeakMap<Piece, SsmlPiece>();
   private pieces = 0;
   private queue: Piece[] = [];
   private running: PieceRun | null = null;
@@ -202,7 +209,13 @@ export class WsSession {
     const auth = this.auth!;
     const model = await resolveModelFor(this.deps, auth, init.modelId ?? this.deps.models.defaultModelId());
     await resolveVoiceFor(this.deps, auth, init.voiceId, model);
+    if (init.dictionaryLocators) {
+      // Checked now, like the model and the voice (404 / 40401 before any text); each piece resolves them again.
+      if (!this.deps.dictionaries) throw errors.validation('pronunciation_dictionary_locators are not supported by this server (no dictionaries plugin)');
+      await this.deps.dictionaries.resolveLocators(auth.account.id, init.dictionaryLocators);
+    }
     this.settings = { ...init, modelId: model.model_id };
+    if (init.textType === 'ssml') this.chunker = new SsmlChunker();
     this.encoder = ConnectionEncoder.for(init.format, init.sampleRate);
     if (this.state === 'authenticated') this.state = 'ready';
     await this.send(CONNECTION_INITIALIZED);
@@ -230,11 +243,21 @@ export class WsSession {
     else this.enqueue({ text: '', flushEnd: true, queuedAt });
   }
 
-  /** Queues a piece; one longer than a request may be (PIECE_LIMITS.maxChars) goes as several, the last keeping flushEnd. */
+  /**
+   * Queues a piece; one longer than a request may be (PIECE_LIMITS.maxChars) goes as several, the
+   * last keeping flushEnd (SSML: whole documents, cut outside markup).
+   */
   private enqueue(p: Piece): void {
-    const split = p.text.length > PIECE_LIMITS.maxChars ? splitPiece(p.text) : [];
+    const ssml = p.text !== '' && this.chunker instanceof SsmlChunker ? this.chunker.lastPiece : null;
+    const long = p.text.length > PIECE_LIMITS.maxChars;
+    const split = long ? (ssml ? splitSsml(p.text, PIECE_LIMITS.maxChars) : splitPiece(p.text)) : [];
     const parts = split.length ? split : [p.text];
-    parts.forEach((text, i) => this.queue.push({ ...p, text, flushEnd: p.flushEnd && i === parts.length - 1 }));
+    parts.forEach((text, i) => {
+      const piece: Piece = { ...p, text, flushEnd: p.flushEnd && i === parts.length - 1, ...(ssml && { ssml: true }) };
+      // Places in a piece split from a longer one are its own (its errors name them so).
+      if (ssml && parts.length === 1) this.ssmlPieces.set(piece, ssml);
+      this.queue.push(piece);
+    });
     if (!this.running) void this.work();
   }
 
@@ -306,9 +329,12 @@ export class WsSession {
           auth: this.auth!, requestId, modelId: s.modelId, voiceId: s.voiceId, text: run.piece.text,
           speed: s.speed, stability: s.stability, sampleRate: s.sampleRate, purpose: 'tts ws', transport: 'ws', startedAt: run.piece.queuedAt,
           maxOutputSeconds: PIECE_LIMITS.maxOutputSeconds,
+          ...(s.textType && { textType: s.textType }), ...(s.dictionaryLocators && { dictionaryLocators: s.dictionaryLocators }),
         });
       } catch (e) {
-        throw (await live) ? e : refused();
+        if (!(await live)) throw refused();
+        const ssml = this.ssmlPieces.get(run.piece);
+        throw ssml ? inSessionText(e, ssml) : e;
       }
       if (!(await live)) {
         started.stream.destroy();

@@ -25,6 +25,18 @@ function lastWordCut(s: string): number {
   return -1;
 }
 
+/** What a session cuts its text with: plain text (TextChunker) or an SSML stream (SsmlChunker). */
+export interface Chunker {
+  /** Characters buffered, not yet cut into a piece. */
+  readonly buffered: number;
+  add(text: string): void;
+  /** The next piece to synthesize if the buffer holds one now, else null. */
+  next(tryNow?: boolean): string | null;
+  /** Everything buffered as the last piece of a flush (null: nothing to speak); 40001 when the flush's text fails the text rule. */
+  flush(): string | null;
+  clear(): void;
+}
+
 /**
  * The text-chunking policy of a WebSocket session: text arrives in pieces of any size and is cut
  * into pieces worth synthesizing. A piece ends at the last sentence end of the buffer; without
@@ -33,7 +45,7 @@ function lastWordCut(s: string): number {
  * least 20 characters. A piece of punctuation only stays with the text that follows. A flush cuts
  * everything buffered, after checking the text received since the previous flush (the text rule).
  */
-export class TextChunker {
+export class TextChunker implements Chunker {
   #buffer = '';
   /** Everything received since the last flush: the text rule applies to it. */
   #sinceFlush = '';
@@ -88,15 +100,23 @@ export class TextChunker {
 
   /** Where the buffer is cut now (0 or -1: not yet). */
   #cut(tryNow: boolean): number {
-    const b = this.#buffer;
-    let lastEnd = -1;
-    for (const m of b.matchAll(SENTENCE_END)) lastEnd = m.index!;
-    if (lastEnd >= 0) return lastEnd + 1;
-    const { lengthSchedule, tryTriggerMin } = this.options;
-    const limit = lengthSchedule[Math.min(this.#pieces, lengthSchedule.length - 1)]!;
-    let cut = -1;
-    if (b.length > limit || (tryNow && b.trim().length >= tryTriggerMin)) cut = lastWordCut(b);
-    if (cut >= 0 && tryNow && b.length <= limit && b.slice(0, cut).trim().length < tryTriggerMin) cut = -1;
-    return cut;
+    return cutPosition(this.#buffer, this.#pieces, tryNow, this.options);
   }
+}
+
+/**
+ * Where text buffered in a session is cut now (0 or -1: not yet), the `pieces`-th cut: after the
+ * last sentence end; else at the last whole word once the text is over the length schedule's
+ * limit or, with `tryNow`, once the whole words make tryTriggerMin characters.
+ */
+export function cutPosition(b: string, pieces: number, tryNow: boolean, options: TextChunkerOptions = DEFAULT_CHUNKING): number {
+  let lastEnd = -1;
+  for (const m of b.matchAll(SENTENCE_END)) lastEnd = m.index!;
+  if (lastEnd >= 0) return lastEnd + 1;
+  const { lengthSchedule, tryTriggerMin } = options;
+  const limit = lengthSchedule[Math.min(pieces, lengthSchedule.length - 1)]!;
+  let cut = -1;
+  if (b.length > limit || (tryNow && b.trim().length >= tryTriggerMin)) cut = lastWordCut(b);
+  if (cut >= 0 && tryNow && b.length <= limit && b.slice(0, cut).trim().length < tryTriggerMin) cut = -1;
+  return cut;
 }
