@@ -38,6 +38,8 @@ export interface PaidSynthesisRequest {
   textRule?: boolean;
   /** The text already prepared (preparePaidSpeech; e.g. a job's part): billed and synthesized as it is. */
   prepared?: PreparedSpeech;
+  /** Work nobody is waiting to hear (a long-form job's part): SynthesisRequest.background. */
+  background?: boolean;
   /** When the client asked (performance.now() time base): first-audio latency counts from here (default: now). */
   startedAt?: number;
   /** Starts the audio instead of the synthesizer (e.g. a voice preview); the voice is then not looked up. */
@@ -153,6 +155,7 @@ export async function startPaidSynthesis(services: PaidSynthesisServices, req: P
     accountId: req.auth.account.id,
     text: prepared.steps.length ? billableText : req.text,
     ...(prepared.steps.length && { steps: prepared.steps }),
+    ...(req.background && { background: true }),
     speed: req.speed,
     stability: req.stability,
     sampleRate: req.sampleRate,

@@ -111,21 +111,22 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
     }
     const dialect = voice.dialect[0] ?? null;
     const job: Job = { model, voice, speed: req.speed, stability: req.stability, sampleRate: req.sampleRate ?? 24000 };
-    if (req.steps?.length) return this.synthesizeSteps(backend, req.steps, job, dialect);
+    const urgent = req.background !== true;
+    if (req.steps?.length) return this.synthesizeSteps(backend, req.steps, job, dialect, urgent);
     // [[ ]] passages: symbols the model can say, within the caps espeak survives (400 / 40001 otherwise).
     checkPhonemePassages(req.text, phonemeInventoryOf(backend.input, model.model_id));
     // The first segment is synthesized as soon as it is through the front end; the others follow
     // (their front end runs meanwhile), so the first audio does not wait for the whole text.
-    const { count, first, rest } = await this.frontEnd.processInParts({ text: req.text, dialect, diacritize: this.models.wantsDiacritics(model.model_id), phonemes: phonesFor(backend.input) });
+    const { count, first, rest } = await this.frontEnd.processInParts({ text: req.text, dialect, diacritize: this.models.wantsDiacritics(model.model_id), phonemes: phonesFor(backend.input), ...(!urgent && { urgent: false }) });
     if (count === 0) throw errors.validation('text contains nothing that can be spoken');
     const ready = (segments: string[], isFirst = false) => this.handOff.sentences(backend.input, segments, { modelId: model.model_id, dialect, first: isFirst });
-    const parts: Array<unknown[] | Promise<unknown[]>> = [ready(await first, true)];
+    const parts: Array<unknown[] | Promise<unknown[]>> = [ready(await first, urgent)];
     if (rest) {
       const later = rest.then((segments) => ready(segments));
       later.catch(() => {}); // awaited in partsAudio(), after the first part's audio
       parts.push(later);
     }
-    return speechStream((signal) => this.counted(backend.engine, this.partsAudio(backend, parts, job, signal)));
+    return speechStream((signal) => this.counted(backend.engine, this.partsAudio(backend, parts, job, signal, urgent)));
   }
 
   /**
@@ -134,7 +135,7 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
    * before the stream is returned (its 400s come as the request's), each next one's while the
    * step before it plays.
    */
-  private async synthesizeSteps(backend: EngineBackend, steps: readonly SpeechStep[], job: Job, dialect: string | null): Promise<SpeechStream> {
+  private async synthesizeSteps(backend: EngineBackend, steps: readonly SpeechStep[], job: Job, dialect: string | null, urgent: boolean): Promise<SpeechStream> {
     const inventory = phonemeInventoryOf(backend.input, job.model.model_id);
     for (const s of steps) if (s.kind === 'speak') checkPhonemePassages(s.text, inventory);
     const firstSpeak = steps.findIndex((s) => s.kind === 'speak');
@@ -142,7 +143,7 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
     const front = (k: number) => {
       let f = fronts.get(k);
       if (!f) {
-        f = this.frontParts(backend, job.model, (steps[k] as Extract<SpeechStep, { kind: 'speak' }>).text, dialect, k === firstSpeak);
+        f = this.frontParts(backend, job.model, (steps[k] as Extract<SpeechStep, { kind: 'speak' }>).text, dialect, urgent && k === firstSpeak);
         f.catch(() => {}); // awaited when its step plays
         fronts.set(k, f);
       }
@@ -160,7 +161,7 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
         if (next >= 0) void front(next);
         if (count === 0) return null;
         const stepJob: Job = { ...job, speed: job.speed * step.prosody.rate, ...(step.prosody.pitchSemitones && { pitchSemitones: step.prosody.pitchSemitones }) };
-        const audio = this.partsAudio(backend, parts, stepJob, stepSignal, k === firstSpeak);
+        const audio = this.partsAudio(backend, parts, stepJob, stepSignal, urgent && k === firstSpeak);
         return step.prosody.volumeDb === 0 ? audio : withGain(audio, step.prosody.volumeDb);
       },
     }, signal)));
@@ -168,7 +169,8 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
 
   /** `text` through the front end in two parts (the first segment, then the others), each ready for `backend`. */
   private async frontParts(backend: EngineBackend, model: ModelInfo, text: string, dialect: string | null, isFirst: boolean): Promise<{ count: number; parts: Array<Promise<unknown[]>> }> {
-    const { count, first, rest } = await this.frontEnd.processInParts({ text, dialect, diacritize: this.models.wantsDiacritics(model.model_id), phonemes: phonesFor(backend.input) });
+    // Only a request's first step goes ahead of waiting work (processInParts makes a first segment urgent unless told not to).
+    const { count, first, rest } = await this.frontEnd.processInParts({ text, dialect, diacritize: this.models.wantsDiacritics(model.model_id), phonemes: phonesFor(backend.input), ...(!isFirst && { urgent: false }) });
     if (count === 0) return { count, parts: [] };
     const ready = (segments: string[], first = false) => this.handOff.sentences(backend.input, segments, { modelId: model.model_id, dialect, first });
     const parts = [first.then((segments) => ready(segments, isFirst))];

@@ -1,4 +1,4 @@
-import { defineFields, errors, isSsmlText, meetsTextMinimum, MAX_DICTIONARY_LOCATORS, OUTPUT_FORMAT_NAMES, TEXT_TOO_SHORT_MESSAGE, type DictionaryLocator, type SpeechTextType } from '@sawt/core';
+import { defineFields, DICTIONARY_LOCATORS_SCHEMA, errors, isSsmlText, meetsTextMinimum, OUTPUT_FORMAT_NAMES, parseDictionaryLocators, TEXT_TOO_SHORT_MESSAGE, type DictionaryLocator, type SpeechTextType } from '@sawt/core';
 
 /** Body of POST /text-to-speech/{model_id} (the public API), shared by validation and OpenAPI. */
 export function ttsFields(maxTextChars: number) {
@@ -14,52 +14,23 @@ export function ttsFields(maxTextChars: number) {
   });
 }
 
-/** JSON Schema of `pronunciation_dictionary_locators` (OpenAPI). */
-export const LOCATORS_SCHEMA = {
-  type: 'array',
-  maxItems: MAX_DICTIONARY_LOCATORS,
-  description: `Up to ${MAX_DICTIONARY_LOCATORS} of the account's pronunciation dictionaries (POST /pronunciation-dictionaries), applied in this order before normalization; an unknown, deleted or other account's dictionary is 404 / 40401`,
-  items: {
-    type: 'object',
-    required: ['pronunciation_dictionary_id'],
-    properties: {
-      pronunciation_dictionary_id: { type: 'string' },
-      version_id: { type: 'string', description: 'A version of the dictionary (default: its latest)' },
-    },
-  },
-} as const;
-
 /** `requestBody` (jsonBody of the fields) with `pronunciation_dictionary_locators` added to its schema. */
 export function withLocators<B extends { content: Record<string, { schema: unknown }> }>(body: B): B {
   for (const media of Object.values(body.content)) {
     const schema = media.schema as { properties?: Record<string, unknown> };
-    schema.properties = { ...schema.properties, pronunciation_dictionary_locators: LOCATORS_SCHEMA };
+    schema.properties = { ...schema.properties, pronunciation_dictionary_locators: DICTIONARY_LOCATORS_SCHEMA };
   }
   return body;
 }
 
 /**
  * What shapes a request's reading beside its text: `text_type` and
- * `pronunciation_dictionary_locators` (an array of at most MAX_DICTIONARY_LOCATORS objects, each
- * with a pronunciation_dictionary_id), 400 / 40001 naming the fault. A plain text must pass the
+ * `pronunciation_dictionary_locators` (parseDictionaryLocators: 400 / 40001 naming the fault). A plain text must pass the
  * 3-word / 10-character rule as written (its markup, <break>, only adds words); SSML is checked
  * on its spoken text when the engine prepares it.
  */
 export function speechTextOptions(body: unknown, text: string, textType: SpeechTextType | undefined): { textType?: SpeechTextType; dictionaryLocators?: DictionaryLocator[] } {
   if (!isSsmlText(text, textType) && !meetsTextMinimum(text)) throw errors.validation(TEXT_TOO_SHORT_MESSAGE);
-  const raw = (body as Record<string, unknown>).pronunciation_dictionary_locators;
-  let dictionaryLocators: DictionaryLocator[] | undefined;
-  if (raw !== undefined && raw !== null) {
-    if (!Array.isArray(raw)) throw errors.validation('pronunciation_dictionary_locators must be an array of {pronunciation_dictionary_id, version_id?}');
-    if (raw.length > MAX_DICTIONARY_LOCATORS) throw errors.validation(`pronunciation_dictionary_locators names ${raw.length} dictionaries; at most ${MAX_DICTIONARY_LOCATORS} per request`);
-    dictionaryLocators = raw.map((l: unknown, i) => {
-      const where = `pronunciation_dictionary_locators[${i}]`;
-      const o = l as Record<string, unknown> | null;
-      if (o === null || typeof o !== 'object' || Array.isArray(o)) throw errors.validation(`${where} must be an object {pronunciation_dictionary_id, version_id?}`);
-      if (typeof o.pronunciation_dictionary_id !== 'string' || o.pronunciation_dictionary_id.trim() === '') throw errors.validation(`${where}.pronunciation_dictionary_id is required`);
-      if (o.version_id !== undefined && o.version_id !== null && typeof o.version_id !== 'string') throw errors.validation(`${where}.version_id must be a string`);
-      return { pronunciation_dictionary_id: o.pronunciation_dictionary_id, ...(typeof o.version_id === 'string' && { version_id: o.version_id }) };
-    });
-  }
+  const dictionaryLocators = parseDictionaryLocators((body as Record<string, unknown>).pronunciation_dictionary_locators);
   return { ...(textType && { textType }), ...(dictionaryLocators?.length && { dictionaryLocators }) };
 }

@@ -102,6 +102,12 @@ export interface SynthesisRequest {
    * spoken text, for logs). Absent: `text` is read as plain text.
    */
   steps?: SpeechStep[];
+  /**
+   * Work nobody is waiting to hear (a long-form job's part): none of its steps is urgent, so live
+   * requests' first audio goes first in every native pool (phonemize, diacritizer runs, espeak,
+   * HTS, ONNX).
+   */
+  background?: boolean;
 }
 
 /** How a request's text is read: plain text (whose only markup is <break time="…"/>) or SSML. */
