@@ -83,7 +83,7 @@ export default definePlugin({
       webhook: { timeoutMs: o.webhook.timeoutMs, retryBaseMs: o.webhook.retryBaseMs, retryWindowMs: Math.round(o.webhook.retryWindowHours * 3_600_000), allow, userAgent: 'Sawt-Webhooks/1' },
     });
     registerJobRoutes(http, {
-      store, runner, wallet, blobs, allow, jobLimit, services: { models, voices, accounts },
+      store, runner, wallet, blobs, allow, jobLimit, services: { models, voices, accounts, synthesizer },
       maxChars: o.maxChars, maxJsonBytes: o.maxJsonBytes, maxFileBytes: o.maxFileBytes, partChars: o.partChars, defaultFormat: o.defaultOutputFormat,
     });
     return {

@@ -5,7 +5,7 @@
  * by the lease holder; a lease that runs out (its process died) makes the part claimable again.
  */
 import type { Knex } from 'knex';
-import type { Database, Plan } from '@sawt/core';
+import type { Database, Plan, SpeechStep } from '@sawt/core';
 import type { TextPart } from './parts.js';
 import type { Chapter } from './spoken-text.js';
 import type { Cue } from './captions.js';
@@ -88,6 +88,8 @@ export interface ClaimedPart {
   textStart: number;
   chars: number;
   attempts: number;
+  /** What its synthesis reads (SSML, dictionaries); null: `text` as plain text. */
+  steps: SpeechStep[] | null;
 }
 
 export interface DonePart {
@@ -122,7 +124,7 @@ export class JobStore {
         cost_micro: job.costMicro, created_at: iso(this.clock()),
       });
       for (let i = 0; i < parts.length; i += INSERT_BATCH) {
-        await trx('job_parts').insert(parts.slice(i, i + INSERT_BATCH).map((p, k) => ({ job_id: job.id, idx: i + k, text: p.text, text_start: p.start, chars: p.chars, status: 'pending' })));
+        await trx('job_parts').insert(parts.slice(i, i + INSERT_BATCH).map((p, k) => ({ job_id: job.id, idx: i + k, text: p.text, text_start: p.start, chars: p.chars, steps: p.steps ? JSON.stringify(p.steps) : null, status: 'pending' })));
       }
     });
   }
@@ -200,7 +202,7 @@ export class JobStore {
     const k = this.knex;
     const claimable = (q: Knex.QueryBuilder) => q.where({ job_id: jobId }).where((w) => w.where('status', 'pending').orWhere((x) => x.where('status', 'leased').where('lease_expires_at', '<', now)));
     const lease = { status: 'leased', owner_id: ownerId, lease_expires_at: expires, attempts: k.raw('attempts + 1') };
-    const columns = ['job_id', 'idx', 'text', 'text_start', 'chars', 'attempts'];
+    const columns = ['job_id', 'idx', 'text', 'text_start', 'chars', 'attempts', 'steps'];
     let row: Record<string, unknown> | undefined;
     if (this.db.dialect === 'pg') {
       // Two nodes asking at once skip each other's locked rows instead of waiting for them.
@@ -219,7 +221,10 @@ export class JobStore {
       }
     }
     if (!row) return null;
-    return { jobId: String(row.job_id), idx: Number(row.idx), text: String(row.text), textStart: Number(row.text_start), chars: Number(row.chars), attempts: Number(row.attempts) };
+    return {
+      jobId: String(row.job_id), idx: Number(row.idx), text: String(row.text), textStart: Number(row.text_start), chars: Number(row.chars), attempts: Number(row.attempts),
+      steps: row.steps ? (JSON.parse(String(row.steps)) as SpeechStep[]) : null,
+    };
   }
 
   /** Pushes the part's lease forward; false when it is no longer this owner's, or the job stopped. */

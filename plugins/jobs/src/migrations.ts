@@ -94,4 +94,18 @@ export const jobMigrations: Migration[] = [
       await knex.schema.dropTable('jobs');
     },
   },
+  {
+    name: '002-part-steps',
+    async up(knex) {
+      await knex.schema.alterTable('job_parts', (t) => {
+        /** The steps its synthesis reads (JSON SpeechStep[]) when the engine prepared the job's text (SSML, dictionaries); null: plain text. */
+        t.text('steps').nullable();
+      });
+    },
+    async down(knex) {
+      await knex.schema.alterTable('job_parts', (t) => {
+        t.dropColumn('steps');
+      });
+    },
+  },
 ];

@@ -2,7 +2,7 @@
  * A job's text cut into parts (what one runner renders under one lease) at sentence ends, and
  * sentences (what one caption cue shows).
  */
-import { countChars, countWords } from '@sawt/core';
+import { countChars, countWords, type SpeechStep } from '@sawt/core';
 
 export interface TextPart {
   /** Offset (UTF-16 index) of its first character in the spoken text. */
@@ -10,6 +10,8 @@ export interface TextPart {
   text: string;
   /** Billable characters: the parts' sum is the billable count of the whole text. */
   chars: number;
+  /** What its synthesis reads when the engine prepared the text (SSML, dictionaries); `text` is then the words spoken. */
+  steps?: SpeechStep[];
 }
 
 /** After a sentence's end mark (and closing quotes), or at a line break: where the next one starts. */

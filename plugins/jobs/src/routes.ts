@@ -10,14 +10,15 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { readFile } from 'node:fs/promises';
 import {
-  OUTPUT_FORMAT_NAMES, SawtError, billableChars, countChars, defineFields, errors, meetsTextMinimum, outputFormat, resolveModelFor, resolveVoiceFor, synthesisRate, validateFields,
-  TEXT_TOO_SHORT_MESSAGE,
+  OUTPUT_FORMAT_NAMES, SawtError, billableChars, countChars, defineFields, errors, isSsmlText, meetsTextMinimum, outputFormat, parseDictionaryLocators, preparePaidSpeech,
+  resolveModelFor, resolveVoiceFor, synthesisRate, validateFields, TEXT_TOO_SHORT_MESSAGE, type DictionaryLocator,
   type AuthContext, type BlobStore, type FieldValues, type HttpRoutes, type PaidSynthesisServices, type RouteRequest, type Wallet, type Plan,
 } from '@sawt/core';
 import { toSrt, toWebVtt } from './captions.js';
 import type { Timeline } from './assemble.js';
 import { FINISHED, JobStore, type JobRow } from './job-store.js';
-import { splitParts } from './parts.js';
+import { splitParts, type TextPart } from './parts.js';
+import { dictionaryParts, ssmlParts } from './prepared-parts.js';
 import type { JobRunner } from './runner.js';
 import { spokenText, type TextFormat } from './spoken-text.js';
 import { resolveWebhookTarget, type WebhookAllowList } from './webhook-target.js';
@@ -26,7 +27,7 @@ import { newWebhookSecret } from './webhooks.js';
 export interface JobRouteDeps {
   store: JobStore;
   runner: JobRunner;
-  services: Pick<PaidSynthesisServices, 'models' | 'voices' | 'accounts'>;
+  services: Pick<PaidSynthesisServices, 'models' | 'voices' | 'accounts' | 'synthesizer'>;
   wallet: Wallet;
   blobs: BlobStore;
   allow: WebhookAllowList;
@@ -48,13 +49,17 @@ const settingsFields = {
   title: { type: 'string', maxLength: 300, description: 'A name for the job (lists, webhooks)' },
   callback_url: { type: 'string', format: 'http-url', maxLength: 2000, description: 'POSTed the outcome, signed with the account\'s webhook secret (POST /webhooks/secret first)' },
   text_format: { type: 'string', enum: ['auto', 'plain', 'markdown'] as const, description: 'How the text is read: markdown drops its markup (not spoken, not billed); auto (default) when it looks like Markdown' },
+  text_type: { type: 'string', enum: ['text', 'ssml'] as const, description: 'ssml: the text is an SSML document (README, SSML), text_format does not apply; text (default): plain text or Markdown. A text starting with <speak is SSML either way' },
 } as const;
 
 const jsonFields = defineFields({
   ...settingsFields,
   text: { type: 'string', required: true, description: 'The text (up to 1,000,000 characters; at least 3 words and 10 characters)' },
 });
-const uploadFields = defineFields(settingsFields);
+const uploadFields = defineFields({
+  ...settingsFields,
+  pronunciation_dictionary_locators: { type: 'string', maxLength: 4000, description: 'A JSON array of at most 3 {pronunciation_dictionary_id, version_id?} (in a JSON body: the array itself), applied to the whole text' },
+});
 
 const jobIdParam = { name: 'job_id', in: 'path', required: true, schema: { type: 'string' }, description: 'The job_id given at submit' };
 const errorSchema = { $ref: '#/components/schemas/Error' };
@@ -175,6 +180,19 @@ function textOfFile(bytes: Buffer): string {
 interface Submission {
   fields: FieldValues<typeof uploadFields>;
   text: string;
+  locators: DictionaryLocator[] | undefined;
+}
+
+/** `pronunciation_dictionary_locators` of a multipart upload: its field holds the JSON array. */
+function uploadedLocators(raw: string | undefined): DictionaryLocator[] | undefined {
+  if (raw === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw errors.validation('pronunciation_dictionary_locators must be a JSON array of {pronunciation_dictionary_id, version_id?}');
+  }
+  return parseDictionaryLocators(parsed);
 }
 
 export function registerJobRoutes(http: HttpRoutes, deps: JobRouteDeps): void {
@@ -192,15 +210,15 @@ export function registerJobRoutes(http: HttpRoutes, deps: JobRouteDeps): void {
       const upload = await req.upload();
       const file = upload.files.file;
       if (!file) throw errors.validation('file is required: a UTF-8 text or Markdown file (or send JSON with text)');
-      return { fields: upload.fields, text: textOfFile(await readFile(file.path)) };
+      return { fields: upload.fields, text: textOfFile(await readFile(file.path)), locators: uploadedLocators(upload.fields.pronunciation_dictionary_locators) };
     }
     if (!/^application\/json/i.test(String(req.headers['content-type'] ?? ''))) {
       req.raw.resume();
       throw errors.validation('Send application/json with text, or multipart/form-data with a UTF-8 text or Markdown file');
     }
-    const body = validateFields(await readJson(req.raw, deps.maxJsonBytes), jsonFields);
-    const { text, ...fields } = body;
-    return { fields, text };
+    const raw = await readJson(req.raw, deps.maxJsonBytes);
+    const { text, ...fields } = validateFields(raw, jsonFields);
+    return { fields, text, locators: parseDictionaryLocators((raw as Record<string, unknown>).pronunciation_dictionary_locators) };
   }
 
   http.route({
@@ -223,21 +241,31 @@ export function registerJobRoutes(http: HttpRoutes, deps: JobRouteDeps): void {
   }, async (req, reply) => {
     const auth = req.auth as AuthContext;
     const modelId = req.params.model_id ?? '';
-    const { fields, text: source } = await submission(req);
+    const { fields, text: source, locators } = await submission(req);
     const model = await resolveModelFor(deps.services, auth, modelId);
     await resolveVoiceFor(deps.services, auth, fields.voice_id, model);
     const format = outputFormat(fields.output_format ?? deps.defaultFormat);
     if (countChars(source) > deps.maxChars) throw errors.validation(`text must be at most ${deps.maxChars} characters (it has ${countChars(source)})`);
-    const spoken = spokenText(source, (fields.text_format ?? 'auto') as TextFormat);
-    if (!meetsTextMinimum(spoken.text)) throw errors.validation(TEXT_TOO_SHORT_MESSAGE);
+    const ssml = isSsmlText(source, fields.text_type);
+    const spoken = ssml ? { text: source, chapters: [] } : spokenText(source, (fields.text_format ?? 'auto') as TextFormat);
+    if (!ssml && !meetsTextMinimum(spoken.text)) throw errors.validation(TEXT_TOO_SHORT_MESSAGE);
     let callbackUrl: string | null = null;
     if (fields.callback_url) {
       if (!(await store.webhookSecret(auth.account.id))) throw errors.validation('callback_url needs the account\'s webhook secret: make it first with POST /api/v1/webhooks/secret');
       await resolveWebhookTarget(fields.callback_url, deps.allow);
       callbackUrl = fields.callback_url;
     }
-    const chars = billableChars(spoken.text);
-    const parts = splitParts(spoken.text, deps.partChars);
+    // SSML and dictionaries: the engine prepares the text now (its 400s with line:column, 404 / 40401
+    // for a dictionary), before any money; the parts carry what their synthesis reads.
+    const prepare = (text: string, textType: 'text' | 'ssml', textRule: boolean) => preparePaidSpeech(deps.services, {
+      auth, modelId: model.model_id, text, textType, speed: fields.speed ?? 1, textRule, transport: 'http', ...(locators?.length && { dictionaryLocators: locators }),
+    }, model).then((r) => r.prepared);
+    let parts: TextPart[];
+    if (ssml) parts = ssmlParts((await prepare(spoken.text, 'ssml', true)).steps, deps.partChars);
+    else if (locators?.length) parts = await dictionaryParts(splitParts(spoken.text, deps.partChars), (text) => prepare(text, 'text', false));
+    else parts = splitParts(spoken.text, deps.partChars);
+    if (parts.length === 0) throw errors.validation(TEXT_TOO_SHORT_MESSAGE);
+    const chars = parts.some((p) => p.steps) ? parts.reduce((n, p) => n + p.chars, 0) : billableChars(spoken.text);
     const id = randomUUID();
     const cost = chars * model.costPerCharMicro;
     const reservation = await deps.wallet.reserveDurable(auth.account.id, cost, {

@@ -136,7 +136,7 @@ export class JobRunner {
     try {
       const stream = await this.deps.synthesizer.synthesize({
         modelId: job.model_id, voiceId: job.voice_id, accountId: job.account_id, text: part.text, speed: job.speed, stability: job.stability,
-        sampleRate: job.synthesis_rate, requestId: `job-${job.id}-${part.idx}`,
+        sampleRate: job.synthesis_rate, requestId: `job-${job.id}-${part.idx}`, ...(part.steps && { steps: part.steps }),
       });
       slot.stream = stream;
       if (this.stopped || leaseLost) stream.destroy();

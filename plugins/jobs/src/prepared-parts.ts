@@ -1,0 +1,62 @@
+/**
+ * Parts of a job whose text the engine prepares (SpeechSynthesizer.prepare): SSML, or a text read
+ * with pronunciation dictionaries. Each part carries the steps its synthesis reads and, as its
+ * text, the words it speaks (what captions show and what is billed), so a part renders the same
+ * on any node at any time, whatever the dictionaries become after submit.
+ */
+import { countChars, type SpeechStep } from '@sawt/core';
+import { splitParts, type TextPart } from './parts.js';
+
+type SpeakStep = Extract<SpeechStep, { kind: 'speak' }>;
+
+/** Prepares one text (no markup) with the job's dictionaries: the words spoken and the steps. */
+export type PrepareText = (text: string) => Promise<{ billableText: string; steps: SpeechStep[] }>;
+
+/**
+ * The steps of a whole SSML document in parts of about `partChars` spoken characters: a long
+ * speak step is cut at sentence ends (each piece keeps its prosody and language); pauses and marks
+ * stay where they are. A part's text is its spoken pieces joined by a space.
+ */
+export function ssmlParts(steps: readonly SpeechStep[], partChars: number): TextPart[] {
+  const parts: TextPart[] = [];
+  let current: { steps: SpeechStep[]; texts: string[]; chars: number } = { steps: [], texts: [], chars: 0 };
+  let offset = 0;
+  const close = () => {
+    if (!current.texts.length) return;
+    const text = current.texts.join(' ');
+    parts.push({ start: offset, text, chars: countChars(text), steps: current.steps });
+    // The space that joins it to the next part's words is billed with it, as in the whole text.
+    if (parts.length > 1) parts[parts.length - 2]!.chars++;
+    offset += text.length + 1;
+    current = { steps: [], texts: [], chars: 0 };
+  };
+  for (const step of steps) {
+    if (step.kind !== 'speak') {
+      current.steps.push(step);
+      continue;
+    }
+    for (const piece of splitParts(step.text, partChars)) {
+      const text = piece.text.trim();
+      if (current.chars > 0 && current.chars + text.length > partChars) close();
+      current.steps.push({ ...step, text } satisfies SpeakStep);
+      current.texts.push(text);
+      current.chars += text.length + 1;
+    }
+  }
+  // Pauses and marks after the last words go with the last part.
+  if (!current.texts.length && parts.length) parts[parts.length - 1]!.steps!.push(...current.steps);
+  close();
+  return parts;
+}
+
+/** Each part of a plain text prepared with the job's dictionaries: its spoken words and its steps. */
+export async function dictionaryParts(parts: readonly TextPart[], prepare: PrepareText): Promise<TextPart[]> {
+  const out: TextPart[] = [];
+  for (const [i, part] of parts.entries()) {
+    const { billableText, steps } = await prepare(part.text);
+    // start stays the part's offset in the text as written: chapters are found by it. The space
+    // that joins a part to the next is billed with it, as in the whole text.
+    out.push({ start: part.start, text: billableText, chars: countChars(billableText) + (i + 1 < parts.length ? 1 : 0), steps });
+  }
+  return out;
+}
