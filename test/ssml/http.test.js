@@ -180,3 +180,29 @@ function rms(pcm) {
   for (let i = 0; i < n; i++) sum += pcm.readInt16LE(i * 2) ** 2;
   return Math.sqrt(sum / n);
 }
+
+t.test('the OpenAI-compatible route takes text_type and pronunciation_dictionary_locators as extension fields', async (t) => {
+  const openai = (body) => fetch(`${srv.base}/v1/audio/speech`, { method: 'POST', headers: { authorization: `Bearer ${headers['x-api-key']}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, voice: 'fusha-omar', response_format: 'pcm', ...body }) });
+  const pcm = async (body) => {
+    const res = await openai(body);
+    t.equal(res.status, 200);
+    return Buffer.from(await res.arrayBuffer());
+  };
+  const text = 'مرحبا بكم في خدمة صوت للنطق العربي';
+  const plain = await pcm({ input: text });
+  const ssml = await pcm({ input: `<speak>${text}</speak>`, text_type: 'ssml' });
+  soundsLike(t, ssml, plain, 'OpenAI route: <speak> not read aloud');
+  const paused = await pcm({ input: `<speak>مرحبا بكم <break time="2s"/> في خدمة صوت للنطق العربي</speak>` });
+  t.ok(seconds(paused) > seconds(plain) + 1.8, `a 2 s break heard (${seconds(paused).toFixed(2)} s vs ${seconds(plain).toFixed(2)} s)`);
+  const short = await pcm({ input: 'مرحبا' });
+  t.ok(seconds(short) > 0.2, 'any text, as before: no 3-word minimum on this route');
+  const bad = await openai({ input: '<speak>مرحبا <break></speak>' });
+  const badBody = await bad.json();
+  t.same([bad.status, badBody.error.code, badBody.error.param], [400, 40001, 'input']);
+  t.match(badBody.error.message, /SSML: .*1:\d+/);
+  const unknown = await openai({ input: text, pronunciation_dictionary_locators: [{ pronunciation_dictionary_id: 'nope' }] });
+  const unknownBody = await unknown.json();
+  t.same([unknown.status, unknownBody.error.code, unknownBody.error.param, unknownBody.error.type], [404, 40401, 'pronunciation_dictionary_locators', 'not_found_error']);
+  const wrong = await openai({ input: text, text_type: 'xml' });
+  t.same([wrong.status, (await wrong.json()).error.param], [400, 'text_type']);
+});

@@ -5,7 +5,7 @@
  * (code: Sawt's numeric errorCode), so OpenAI's own clients raise their own error classes.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { SawtError, errors, outputFormat, startPaidSynthesis, type HttpRouteSpec, type Logger, type PaidSynthesisServices } from '@sawt/core';
+import { DICTIONARY_LOCATORS_SCHEMA, SawtError, errors, outputFormat, parseDictionaryLocators, startPaidSynthesis, type HttpRouteSpec, type Logger, type PaidSynthesisServices } from '@sawt/core';
 import type { OutputLimits } from '../audio-response.js';
 import { toSawtError } from '../errors.js';
 import { sendFramed } from '../framed-response.js';
@@ -86,7 +86,7 @@ export function registerOpenAiRoutes(
   };
   describe({
     method: 'POST', path: '//v1/audio/speech', scope: 'openai',
-    summary: 'OpenAI-compatible text to speech (baseURL http://host:port/v1): model (a Sawt model or tts-1, tts-1-hd, gpt-4o-mini-tts), input, voice (a Sawt voice or an OpenAI voice name), response_format mp3|opus|wav|flac|pcm, speed 0.25–4.0 (clamped to 0.7–1.2: header x-sawt-speed-applied), instructions (ignored), stream_format audio|sse',
+    summary: 'OpenAI-compatible text to speech (baseURL http://host:port/v1): model (a Sawt model or tts-1, tts-1-hd, gpt-4o-mini-tts), input, voice (a Sawt voice or an OpenAI voice name), response_format mp3|opus|wav|flac|pcm, speed 0.25–4.0 (clamped to 0.7–1.2: header x-sawt-speed-applied), instructions (ignored), stream_format audio|sse; Sawt extensions: text_type (ssml), pronunciation_dictionary_locators',
     requestBody: {
       required: true,
       content: {
@@ -100,6 +100,8 @@ export function registerOpenAiRoutes(
               speed: { type: 'number', minimum: OPENAI_SPEED.min, maximum: OPENAI_SPEED.max, default: 1 },
               instructions: { type: 'string', description: 'Accepted and ignored' },
               stream_format: { type: 'string', enum: ['audio', 'sse'], default: 'audio' },
+              text_type: { type: 'string', enum: ['text', 'ssml'], default: 'text', description: 'Sawt extension: ssml reads input as an SSML document (README, SSML); an input starting with <speak is SSML either way' },
+              pronunciation_dictionary_locators: { ...DICTIONARY_LOCATORS_SCHEMA, description: `Sawt extension: ${DICTIONARY_LOCATORS_SCHEMA.description}` },
             },
           },
         },
@@ -166,6 +168,14 @@ export function registerOpenAiRoutes(
       if (body.instructions !== undefined && typeof body.instructions !== 'string') throw invalid('instructions', 'instructions must be a string');
       const streamFormat = body.stream_format ?? 'audio';
       if (streamFormat !== 'audio' && streamFormat !== 'sse') throw invalid('stream_format', 'stream_format must be audio or sse');
+      const textType = body.text_type ?? 'text';
+      if (textType !== 'text' && textType !== 'ssml') throw invalid('text_type', 'text_type must be text or ssml');
+      let dictionaryLocators;
+      try {
+        dictionaryLocators = parseDictionaryLocators(body.pronunciation_dictionary_locators);
+      } catch (e) {
+        throw invalid('pronunciation_dictionary_locators', (e as Error).message);
+      }
       const applied = Math.min(MODEL_SPEED.max, Math.max(MODEL_SPEED.min, speed));
       const modelId = resolveModel(body.model);
       const voiceId = Object.hasOwn(mapping.voices, voiceField) ? mapping.voices[voiceField]! : voiceField;
@@ -174,10 +184,13 @@ export function registerOpenAiRoutes(
       try {
         run = await startPaidSynthesis(deps, {
           auth: req.auth!, requestId: req.id, modelId, voiceId, text: body.input, speed: applied, stability: 0.5,
+          // Any text (OpenAI has no minimum); SSML and dictionaries as on /api/v1 (extension fields).
+          textRule: false, textType, ...(dictionaryLocators && { dictionaryLocators }),
           purpose: 'tts openai', transport: 'http', startedAt: performance.now() - reply.elapsedTime, maxOutputSeconds: deps.output.maxOutputSeconds,
         });
       } catch (e) {
-        if (e instanceof SawtError && e.status === 404) params.set(e, /^Voice/.test(e.message) ? 'voice' : 'model');
+        if (e instanceof SawtError && e.status === 404) params.set(e, /^Voice/.test(e.message) ? 'voice' : /^Pronunciation dictionary/.test(e.message) ? 'pronunciation_dictionary_locators' : 'model');
+        else if (e instanceof SawtError && e.status === 400 && /^SSML/.test(e.message)) params.set(e, 'input');
         throw e;
       }
       const headers = { 'x-sawt-speed-applied': String(applied), 'x-sawt-model': modelId, 'x-sawt-voice': voiceId };
@@ -190,7 +203,7 @@ export function registerOpenAiRoutes(
           end: () => `data: ${JSON.stringify({ type: 'speech.audio.done', usage: { input_tokens: chars, output_tokens: 0, total_tokens: chars } })}\n\n`,
         }
         : { contentType: format.contentType, streaming: true, headers, piece: (audio: Buffer) => (audio.length ? audio : null), whole: (audio: Buffer) => audio };
-      await deps.track(sendFramed(req, reply, { stream: run.stream, admission: run.admission, format, text: body.input }, framing, deps.output, deps.logger), () => run.stream.destroy());
+      await deps.track(sendFramed(req, reply, { stream: run.stream, admission: run.admission, format, text: run.billableText }, framing, deps.output, deps.logger), () => run.stream.destroy());
     });
   }, { prefix: '/v1' });
 }
