@@ -44,6 +44,9 @@ t.test('the length schedule cuts at a word end outside markup; the unfinished ta
   t.same(pieces, [`<speak>${words}</speak>`], 'over 50 characters: cut before the unfinished <mark');
   t.same(feed(c, ['me="after"/>وعاد ظهرا.</speak>']), ['<speak> <mark name="after"/>وعاد ظهرا.</speak>']);
   t.equal(c.flush(), null, 'a flush with only the closing tag left has nothing to speak');
+
+  const markup = new SsmlChunker();
+  t.same(feed(markup, ['<speak><prosody rate="slow" pitch="+2st" volume="loud">مرحبا بكم ', '<mark name="service"/>في خدمة صوت ']), [], 'markup does not count toward the 50 characters');
 });
 
 t.test('SSML content without <speak> is read inside one; text type markers in plain words are not cuts', async (t) => {

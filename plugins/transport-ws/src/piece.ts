@@ -2,7 +2,7 @@ import { firstAudioWaits, outputTooLong, turnBudget, type CutBy, type PaidAdmiss
 import { AlignmentBuilder } from './alignment-builder.js';
 import { messageBuffers } from './message-buffers.js';
 import type { ConnectionEncoder } from './encoding.js';
-import { audioMessage, emptyFinalMessage } from './messages.js';
+import { audioMessage, emptyFinalMessage, type Mark } from './messages.js';
 import { NotReading } from './send-window.js';
 
 /** The most audio one message carries after the first of a piece (ms). */
@@ -45,6 +45,15 @@ export interface Piece {
   flushEnd: boolean;
   /** When the piece was cut from the text (performance.now()): first-audio latency counts from here. */
   queuedAt: number;
+  /** An SSML document (text_type ssml): its alignment covers the spoken text the paid path prepared, not the markup. */
+  ssml?: boolean;
+}
+
+/** What a piece's paid synthesis gives: the speech, its admission and (startPaidSynthesis) the spoken text it bills. */
+export interface StartedPiece {
+  stream: SpeechStream;
+  admission: PaidAdmission;
+  billableText?: string;
 }
 
 /** The connection, as the generation of a piece sees it. */
@@ -97,7 +106,7 @@ export class PieceRun {
   }
 
   /** Streams the audio of the paid synthesis `start` begins; its failure to start is sent as an error. */
-  async run(start: () => Promise<{ stream: SpeechStream; admission: PaidAdmission }>, sampleRate: number, encoder: ConnectionEncoder | null = null): Promise<void> {
+  async run(start: () => Promise<StartedPiece>, sampleRate: number, encoder: ConnectionEncoder | null = null): Promise<void> {
     const firstAudioSent = firstAudioWaits.enter();
     try {
       await this.generate(start, sampleRate, firstAudioSent, encoder);
@@ -106,11 +115,12 @@ export class PieceRun {
     }
   }
 
-  private async generate(start: () => Promise<{ stream: SpeechStream; admission: PaidAdmission }>, sampleRate: number, firstAudioSent: () => void, encoder: ConnectionEncoder | null): Promise<void> {
+  private async generate(start: () => Promise<StartedPiece>, sampleRate: number, firstAudioSent: () => void, encoder: ConnectionEncoder | null): Promise<void> {
     let stream: SpeechStream;
     let admission: PaidAdmission;
+    let billableText: string | undefined;
     try {
-      ({ stream, admission } = await start());
+      ({ stream, admission, billableText } = await start());
     } catch (e) {
       if (!this.cancelled && !this.out.closed()) await this.out.sendError(e);
       return;
@@ -129,7 +139,10 @@ export class PieceRun {
     // server and the client, and no audio waits longer than before: what was read goes out at once,
     // but for the chunk held back).
     // Times from the start of the audio as played (an MP3 plays its encoder's delay first).
-    const align = new AlignmentBuilder(this.piece.text, sampleRate, { offsetMs: encoder?.playedDelayMs ?? 0 });
+    const offsetMs = encoder?.playedDelayMs ?? 0;
+    const align = new AlignmentBuilder(this.piece.ssml && billableText !== undefined ? billableText : this.piece.text, sampleRate, { offsetMs });
+    // SSML marks read so far, timed like the alignment; each goes with the next message.
+    const marks: Mark[] = [];
     const maxBytes = (sampleRate * 2 * MAX_MESSAGE_MS) / 1000;
     let held: SpeechChunk[] = [];
     let heldBytes = 0;
@@ -140,11 +153,12 @@ export class PieceRun {
     const emit = (chunks: SpeechChunk[], isFinal: boolean) => {
       const samples = chunks.reduce((n, c) => n + c.info.samples, 0);
       const alignment = align.take();
+      const reached = marks.splice(0);
       const pcm = chunks.map((c) => c.pcm);
       // Encoded (off the event loop) in order; the messages go out in the same order.
       const message = encoder
-        ? encoder.encode(pcm, isFinal).then((bytes) => audioMessage(bytes, encoder.rate, alignment, isFinal, messageBuffers))
-        : audioMessage(pcm, sampleRate, alignment, isFinal, messageBuffers);
+        ? encoder.encode(pcm, isFinal).then((bytes) => audioMessage(bytes, encoder.rate, alignment, isFinal, messageBuffers, reached))
+        : audioMessage(pcm, sampleRate, alignment, isFinal, messageBuffers, reached);
       const sent = (message instanceof Promise ? message.then((m) => this.out.send(m)) : this.out.send(message)).then((ok) => {
         if (ok) deliveredSamples += samples;
         inFlight.delete(sent);
@@ -174,7 +188,10 @@ export class PieceRun {
         // The chunks already waiting come with the first: their words go with the next message.
         const batch = [first];
         for (let c: SpeechChunk | null; (c = stream.read() as SpeechChunk | null) !== null;) batch.push(c);
-        for (const chunk of batch) align.add(chunk.info);
+        for (const chunk of batch) {
+          align.add(chunk.info);
+          for (const m of chunk.info.marks ?? []) marks.push({ name: m.name, timeMs: Math.round(m.timeMs + offsetMs) });
+        }
         for (const chunk of batch) {
           if (this.gone()) throw new Error('cancelled');
           generatedSamples += chunk.info.samples;

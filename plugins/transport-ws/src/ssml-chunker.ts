@@ -2,13 +2,17 @@ import { cutSsmlAt, endsInsideMarkup, errors, meetsTextMinimum, TEXT_TOO_SHORT_M
 import { advance, maskMarkup, pieceDocument, spokenText, unfinishedAtFlush, type SsmlPiece } from './ssml-stream-text.js';
 import { cutPosition, DEFAULT_CHUNKING, hasSpeakable, NOTHING_TO_SPEAK, type Chunker, type TextChunkerOptions } from './text-chunker.js';
 
+/** The length of masked SSML: its characters outside markup. */
+const textLength = (masked: string) => masked.replace(/\uFFFF/gu, '').length;
+
 /**
  * The chunking of a session whose text is SSML (initConnection text_type "ssml"): the text
  * messages joined are one SSML text, cut where TextChunker's policy cuts plain text (sentence ends,
- * the length schedule, try_trigger_generation), markup left out of the search; each cut goes through
- * cutSsmlAt, so a piece is a whole document (the elements open at the cut closed, and reopened for
- * the rest) and a tag split across messages waits for its end. A flush ends the text so far (its
- * open elements stay open for the next); its text rule counts the text between the tags.
+ * the length schedule, try_trigger_generation), markup left out of the search and the lengths; each
+ * cut goes through cutSsmlAt, so a piece is a whole document (the elements open at the cut closed,
+ * and reopened for the rest) and a tag split across messages waits for its end. A flush ends the
+ * text so far (its open elements stay open for the next); its text rule counts the text between the
+ * tags.
  */
 export class SsmlChunker implements Chunker {
   #buffer = '';
@@ -33,7 +37,7 @@ export class SsmlChunker implements Chunker {
   }
 
   next(tryNow = false): string | null {
-    const cut = cutPosition(maskMarkup(this.#buffer), this.#pieces, tryNow, this.options);
+    const cut = cutPosition(maskMarkup(this.#buffer), this.#pieces, tryNow, this.options, textLength);
     if (cut <= this.#reopened) return null;
     return this.#take(cut);
   }

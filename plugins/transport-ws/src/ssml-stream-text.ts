@@ -11,9 +11,9 @@ import { cutSsml, errors, isSawtError, SawtError } from '@sawt/core';
 /** Tags, comments, CDATA and processing instructions, complete or cut off at the end. */
 const MARKUP = /<!--[\s\S]*?(?:-->|$)|<!\[CDATA\[[\s\S]*?(?:\]\]>|$)|<\?[\s\S]*?(?:\?>|$)|<(?:"[^"]*(?:"|$)|'[^']*(?:'|$)|[^'">])*(?:>|$)/gu;
 
-/** `text` with its markup blanked out (NUL, same length): sentence and word ends are searched in what remains. */
+/** `text` with its markup blanked out (U+FFFF, same length): sentence and word ends are searched in what remains. */
 export function maskMarkup(text: string): string {
-  return text.replace(MARKUP, (m) => '\u0000'.repeat(m.length));
+  return text.replace(MARKUP, (m) => '\uFFFF'.repeat(m.length));
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: '\'' };

@@ -107,16 +107,18 @@ export class TextChunker implements Chunker {
 /**
  * Where text buffered in a session is cut now (0 or -1: not yet), the `pieces`-th cut: after the
  * last sentence end; else at the last whole word once the text is over the length schedule's
- * limit or, with `tryNow`, once the whole words make tryTriggerMin characters.
+ * limit or, with `tryNow`, once the whole words make tryTriggerMin characters. `measure` gives a
+ * text's length (SSML: the characters outside markup).
  */
-export function cutPosition(b: string, pieces: number, tryNow: boolean, options: TextChunkerOptions = DEFAULT_CHUNKING): number {
+export function cutPosition(b: string, pieces: number, tryNow: boolean, options: TextChunkerOptions = DEFAULT_CHUNKING, measure: (s: string) => number = (s) => s.length): number {
   let lastEnd = -1;
   for (const m of b.matchAll(SENTENCE_END)) lastEnd = m.index!;
   if (lastEnd >= 0) return lastEnd + 1;
   const { lengthSchedule, tryTriggerMin } = options;
   const limit = lengthSchedule[Math.min(pieces, lengthSchedule.length - 1)]!;
+  const length = measure(b);
   let cut = -1;
-  if (b.length > limit || (tryNow && b.trim().length >= tryTriggerMin)) cut = lastWordCut(b);
-  if (cut >= 0 && tryNow && b.length <= limit && b.slice(0, cut).trim().length < tryTriggerMin) cut = -1;
+  if (length > limit || (tryNow && measure(b.trim()) >= tryTriggerMin)) cut = lastWordCut(b);
+  if (cut >= 0 && tryNow && length <= limit && measure(b.slice(0, cut).trim()) < tryTriggerMin) cut = -1;
   return cut;
 }
