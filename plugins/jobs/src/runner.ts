@@ -137,6 +137,8 @@ export class JobRunner {
       const stream = await this.deps.synthesizer.synthesize({
         modelId: job.model_id, voiceId: job.voice_id, accountId: job.account_id, text: part.text, speed: job.speed, stability: job.stability,
         sampleRate: job.synthesis_rate, requestId: `job-${job.id}-${part.idx}`, ...(part.steps && { steps: part.steps }),
+        // Nobody waits to hear a part: none of its work is urgent in the engine's pools, so live requests' first audio goes first.
+        background: true,
       });
       slot.stream = stream;
       if (this.stopped || leaseLost) stream.destroy();
