@@ -191,14 +191,18 @@ if (RUNS.has('latency')) {
         all.idle.ws.push(...r.ws);
         continue;
       }
+      // Two jobs, each of several parts: the runners (one per core by default) take their parts, the
+      // older job's first (accounts take turns; one account's jobs go in order). The side starts once
+      // the first part is done (models loaded, the runners busy), and counts only if neither job had
+      // ended by its end (work was there for every runner all along).
       const ids = [await submit(makeBook(LOAD_CHARS), 'load 1'), await submit(makeBook(LOAD_CHARS), 'load 2')];
-      await Promise.all(ids.map((id) => until(id, (j) => j.status === 'running' && j.characters_done > 0, 200)));
+      await until(ids[0], (j) => j.status === 'running' && j.characters_done > 0, 200);
       const start = await Promise.all(ids.map(getJob));
       const t0 = performance.now();
       const r = await liveSide(session);
       const seconds = (performance.now() - t0) / 1000;
       const end = await Promise.all(ids.map(getJob));
-      if (end.some((j) => j.status !== 'running')) jobsRanThroughout = false;
+      if (end.some((j) => !['queued', 'running'].includes(j.status))) jobsRanThroughout = false;
       jobRates.push(end.reduce((n, j, i) => n + j.characters_done - start[i].characters_done, 0) / seconds);
       all.loaded.http.push(...r.http);
       all.loaded.ws.push(...r.ws);
