@@ -1,5 +1,6 @@
 import type { ErrorCode, OutputFormat } from './generated/api-types.js';
 import { appendFields, request, type RequestOptions, type Transport } from './http.js';
+import type { DictionaryLocator } from './pronunciation-dictionaries.js';
 
 /** What a job is doing; the last three are final. */
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
@@ -23,6 +24,10 @@ export interface JobRequest {
   callback_url?: string;
   /** `auto` (default) reads a text as Markdown when it looks like it. */
   text_format?: 'auto' | 'markdown' | 'plain';
+  /** ssml: text (or the file) is an SSML document: markup neither spoken nor billed; text_format does not apply. A text starting with <speak is SSML either way. */
+  text_type?: 'text' | 'ssml';
+  /** At most 3 pronunciation dictionaries for the whole text (404 / 40401 at submit, before money, for an unknown or another account's one). */
+  pronunciation_dictionary_locators?: DictionaryLocator[];
 }
 
 /** POST …/jobs answers 202 with this. */
@@ -89,7 +94,10 @@ export class Jobs {
     if (file === undefined) return (await request(this.transport, 'POST', path, { ...opts, json: fields })).json();
     if (fields.text !== undefined) throw new TypeError('jobs.create: give text or file, not both');
     const form = new FormData();
-    appendFields(form, fields);
+    // The locators go as one field holding their JSON array.
+    const { pronunciation_dictionary_locators: locators, ...rest } = fields;
+    appendFields(form, rest);
+    if (locators) form.append('pronunciation_dictionary_locators', JSON.stringify(locators));
     const name = fileName ?? ((file instanceof Blob && (file as File).name) || 'text.txt');
     form.append('file', file instanceof Blob ? file : new Blob([file as BlobPart], { type: /\.(md|markdown)$/i.test(name) ? 'text/markdown' : 'text/plain' }), name);
     return (await request(this.transport, 'POST', path, { ...opts, body: form })).json();
