@@ -4,6 +4,7 @@
 // characters, bad markup is 400 / 40001 with its place, limits are 400s naming them.
 import t from 'tap';
 import { tokens } from '@sawt/core';
+import { trackF0 } from '@sawt/native';
 import { startServer, parseWav } from '../helpers/server.js';
 import { injectFetch } from '../http/inject.js';
 import { envelopeCorrelation, seconds } from './listening.js';
@@ -171,8 +172,19 @@ t.test('prosody: pitch, volume and rate change the audio as asked', async (t) =>
   t.ok(Math.abs(gain + 12) < 0.5, `volume -12dB: ${gain.toFixed(2)} dB`);
   const high = await speech(t, { text: `<speak><prosody pitch="+6st">${text}</prosody></speak>` });
   soundsLike(t, high, plain, 'a pitch shift keeps the timing');
-  t.notSame(high, plain, 'and changes the samples');
+  const shift = 12 * Math.log2((await medianF0(high)) / (await medianF0(plain)));
+  t.ok(Math.abs(shift - 6) < 1.5, `pitch +6st: the median F0 rose ${shift.toFixed(2)} semitones`);
+  // espeak-ng (sawt-mini) shifts its pitch too.
+  const mini = async (body) => parseWav(Buffer.from(await (await fetch(`${srv.api}/text-to-speech/sawt-mini`, { method: 'POST', headers, body: JSON.stringify({ ...base, ...body }) })).arrayBuffer())).data;
+  const low = 12 * Math.log2((await medianF0(await mini({ text: `<speak><prosody pitch="-4st">${text}</prosody></speak>` }))) / (await medianF0(await mini({ text }))));
+  t.ok(low < -2.5 && low > -5.5, `sawt-mini pitch -4st: the median F0 moved ${low.toFixed(2)} semitones`);
 });
+
+/** Median F0 (Hz) of the voiced frames of 24 kHz PCM. */
+async function medianF0(pcm) {
+  const f0 = [...(await trackF0(pcm, 24000))].filter((f) => f > 0).sort((a, b) => a - b);
+  return f0[Math.floor(f0.length / 2)];
+}
 
 function rms(pcm) {
   let sum = 0;

@@ -34,10 +34,24 @@ async function* nativeChunks(source: SpeechStream, job: BackendSynthesis<unknown
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
 /**
- * espeak-ng's pitch (0–100, 50 the voice's base) scales the base pitch from half to double
- * (pitch_adjust_tab): about 50 steps an octave, so 50/12 a semitone.
+ * Semitones above pitch 0 of espeak-ng's pitch 0, 10, …, 100 (the median F0 of the Arabic voice
+ * on one sentence, measured: 67.9 Hz at 0 … 100.6 Hz at 50 … 169.1 Hz at 100; its +m3 and +f2
+ * variants follow within 0.3 st an octave). Not linear: about 7 steps a semitone low, 5.5 high.
  */
-const ESPEAK_PITCH_PER_SEMITONE = 50 / 12;
+const ESPEAK_PITCH_SEMITONES = [0, 1.06, 2.4, 3.75, 5.2, 6.81, 8.59, 10.3, 12.16, 14.09, 15.8];
+
+/** espeak-ng's pitch value `pitch` shifted by `semitones` (interpolated in the table; 0–100). */
+export function espeakPitchShifted(pitch: number, semitones: number): number {
+  const t = ESPEAK_PITCH_SEMITONES;
+  const p = clamp(pitch, 0, 100);
+  if (!semitones) return p;
+  const i = Math.min(9, Math.floor(p / 10));
+  const target = t[i]! + ((p - i * 10) / 10) * (t[i + 1]! - t[i]!) + semitones;
+  if (target <= 0) return 0;
+  if (target >= t[10]!) return 100;
+  const j = t.findIndex((v, k) => k < 10 && target < t[k + 1]!);
+  return j * 10 + ((target - t[j]!) / (t[j + 1]! - t[j]!)) * 10;
+}
 
 /**
  * Output settings of every HTS voice, chosen by DNSMOS on the front end's own output
@@ -77,7 +91,7 @@ export class EspeakBackend implements SpeechBackend<string, VoiceConfig> {
       segments: job.sentences,
       voice: p.voice,
       rate: Math.round(clamp(p.rate * job.speed, ESPEAK_RATE_RANGE.min, ESPEAK_RATE_RANGE.max)),
-      pitch: Math.round(clamp(p.pitch + (job.pitchSemitones ?? 0) * ESPEAK_PITCH_PER_SEMITONE, 0, 100)),
+      pitch: Math.round(espeakPitchShifted(p.pitch, job.pitchSemitones ?? 0)),
       range: Math.round(clamp(p.range + (0.5 - job.stability) * 60, 0, 100)),
       sampleRate: job.sampleRate,
       phonemeInput: job.sentences.some((s) => s.includes('[[')),
