@@ -138,3 +138,37 @@ t.test('the rules on words as the diacritizer hands them over', async (t) => {
   const fixed = [{ ...word('زَوَّرُوا', ''), fixed: true }];
   t.equal(correctDiacritics(fixed), 0, 'a fixed word is left alone');
 });
+
+// Wright I §20 (the plural's mīm takes its damma before hamzat al-wasl), Ryding §18.1 (أنّ/إنّ before
+// a noun, أنْ before a verb), Ryding §8.1 and §16.4 (the noun after a preposition or after a
+// construct head such as خلال، بعد، مثل، كل is genitive; its nisba adjective agrees).
+t.test('grammar of the word after a particle or a construct head', async (t) => {
+  const word = (reading, before = ' ') => {
+    const bare = stripDiacritics(reading);
+    const marks = [];
+    for (const ch of reading.normalize('NFC')) {
+      if (/[\u064b-\u0652]/u.test(ch)) marks[marks.length - 1] += ch;
+      else marks.push('');
+    }
+    return { bare, marks, fixed: false, before };
+  };
+  const corrected = (reading) => {
+    const ws = reading.split(' ').map((r, k) => word(r, k ? ' ' : ''));
+    correctDiacritics(ws);
+    return nfc(ws.map((w) => [...w.bare].map((ch, k) => ch + w.marks[k]).join('')).join(' '));
+  };
+  t.equal(corrected('وَأَكَّدَ أَنْ الْقُوَّاتُ الْأَمْرِيكِيَّةُ'), nfc('وَأَكَّدَ أَنَّ الْقُوَّاتِ الْأَمْرِيكِيَّةَ'), 'أنّ before a definite noun, its noun accusative (ـاتِ for a feminine plural)');
+  t.equal(corrected('قَالَ إِنْ الْوَضْعُ خَطِيرٌ'), nfc('قَالَ إِنَّ الْوَضْعَ خَطِيرٌ'), 'إنّ after قال before a definite noun');
+  t.equal(corrected('لِأَنْ الطَّرِيقُ مُغْلَقٌ'), nfc('لِأَنَّ الطَّرِيقَ مُغْلَقٌ'), 'لأنّ: the clitic keeps its kasra');
+  t.equal(corrected('يُرِيدُ أَنْ يَسْتَقِيلَ'), nfc('يُرِيدُ أَنْ يَسْتَقِيلَ'), 'أنْ before a verb stays');
+  t.equal(corrected('خِلَالَ الْأُسْبُوعَ الْمَاضِي'), nfc('خِلَالَ الْأُسْبُوعِ الْمَاضِي'), 'genitive after خلال');
+  t.equal(corrected('فِي الْمِنْطَقَةُ الشَّرْقِيَّةُ'), nfc('فِي الْمِنْطَقَةِ الشَّرْقِيَّةِ'), 'genitive after في, and its nisba adjective');
+  t.equal(corrected('بِالْمَدِينَةَ الْقَدِيمَةُ'), nfc('بِالْمَدِينَةِ الْقَدِيمَةُ'), 'بـ + the article: genitive (a non-nisba word after it may start a new constituent: left alone)');
+  t.equal(corrected('مِثْلَ الْأَطْفَالُ'), nfc('مِثْلَ الْأَطْفَالِ'), 'genitive after مثل');
+  t.equal(corrected('مَثَّلَ الْمُنْتَخَبُ الْبِلَادَ'), nfc('مَثَّلَ الْمُنْتَخَبُ الْبِلَادَ'), 'the verb مَثَّلَ (represented) governs no genitive: its subject stays nominative');
+  t.equal(corrected('قَبِلَ الرَّئِيسُ الدَّعْوَةَ'), nfc('قَبِلَ الرَّئِيسُ الدَّعْوَةَ'), 'the verb قَبِلَ (accepted), not the adverb قَبْلَ');
+  t.equal(corrected('بَيْنَ الْمُسْلِمِينَ'), nfc('بَيْنَ الْمُسْلِمِينَ'), 'a sound plural\'s ـينَ is already its genitive');
+  t.equal(corrected('فِي الْقَانُونُ'), nfc('فِي الْقَانُونِ'), 'a singular in ـون takes kasra');
+  const plural = await d.diacritize('وعليكم الالتزام بالتعليمات');
+  t.match(nfc(plural), new RegExp(nfc('عَلَيْكُمُ ال'), 'u'), 'the plural\'s mīm before the article: damma, not kasra');
+});

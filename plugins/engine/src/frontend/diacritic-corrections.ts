@@ -1,4 +1,4 @@
-import { ADDRESSED_NOUNS, ADDRESSING, COMMON_FORM_IV, IMPERATIVES, IMPERFECT_VOWEL, INTRANSITIVE, NOT_A_GENITIVE, PREPOSITIONS, TIME_ADVERBS, TIME_HEADS } from './diacritic-corrections-words.js';
+import { ADDRESSED_NOUNS, ADDRESSING, COMMON_FORM_IV, CONSTRUCT_HEADS, IMPERATIVES, IMPERFECT_VOWEL, INTRANSITIVE, NOT_A_GENITIVE, PREPOSITIONS, TIME_ADVERBS, TIME_HEADS } from './diacritic-corrections-words.js';
 
 /**
  * Corrections of the diacritizer's systematic word errors, the ones a listener hears as another
@@ -84,7 +84,9 @@ export function correctDiacritics(words: MarkedWord[], tail = ''): number {
     ageNotName(w, words[i - 1]?.bare ?? '', words[i + 1], after(i));
     genitiveAfterPreposition(w, words[i - 1]);
     moodAfterParticle(w, words[i - 1]);
+    innaBeforeNoun(w, words[i + 1]);
     nounOfInna(words, i);
+    genitiveAfterHead(words, i);
     constructWithoutTanween(w, words[i - 1], words[i + 1], after(i));
     noTanween(w);
     if (w.marks.join('') !== before) changed++;
@@ -346,4 +348,76 @@ function nounOfInna(words: MarkedWord[], i: number): void {
     if (vowelOf(mark) !== DAMMA || /(?:ون|ان)$/u.test(w.bare)) return;
     w.marks[last] = withVowel(mark, accusative);
   }
+}
+
+/** أنّ/إنّ written without shadda, after a conjunction or بـ/لـ; the reading each prefix letter takes. */
+const INNA_BARE = /^([وف]?)([بل]?)([أإ])ن$/u;
+
+/**
+ * أنْ and إنْ are followed by a verb (أنْ يكتبَ، إنْ كان); before a definite noun the particle is
+ * أنّ/إنّ (أنّ الحكومةَ، إنّ الوضعَ; Wright II §7, Ryding §18.1): a definite noun right after it
+ * gets the shadda and fatha the model left out, and nounOfInna then makes the noun accusative.
+ */
+function innaBeforeNoun(w: MarkedWord, next: MarkedWord | undefined): void {
+  const m = INNA_BARE.exec(w.bare);
+  if (!m || !next || next.fixed || !SPACES_ONLY.test(next.before) || !next.bare.startsWith('ال') || next.bare.length < 4) return;
+  const last = w.bare.length - 1;
+  if ((w.marks[last] ?? '').includes(SHADDA)) return;
+  let k = 0;
+  if (m[1]) w.marks[k++] = FATHA;
+  if (m[2]) w.marks[k++] = KASRA;
+  w.marks[k] = m[3] === 'أ' ? FATHA : KASRA;
+  w.marks[last] = SHADDA + FATHA;
+}
+
+/** A definite nisba adjective (الشرقيّة، الأمريكيّ): it agrees with the noun before it. */
+const NISBA = /^(?:ال)..+ي(?:ة)?$/u;
+
+/**
+ * The second term of a construct is genitive: a definite noun right after a preposition (في،
+ * من، إلى، على، عن، بـ، لـ) or a noun that heads a construct as an adverb or quantifier (خلال، بعد،
+ * قبل، بين، حول، مثل، غير، كل، بعض، جميع…; Ryding §8.1, §16), and the nisba adjectives after it,
+ * end in kasra whatever vowel the model gave them (a definite diptote's genitive is kasra too).
+ * The head must carry the marks of that reading (قَبْلَ, not the verb قَبِلَ; مِثْلَ, not مَثَّلَ).
+ * Sound plurals and duals (ـون، ـين، ـان) keep their endings.
+ */
+function genitiveAfterHead(words: MarkedWord[], i: number): void {
+  const head = words[i]!;
+  if (head.fixed) return;
+  // بِـ/لِـ + the article: the word is itself the genitive (بالمدينةِ، للحكومةِ)
+  const attached = /^[وف]?(?:بال|لل)..../u.test(head.bare) && !/^[وف]?بالغ/u.test(head.bare) && /^\u0650$/u.test(head.marks[/^[وف]/u.test(head.bare) ? 1 : 0] ?? '');
+  if (!attached && !governsGenitive(head)) return;
+  for (let k = attached ? i : i + 1, first = true; k < words.length; k++, first = false) {
+    const w = words[k]!;
+    if (k > i && (w.fixed || !SPACES_ONLY.test(w.before))) return;
+    const noun = k === i ? w.bare.replace(/^[وف]?[بل]/u, '') : w.bare;
+    if (!/^ال|^ل/u.test(noun) || noun.length < 4 || NOT_A_GENITIVE.has(noun)) return;
+    if (k > i && !noun.startsWith('ال')) return;
+    if (!first && !NISBA.test(noun)) return;
+    const last = w.bare.length - 1;
+    const mark = w.marks[last] ?? '';
+    const vowel = vowelOf(mark);
+    // ـونَ، ـينَ: a sound plural's fatha (its genitive is ـينَ); a dual's ـانِ is already kasra
+    if (/[اىوه]$/u.test(noun) || (noun.endsWith('ي') && !mark.includes(SHADDA))) return;
+    if (vowel === DAMMA || (vowel === FATHA && !/(?:ون|ين)$/u.test(noun))) w.marks[last] = withVowel(mark, KASRA);
+    else if (vowel !== KASRA) return;
+  }
+}
+
+/** A preposition, or a construct head whose marks are those of its reading in CONSTRUCT_HEADS. */
+function governsGenitive(head: MarkedWord): boolean {
+  if (GENITIVE_AFTER.has(head.bare) || (head.bare === 'من' && head.marks[0] === KASRA)) return true;
+  const clitic = /^[وف]?[بل]?/u.exec(head.bare)![0].length;
+  for (const cut of new Set([0, clitic])) {
+    const reading = CONSTRUCT_HEADS[head.bare.slice(cut)];
+    if (!reading) continue;
+    const r = parseReading(reading);
+    // every letter's vowel and shadda as the reading has them (the last letter's case aside)
+    const same = r.marks.slice(0, -1).every((mk, k) => {
+      const got = head.marks[cut + k] ?? '';
+      return vowelOf(got).replace(SUKUN, '') === vowelOf(mk).replace(SUKUN, '') && got.includes(SHADDA) === mk.includes(SHADDA);
+    });
+    if (same) return true;
+  }
+  return false;
 }

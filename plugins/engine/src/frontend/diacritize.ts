@@ -2,13 +2,18 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { RunQueue } from '@sawt/core';
 import { OnnxSession } from '@sawt/native';
-import { mapTextParts, RAW_SPAN } from './raw.js';
+import { hasRawSpan, mapTextParts, RAW_SPAN } from './raw.js';
 import { rewriteTashkeelGraph, type GraphRewrite } from './tashkeel-graph.js';
 import { correctDiacritics, type MarkedWord } from './diacritic-corrections.js';
 import { pausalForm, type Dialect } from './dialects.js';
 
 /** Rows (windows) per batched model run: larger batches pad more and hold more memory. */
 const BATCH_ROWS = 32;
+/**
+ * Characters of a segment's preceding text (the same sentence, cut before it) read with it for
+ * context: the words next to the cut get the case endings and readings the whole sentence gives.
+ */
+const CONTEXT_CHARS = 100;
 
 /**
  * Arabic diacritization with the libtashkeel character model (ONNX, run off the
@@ -136,7 +141,8 @@ function articleBeforeWasl(letters: Letter[]): void {
 
 /**
  * Two vowelless consonants do not meet across words: a final sukun before hamzat al-wasl (the
- * article, اِسْتَقْبَلَ…) becomes kasra, and مِنْ before the article مِنَ (مِنِ الْ… is no Arabic).
+ * article, اِسْتَقْبَلَ…) becomes kasra, مِنْ before the article مِنَ (مِنِ الْ… is no Arabic), and
+ * the plural's mīm its damma (هُمُ الْ، عَلَيْكُمُ الْ; Wright I §20).
  * Only the model's sukun is changed; the user's marks stay.
  */
 function sukunBeforeWasl(letters: Letter[]): void {
@@ -146,7 +152,9 @@ function sukunBeforeWasl(letters: Letter[]): void {
     if (!ARABIC_LETTER.test(letters[i - 1]?.ch ?? '')) continue; // a one-letter word is a clitic, not a word
     const article = next.ch === 'ل';
     const min = last.ch === 'ن' && letters[i - 1]!.ch === 'م' && !ARABIC_LETTER.test(letters[i - 2]?.ch ?? '') && !ARABIC_LETTER.test(letters[i - 3]?.ch ?? '');
-    last.marks = min && article ? '\u064e' : '\u0650';
+    // the plural's mīm (هُمْ، عَلَيْهِمْ، أَنْتُمْ، كُتُبُكُمْ) takes its original damma: عَلَيْهِمُ الْ، أَنْتُمُ الْ
+    const pluralMim = last.ch === 'م' && 'هكت'.includes(letters[i - 1]!.ch) && /^\u0651?[\u064f\u0650]$/u.test(letters[i - 1]!.marks);
+    last.marks = min && article ? '\u064e' : pluralMim ? '\u064f' : '\u0650';
   }
 }
 
@@ -205,6 +213,15 @@ function fixMarks(letters: Letter[], dialect: Dialect | undefined, corrections: 
 
 function joinLetters(letters: Letter[]): string {
   return letters.map((l) => l.ch + shaddaFirst(l.marks)).join('');
+}
+
+/** The last words of `before` (at most CONTEXT_CHARS characters, whole words), raw spans left out. */
+function contextBefore(before: string): string {
+  const text = before.replace(RAW_SPAN, ' ').trim();
+  if (text.length <= CONTEXT_CHARS) return text;
+  const tail = text.slice(-CONTEXT_CHARS);
+  const space = tail.search(/\s/u);
+  return space < 0 ? '' : tail.slice(space + 1);
 }
 
 /** Cuts `letters` into windows of at most `max`, at spaces where possible. */
@@ -289,12 +306,14 @@ export class Diacritizer {
    * run goes ahead of waiting ones that are not (the first segment of a request). `dialect`: a
    * colloquial dialect's words are read in pausal form (dialects.ts, pausalForm).
    */
-  async diacritize(text: string, opts: { urgent?: boolean; dialect?: Dialect } = {}): Promise<string> {
+  async diacritize(text: string, opts: { urgent?: boolean; dialect?: Dialect; before?: string } = {}): Promise<string> {
     const dialect = opts.dialect?.colloquial ? opts.dialect : undefined;
-    const key = dialect ? `${dialect.name}\u0000${text}` : text;
+    // (a text with raw spans is read without the context: its parts are read apart anyway)
+    const context = opts.before && !hasRawSpan(text) ? contextBefore(opts.before) : '';
+    const key = `${dialect ? dialect.name : ''}\u0000${context}\u0000${text}`;
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
-    const out = await mapTextParts(text, (part) => this.diacritizePlain(tanweenBeforeAlif(part), opts.urgent === true, dialect));
+    const out = await mapTextParts(text, (part) => this.diacritizePlain(tanweenBeforeAlif(part), opts.urgent === true, dialect, context));
     this.cache.set(key, out);
     return out;
   }
@@ -334,16 +353,22 @@ export class Diacritizer {
     });
   }
 
-  private async diacritizePlain(text: string, urgent = false, dialect?: Dialect): Promise<string> {
-    const letters = splitLetters(text);
-    if (!letters.some((l, i) => needsMarks(letters, i))) return this.render(letters, dialect);
+  /**
+   * `context`: the text before `text` in its sentence; the model and the word rules read both, and
+   * only `text`'s letters are returned.
+   */
+  private async diacritizePlain(text: string, urgent = false, dialect?: Dialect, context = ''): Promise<string> {
+    const own = splitLetters(text);
+    if (!own.some((l, i) => needsMarks(own, i))) return this.render(own, own, dialect);
+    const letters = context ? [...splitLetters(tanweenBeforeAlif(context)), { ch: ' ', marks: '', keep: false }, ...own] : own;
     await this.predict(windows(letters, this.options.maxInputChars), urgent);
-    return this.render(letters, dialect);
+    return this.render(letters, own, dialect);
   }
 
-  private render(letters: Letter[], dialect?: Dialect): string {
+  /** The rules over `letters` (context and text), then the text's own letters (`own`, a tail of `letters`). */
+  private render(letters: Letter[], own: Letter[], dialect?: Dialect): string {
     fixMarks(letters, dialect, this.options.corrections);
-    return joinLetters(letters);
+    return joinLetters(own);
   }
 
   /** Runs the model over rows (alone or in a run shared with other waiting rows) and merges its marks into the letters. */

@@ -28,12 +28,28 @@ export interface FrontEndInput {
   showPhonemes?: boolean;
   /** Set by processInParts on the first segment's run: model stages take it ahead of other waiting work. */
   urgent?: boolean;
+  /**
+   * Set on a segment cut out of a longer sentence (not its first): the sentence's text before it,
+   * for context (the diacritizer reads the words before the cut). Stages never change it.
+   */
+  before?: string;
 }
 
 export type TextStage = (text: string, ctx: FrontEndInput) => string | Promise<string>;
 
-/** A per-segment stage over many segments at once (one batched model run); results in order. */
-export type BatchTextStage = (texts: string[], ctx: FrontEndInput) => Promise<string[]>;
+/**
+ * A per-segment stage over many segments at once (one batched model run); results in order.
+ * `continues[i]`: segment i is the rest of the sentence segment i - 1 was cut from.
+ */
+export type BatchTextStage = (texts: string[], ctx: FrontEndInput, continues: boolean[]) => Promise<string[]>;
+
+/** A segment that ends its sentence (segment.ts cuts sentences after these marks). */
+const ENDS_SENTENCE = /[.!?؟۔…]["'»”)]*$/u;
+
+/** Whether each segment continues the sentence of the one before it (the segments of one text). */
+export function sentenceContinues(segments: string[]): boolean[] {
+  return segments.map((s, j) => j > 0 && !ENDS_SENTENCE.test(segments[j - 1]!));
+}
 
 interface Stage {
   name: string;
@@ -75,15 +91,21 @@ export class TextFrontEnd {
     }
     const owners: number[] = [];
     let segments: string[] = [];
+    const continues: boolean[] = [];
     for (const [k, input] of inputs.entries()) {
-      for (const segment of await this.segments(input, stages)) {
+      const own = await this.segments(input, stages);
+      continues.push(...sentenceContinues(own));
+      for (const segment of own) {
         segments.push(segment);
         owners.push(k);
       }
     }
     const ctx = inputs[0] ?? { text: '', dialect: null };
     for (const stage of stages.filter((s) => s.perSegment)) {
-      segments = stage.batch ? await stage.batch(segments, ctx) : await Promise.all(segments.map((s) => stage.run(s, ctx)));
+      const texts = segments;
+      segments = stage.batch
+        ? await stage.batch(texts, ctx, continues)
+        : await Promise.all(texts.map((s, j) => stage.run(s, continues[j] ? { ...ctx, before: texts[j - 1]! } : ctx)));
     }
     const out = inputs.map(() => [] as string[]);
     segments.forEach((s, j) => out[owners[j]!]!.push(s));
@@ -97,7 +119,9 @@ export class TextFrontEnd {
   /** Every stage over the whole text: the segments ready for a back end, in order. */
   async process(input: FrontEndInput): Promise<{ segments: string[] }> {
     const perSegment = this.stages.filter((s) => s.perSegment);
-    return { segments: await Promise.all((await this.segments(input, this.stages)).map((segment) => runSegmentStages(segment, perSegment, input))) };
+    const segments = await this.segments(input, this.stages);
+    const continues = sentenceContinues(segments);
+    return { segments: await Promise.all(segments.map((segment, j) => runSegmentStages(segment, perSegment, continues[j] ? { ...input, before: segments[j - 1]! } : input))) };
   }
 
   /**
@@ -109,14 +133,18 @@ export class TextFrontEnd {
   async processInParts(input: FrontEndInput): Promise<{ count: number; first: Promise<string[]>; rest: Promise<string[]> | null }> {
     const segments = await this.segments(input, this.stages);
     const perSegment = this.stages.filter((s) => s.perSegment);
-    const result = (texts: string[], ctx: FrontEndInput) => Promise.all(texts.map((segment) => runSegmentStages(segment, perSegment, ctx)));
-    const first = result(segments.slice(0, 1), { ...input, urgent: true });
+    const continues = sentenceContinues(segments);
+    // A segment cut out of a sentence is read with the text before it (the diacritizer's context);
+    // the first segment never waits for the ones after it.
+    const result = (from: number, to: number, ctx: FrontEndInput) =>
+      Promise.all(segments.slice(from, to).map((segment, k) => runSegmentStages(segment, perSegment, continues[from + k] ? { ...ctx, before: segments[from + k - 1]! } : ctx)));
+    const first = result(0, 1, { ...input, urgent: input.urgent ?? true });
     // The other segments enter the front end once the first is through it, and REST_DELAY_MS
     // later: meanwhile the first segment's synthesis and the request's reservation have the cores
     // (on busy cores each of their steps waited behind the rest's model runs: sawt-mini's first byte,
     // diacritizer cache off, p50 14.6–16.2 → 10.7–11.3 ms). Their audio follows the first
     // segment's, which lasts far longer than this.
-    const rest = segments.length > 1 ? first.then(() => setTimeout(REST_DELAY_MS)).then(() => result(segments.slice(1), input)) : null;
+    const rest = segments.length > 1 ? first.then(() => setTimeout(REST_DELAY_MS)).then(() => result(1, segments.length, input)) : null;
     // Awaited by the caller in order; a failure of `rest` while `first` is awaited must not go unhandled.
     rest?.catch(() => {});
     return { count: segments.length, first, rest };

@@ -50,13 +50,14 @@ export class EngineTextPipeline implements TextPipeline {
         const diacritizer = this.parts.diacritizer;
         // A colloquial dialect's voice reads its words in pausal form (dialects.ts, pausalForm).
         const dialect = ctx.dialect ? dialects.get(ctx.dialect) : undefined;
-        return diacritizer && ctx.diacritize !== false ? diacritizer.diacritize(text, { urgent: ctx.urgent === true, dialect }) : plain(text);
+        return diacritizer && ctx.diacritize !== false ? diacritizer.diacritize(text, { urgent: ctx.urgent === true, dialect, before: ctx.before }) : plain(text);
       }, {
         perSegment: true,
-        batch: async (texts, ctx) => {
+        batch: async (texts, ctx, continues) => {
           const diacritizer = this.parts.diacritizer;
           const dialect = ctx.dialect ? dialects.get(ctx.dialect) : undefined;
-          return diacritizer && ctx.diacritize !== false ? diacritizer.diacritizeMany(texts, { dialect }) : texts.map(plain);
+          // the segments of one sentence are read together (diacritizeMany's continues)
+          return diacritizer && ctx.diacritize !== false ? diacritizer.diacritizeMany(texts, { dialect, continues }) : texts.map(plain);
         },
       })
       .addStage('latin', (text, ctx) => (ctx.phonemes ? this.latin.read(text, ctx.phonemes) : text), { perSegment: true })
