@@ -134,7 +134,9 @@ export async function startPaidSynthesis(services: PaidSynthesisServices, req: P
   const prepared = req.prepared ?? (req.start ? { billableText: req.text.trim(), steps: [], markup: 'plain' as const } : (await preparePaidSpeech(services, req, model)).prepared);
   const billableText = prepared.billableText;
   const chars = billableChars(billableText);
-  if (req.maxOutputSeconds !== undefined && model.secondsPerChar && (chars * model.secondsPerChar) / (req.speed > 0 ? req.speed : 1) > req.maxOutputSeconds) {
+  // The estimate: the spoken characters at the model's measured pace, and the pauses asked for (SSML <break>).
+  const pauseSeconds = prepared.steps.reduce((sum, step) => sum + (step.kind === 'pause' ? step.ms / 1000 : 0), 0);
+  if (req.maxOutputSeconds !== undefined && model.secondsPerChar && (chars * model.secondsPerChar) / (req.speed > 0 ? req.speed : 1) + pauseSeconds > req.maxOutputSeconds) {
     throw outputTooLong(req.maxOutputSeconds);
   }
   const admitting = services.admission.admit({

@@ -17,4 +17,5 @@ export { ipaToXSawt } from './ipa.js';
 export { SAY_AS_TYPES, DATE_FORMATS, expandSayAs } from './say-as.js';
 export { XML_LIMITS, type XmlLimits } from './xml.js';
 export { prepareSpeechText, type PreparedSpeech, type SpeechTextRequest } from './prepare.js';
-export { cutSsml, endsInsideMarkup, type SsmlCut } from './stream.js';
+// Cutting SSML that arrives in fragments lives in core (transport-ws uses it; plugins import no plugin).
+export { cutSsml, endsInsideMarkup, type SsmlCut } from '@sawt/core';
