@@ -4,7 +4,7 @@
 // session's text.
 import path from 'node:path';
 import t from 'tap';
-import { SsmlChunker, spokenText, splitSsml, inSessionText } from '@sawt/plugin-transport-ws';
+import { SsmlChunker, TextChunker, spokenText, splitSsml, inSessionText } from '@sawt/plugin-transport-ws';
 import { repoRoot } from '../helpers/server.js';
 
 const { parseSpeechText, ssmlBillableText } = await import(path.join(repoRoot, 'plugins/engine/dist/frontend/ssml/index.js'));
@@ -106,4 +106,13 @@ t.test('a piece over the size limit is split into whole documents', async (t) =>
   t.equal(spokenOf(parts), ssmlBillableText(parseSpeechText(doc)), 'every part parses; nothing lost, nothing twice');
   const marks = parts.flatMap((p) => parseSpeechText(p).items.filter((i) => i.kind === 'mark').map((i) => i.name));
   t.same(marks, Array.from({ length: 40 }, (_, i) => `m${i}`), 'every mark once, in order');
+});
+
+t.test('plain text: no cut inside a <break time/> tag, even one split across messages; a break alone is no piece', async (t) => {
+  const c = new TextChunker();
+  t.same(feed(c, ['مرحبا بكم <break time="1.']), [], 'the full stop in the unfinished tag is no sentence end');
+  t.same(feed(c, ['5s"/> في خدمة صوت. ثم']), ['مرحبا بكم <break time="1.5s"/> في خدمة صوت.'], 'cut at the sentence end after the whole tag');
+  const alone = new TextChunker();
+  t.same(feed(alone, ['مرحبا بكم في خدمة صوت. <break time="1s"/>', '\n']), ['مرحبا بكم في خدمة صوت.'], 'a break with no words after it waits for them');
+  t.equal(alone.flush(), null, 'and is no piece of its own at a flush');
 });

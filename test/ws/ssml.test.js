@@ -69,7 +69,13 @@ t.test('a <break> split across two messages waits for its end and adds its time'
   soundsLike(t, split.pcm, whole.pcm, 'the split <break> vs the same break in one message');
   const added = seconds(split.pcm) - seconds(none.pcm);
   t.ok(Math.abs(added - 1) < 0.05, `the split 1 s break adds ${added.toFixed(3)} s`);
-  for (const s of [split, whole, none]) s.c.ws.close();
+  // Plain text (no text_type): <break time/> is its one markup, honoured when split too.
+  const plainSplit = await session(['مرحبا بكم في خدمة <break time="1.', '5s"/> صوت للنطق العربي']);
+  const plainWhole = await session(['مرحبا بكم في خدمة <break time="1.5s"/> صوت للنطق العربي']);
+  t.same(plainSplit.errors, []);
+  soundsLike(t, plainSplit.pcm, plainWhole.pcm, 'plain text: the split <break> vs the same break in one message');
+  t.ok(seconds(plainSplit.pcm) - seconds(none.pcm) > 1.4, `plain text: the 1.5 s break is heard (${seconds(plainSplit.pcm).toFixed(3)} s vs ${seconds(none.pcm).toFixed(3)} s without)`);
+  for (const s of [split, whole, none, plainSplit, plainWhole]) s.c.ws.close();
 });
 
 t.test('<mark> times come back with the audio, in order, within it, timed like the alignment (from the start of the piece)', async (t) => {

@@ -14,6 +14,14 @@ export const DEFAULT_CHUNKING: TextChunkerOptions = { lengthSchedule: [50, 120, 
 
 const SENTENCE_END = /[.!?؟\n…]/gu;
 
+/** A <break …/> tag (plain text's one markup), or one cut off at the end of the buffer. */
+const BREAK_TAG = /<break\b(?:"[^"]*(?:"|$)|'[^']*(?:'|$)|[^'">])*(?:>|$)/giu;
+
+/** `text` with its <break> tags blanked out (U+FFFF, same length): no cut falls inside one, and a tag split across messages waits for its end. */
+export function maskBreaks(text: string): string {
+  return text.includes('<') ? text.replace(BREAK_TAG, (m) => '\uFFFF'.repeat(m.length)) : text;
+}
+
 /** Whether `s` has something to speak (a letter or a digit). */
 export function hasSpeakable(s: string): boolean {
   return /[\p{L}\p{N}]/u.test(s);
@@ -42,7 +50,8 @@ export interface Chunker {
  * into pieces worth synthesizing. A piece ends at the last sentence end of the buffer; without
  * one, at the last whole word once the buffer is longer than the length schedule allows (50, then
  * 120, then 200 characters), or, asked with try_trigger_generation, once the whole words make at
- * least 20 characters. A piece of punctuation only stays with the text that follows. A flush cuts
+ * least 20 characters. A piece of punctuation only stays with the text that follows. No cut falls
+ * inside a <break time="…"/> tag (plain text's one markup), even one split across messages. A flush cuts
  * everything buffered, after checking the text received since the previous flush (the text rule).
  */
 export class TextChunker implements Chunker {
@@ -70,7 +79,7 @@ export class TextChunker implements Chunker {
     const cut = this.#cut(tryNow);
     if (cut <= 0) return null;
     const piece = this.#buffer.slice(0, cut);
-    if (!hasSpeakable(piece)) return null; // punctuation only: kept with the next text
+    if (!hasSpeakable(maskBreaks(piece))) return null; // punctuation or a <break> only: kept with the next text
     this.#buffer = this.#buffer.slice(cut);
     this.#pieces++;
     return piece;
@@ -86,8 +95,8 @@ export class TextChunker implements Chunker {
     const rest = this.#buffer;
     this.clear();
     if (!meetsTextMinimum(whole)) throw errors.validation(TEXT_TOO_SHORT_MESSAGE);
-    if (!hasSpeakable(whole)) throw errors.validation(NOTHING_TO_SPEAK);
-    if (!hasSpeakable(rest)) return null;
+    if (!hasSpeakable(maskBreaks(whole))) throw errors.validation(NOTHING_TO_SPEAK);
+    if (!hasSpeakable(maskBreaks(rest))) return null;
     this.#pieces++;
     return rest;
   }
@@ -100,7 +109,7 @@ export class TextChunker implements Chunker {
 
   /** Where the buffer is cut now (0 or -1: not yet). */
   #cut(tryNow: boolean): number {
-    return cutPosition(this.#buffer, this.#pieces, tryNow, this.options);
+    return cutPosition(maskBreaks(this.#buffer), this.#pieces, tryNow, this.options);
   }
 }
 
