@@ -218,3 +218,25 @@ t.test('the OpenAI-compatible route takes text_type and pronunciation_dictionary
   const wrong = await openai({ input: text, text_type: 'xml' });
   t.same([wrong.status, (await wrong.json()).error.param], [400, 'text_type']);
 });
+
+t.test('<lang xml:lang="en"> is read (Latin rules), volume silent is silence of the same length, a streamed response carries the break', async (t) => {
+  const en = await speech(t, { text: '<speak>قال المذيع <lang xml:lang="en">good morning</lang> ثم بدأ النشرة</speak>' });
+  const without = await speech(t, { text: '<speak>قال المذيع ثم بدأ النشرة</speak>' });
+  t.ok(seconds(en) > seconds(without) + 0.4, `the English words are heard (${seconds(en).toFixed(2)} s vs ${seconds(without).toFixed(2)} s)`);
+  const text = 'مرحبا بكم في خدمة صوت للنطق العربي';
+  const plain = await speech(t, { text });
+  const silent = await speech(t, { text: `<speak><prosody volume="silent">${text}</prosody></speak>` });
+  t.equal(silent.length, plain.length, 'as long as the speech');
+  t.equal(rms(silent), 0, 'and silent');
+  const res = await post('', { text: `<speak>مرحبا بكم <break time="1500ms"/> في خدمة صوت للنطق العربي</speak>`, streaming: true });
+  t.equal(res.status, 200);
+  const pcm = Buffer.from(await res.arrayBuffer());
+  // The longest run of zero samples is the break (at least its 1.5 s).
+  let run = 0;
+  let longest = 0;
+  for (let i = 0; i + 1 < pcm.length; i += 2) {
+    run = pcm.readInt16LE(i) === 0 ? run + 1 : 0;
+    longest = Math.max(longest, run);
+  }
+  t.ok(longest / 24000 >= 1.5, `streamed: ${(longest / 24000).toFixed(3)} s of silence in one piece`);
+});
