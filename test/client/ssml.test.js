@@ -34,6 +34,18 @@ t.test('SSML fragments with a dictionary: marks on the audio events, the rule ap
   await session.close();
 });
 
+t.test('textToSpeechWithTimestamps: marks beside the alignment; streamed, spread over the chunks', async (t) => {
+  const body = { voice_id: 'fusha-omar', stability: 0.5, text_type: 'ssml', text: '<speak>مرحبا بكم <mark name="a"/>في خدمة صوت<mark name="b"/> للنطق العربي</speak>' };
+  const whole = await sawt.textToSpeechWithTimestamps('sawt-hts', body);
+  t.same(whole.marks.map((m) => m.name), ['a', 'b']);
+  t.ok(whole.marks[1].timeMs > whole.marks[0].timeMs);
+  const streamed = [];
+  for await (const c of sawt.streamTextToSpeechWithTimestamps('sawt-hts', body)) streamed.push(...(c.marks ?? []));
+  t.same(streamed.map((m) => m.name), ['a', 'b']);
+  const plain = await sawt.textToSpeechWithTimestamps('sawt-hts', { voice_id: 'fusha-omar', stability: 0.5, text: 'مرحبا بكم في خدمة صوت' });
+  t.notOk('marks' in plain, 'no marks without marks');
+});
+
 t.test('connect rejects with the typed error of a refused initConnection', async (t) => {
   const badType = await sawt.connect({ voice_id: 'fusha-omar', text_type: 'xml' }).catch((e) => e);
   t.ok(badType instanceof ValidationError, badType.name);
