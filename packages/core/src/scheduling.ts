@@ -10,7 +10,8 @@
  *   together (30 sessions flushing at once) ran all their stages in one turn (measured: 19 ms);
  * - Piper, before each chunk of a sentence (spend): a sentence comes whole from the model (seconds of
  *   audio) and its writes ran in one stretch (measured: 15–27 ms);
- * - an HTTP response before each chunk it writes, a WebSocket piece before each message (spend).
+ * - an HTTP response before each chunk it writes after the first, a WebSocket piece before each
+ *   message (spend).
  */
 import { systemClock, type Clock } from './clock.js';
 

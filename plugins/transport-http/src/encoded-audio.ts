@@ -17,8 +17,8 @@ export interface AudioLimits {
  * The speech in `format`, piece by piece as it is generated: each chunk resampled from its own rate
  * and encoded off the event loop (formatEncoder), `head` before the first bytes, the encoder's last bytes (maybe
  * none) the last piece; each piece carries the source samples it holds. The first piece goes as soon as the first
- * chunk is encoded (even empty: the headers go with it). A chunk whose turn of the event loop has
- * used up the delivery budget waits for the next turn.
+ * chunk is encoded (even empty: the headers go with it). A later chunk whose turn of the event loop
+ * has used up the delivery budget waits for the next turn.
  */
 export async function* encodedAudio(stream: SpeechStream, format: OutputFormatSpec, limits: AudioLimits, opts: { head?: Buffer; onChunk?: (chunk: SpeechChunk) => void } = {}): AsyncGenerator<BodyPiece> {
   let head = opts.head ?? Buffer.alloc(0);
@@ -38,7 +38,8 @@ export async function* encodedAudio(stream: SpeechStream, format: OutputFormatSp
       const { pcm, sampleRate } = chunk;
       encoder ??= formatEncoder(format, sampleRate);
       if (encoder.samplesIn + pcm.length / 2 > Math.ceil(limits.maxOutputSeconds * sampleRate)) throw new OutputCapped(outputTooLong(limits.maxOutputSeconds));
-      const later = turnBudget.spend();
+      // The first audio of a response goes at once; later chunks share the turn (turnBudget).
+      const later = first ? null : turnBudget.spend();
       if (later) await later;
       const data = await encoder.push(pcm);
       pending += pcm.length / 2;
