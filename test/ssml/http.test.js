@@ -155,6 +155,9 @@ t.test('<phoneme> and [[x-sawt]] passages are spoken on sawt-hts; a symbol it ca
   const phoneme = await speech(t, { text: '<speak>زرنا <phoneme alphabet="ipa" ph="ʔarrijaːdˤ">الرياض</phoneme> في الصيف الماضي</speak>' });
   const without = await speech(t, { text: 'زرنا في الصيف الماضي' });
   t.ok(seconds(phoneme) > seconds(without) + 0.3, `the phoneme's word is heard (${seconds(phoneme).toFixed(3)} s vs ${seconds(without).toFixed(3)} s without it)`);
+  const inline = await speech(t, { text: 'زرنا [[?arrija:dH]] في الصيف الماضي' });
+  t.ok(seconds(inline) > seconds(without) + 0.3, `an inline [[x-sawt]] passage is heard too (${seconds(inline).toFixed(3)} s)`);
+  t.ok(envelopeCorrelation(inline, phoneme) > 0.9, 'and sounds like the <phoneme> element it equals');
   const res = await post('', { text: '<speak>زرنا <phoneme alphabet="x-sawt" ph="x9x">الرياض</phoneme> في الصيف</speak>' });
   const body = await res.json();
   t.same([res.status, body.errorCode], [400, 40001]);
