@@ -169,6 +169,14 @@ t.test('grammar of the word after a particle or a construct head', async (t) => 
   t.equal(corrected('قَبِلَ الرَّئِيسُ الدَّعْوَةَ'), nfc('قَبِلَ الرَّئِيسُ الدَّعْوَةَ'), 'the verb قَبِلَ (accepted), not the adverb قَبْلَ');
   t.equal(corrected('بَيْنَ الْمُسْلِمِينَ'), nfc('بَيْنَ الْمُسْلِمِينَ'), 'a sound plural\'s ـينَ is already its genitive');
   t.equal(corrected('فِي الْقَانُونُ'), nfc('فِي الْقَانُونِ'), 'a singular in ـون takes kasra');
+  // a title or place noun before a proper name heads a construct: no tanween (Ryding §8.1)
+  t.equal(corrected('فِي وِلَايَةٍ أَيُوا'), nfc('فِي وِلَايَةِ أَيُوا'), 'ولايةِ أيوا');
+  t.equal(corrected('أَعْلَنَ حَاكِمٌ فْلُورِيدَا'), nfc('أَعْلَنَ حَاكِمُ فْلُورِيدَا'), 'حاكمُ فلوريدا');
+  t.equal(corrected('أَسَّسَ شَرِكَةً كَبِيرَةً'), nfc('أَسَّسَ شَرِكَةً كَبِيرَةً'), 'an agreeing adjective (with its tanween) is no name');
+  t.equal(corrected('فِي مَدِينَةٍ أُخْرَى'), nfc('فِي مَدِينَةٍ أُخْرَى'), 'أخرى is an adjective');
+  t.equal(corrected('هِيَ شَرِكَةٌ تَعْمَلُ فِي الطَّاقَةِ'), nfc('هِيَ شَرِكَةٌ تَعْمَلُ فِي الطَّاقَةِ'), 'a relative clause (an imperfect verb) after an indefinite noun');
+  t.equal(corrected('وَهِيَ مُنَظَّمَةٌ مَقَرُّهَا جِنِيفُ'), nfc('وَهِيَ مُنَظَّمَةٌ مَقَرُّهَا جِنِيفُ'), 'a relative clause (a noun with its pronoun)');
+  t.equal(corrected('نَزَحُوا إِلَى مِنْطَقَةٍ لَجَأَ إِلَيْهَا'), nfc('نَزَحُوا إِلَى مِنْطَقَةٍ لَجَأَ إِلَيْهَا'), 'a relative clause (a past verb)');
   const plural = await d.diacritize('وعليكم الالتزام بالتعليمات');
   t.match(nfc(plural), new RegExp(nfc('عَلَيْكُمُ ال'), 'u'), 'the plural\'s mīm before the article: damma, not kasra');
 });

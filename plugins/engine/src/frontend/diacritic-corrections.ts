@@ -1,4 +1,4 @@
-import { ADDRESSED_NOUNS, ADDRESSING, COMMON_FORM_IV, CONSTRUCT_HEADS, IMPERATIVES, IMPERFECT_VOWEL, INTRANSITIVE, NOT_A_GENITIVE, PREPOSITIONS, TIME_ADVERBS, TIME_HEADS } from './diacritic-corrections-words.js';
+import { ADDRESSED_NOUNS, ADDRESSING, COMMON_FORM_IV, CONSTRUCT_HEADS, IMPERATIVES, NAMED_HEADS, IMPERFECT_VOWEL, INTRANSITIVE, NOT_A_GENITIVE, PREPOSITIONS, TIME_ADVERBS, TIME_HEADS } from './diacritic-corrections-words.js';
 
 /**
  * Corrections of the diacritizer's systematic word errors, the ones a listener hears as another
@@ -88,6 +88,7 @@ export function correctDiacritics(words: MarkedWord[], tail = ''): number {
     nounOfInna(words, i);
     genitiveAfterHead(words, i);
     constructWithoutTanween(w, words[i - 1], words[i + 1], after(i));
+    titleBeforeName(w, words[i + 1]);
     noTanween(w);
     if (w.marks.join('') !== before) changed++;
   }
@@ -420,4 +421,30 @@ function governsGenitive(head: MarkedWord): boolean {
     if (same) return true;
   }
   return false;
+}
+
+/** Words after a title or place noun that are no name: particles and verbs' companions. */
+const NOT_A_NAME = new Set(['من', 'في', 'على', 'عن', 'إلى', 'مع', 'لم', 'لن', 'لا', 'قد', 'كان', 'كانت', 'ما', 'أو', 'ثم', 'حتى', 'منذ', 'بعد', 'قبل', 'أن', 'إن', 'أي', 'كل', 'هو', 'هي', 'ذات', 'أخرى', 'آخر', 'واحد', 'واحدة']);
+
+/**
+ * A title or a place noun (ولاية، محافظة، شركة، حاكم، جبل…) before a proper name is the first term
+ * of a construct (ولايةُ أيوا، حاكمِ فلوريدا، جبلِ أوتاكي; Ryding §8.1): it takes no tanween. The
+ * next word counts as a name when it is written without the article, the model gave it no tanween
+ * (an agreeing adjective has it: شركةٌ كبيرةٌ), it is no nisba adjective (ـي، ـية), no particle, and
+ * it does not start a relative clause: no imperfect verb's prefix (شركةٌ تعمل), no pronoun suffix
+ * (منظمةٌ مقرُّها), no three-letter past verb (منطقةٌ لَجَأَ).
+ */
+function titleBeforeName(w: MarkedWord, next: MarkedWord | undefined): void {
+  const last = w.bare.length - 1;
+  const mark = w.marks[last] ?? '';
+  const t = TANWEEN.exec(mark)?.[0];
+  if (!t || !next || !SPACES_ONLY.test(next.before) || next.bare.length < 2) return;
+  if (!NAMED_HEADS.has(w.bare.replace(/^[وف]?[بل]?/u, '')) && !NAMED_HEADS.has(w.bare)) return;
+  const n = next.bare;
+  if (n.startsWith('ال') || /^[يتن]/u.test(n) || /(?:ي|ية|ى)$/u.test(n) || NOT_A_NAME.has(n) || NOT_A_NAME.has(n.replace(/^[وف]/u, ''))) return;
+  if (next.marks.some((m) => TANWEEN.test(m))) return;
+  // a relative clause: a noun with its pronoun (منظمةٌ مقرُّها) or a past verb (منطقةٌ لَجَأَ إليها)
+  if (/(?:ها|هم|هما|هن)$/u.test(n) || (n.length === 3 && vowelOf(next.marks[0] ?? '') === FATHA && vowelOf(next.marks[1] ?? '') === FATHA)) return;
+  if (t === '\u064b' && !'ةء'.includes(w.bare[last]!)) return;
+  w.marks[last] = withVowel(mark, TANWEEN_VOWEL[t]!);
 }
