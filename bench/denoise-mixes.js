@@ -47,9 +47,9 @@ function clip(f) {
   return clipCache.get(f);
 }
 
-/** One speaker's first `n` clips joined (the clean target). */
-export function speech(speaker, n) {
-  const parts = speakers()[speaker].slice(0, n).map(clip);
+/** One speaker's clips `offset` .. `offset + n - 1` (sorted by name) joined (the clean target). */
+export function speech(speaker, n, offset = 0) {
+  const parts = speakers()[speaker].slice(offset, offset + n).map(clip);
   const x = new Float32Array(parts.reduce((s, p) => s + p.length, 0));
   let o = 0;
   for (const p of parts) { x.set(p, o); o += p.length; }
@@ -91,6 +91,19 @@ export function pink(length, seed = 7) {
   return y;
 }
 
+/** Recorded noises of ../shared/testdata/noise (not speech): the kind name and its file. */
+export const RECORDED_NOISES = { boiler: 'asc_boiler.wav', 'washing-machine': 'asc_washing_machine.wav', freesound: 'noise_freesound.wav' };
+export const noiseDir = path.join(shared, 'testdata/noise');
+
+/** `length` samples of a recorded noise from a seeded offset, looped when shorter. */
+export function recorded(kind, length, seed = 1) {
+  const x = decode(path.join(noiseDir, RECORDED_NOISES[kind]));
+  const y = new Float32Array(length);
+  let o = Math.floor(rng(seed)() * x.length);
+  for (let i = 0; i < length; i++, o++) y[i] = x[o % x.length];
+  return y;
+}
+
 export const power = (x) => { let s = 0; for (let i = 0; i < x.length; i++) s += x[i] * x[i]; return s / x.length; };
 
 /** clean + noise scaled to `snr` dB over the whole clip; both scaled so the peak stays under 0.9. Returns {clean, noisy}. */
@@ -107,16 +120,18 @@ export function mix(clean, noise, snr) {
 
 /**
  * The conditions of the quality bench: for each target speaker, babble of the other
- * speaker and pink noise, at each SNR. `clips` clips of target speech (about 1 s each).
+ * speaker and pink noise (or a recorded noise of RECORDED_NOISES), at each SNR. `clips` clips of target speech (about 1 s each), from
+ * the `offset`-th on (another offset: other sentences, other babble and noise seeds).
  */
-export function conditions({ clips = 12, snrs = [0, 5], kinds = ['babble', 'pink'], targets } = {}) {
+export function conditions({ clips = 12, offset = 0, snrs = [0, 5], kinds = ['babble', 'pink'], targets } = {}) {
   const by = speakers();
   const out = [];
   for (const spk of targets ?? Object.keys(by)) {
-    const clean = speech(spk, clips);
+    const clean = speech(spk, clips, offset);
     const others = Object.keys(by).filter((s) => s !== spk);
     for (const kind of kinds) {
-      const noise = kind === 'babble' ? babble(others, clean.length, { seed: Number(spk) || 1 }) : pink(clean.length, Number(spk) || 7);
+      const seed = (Number(spk) || 1) + offset * 1000;
+      const noise = kind === 'babble' ? babble(others, clean.length, { seed }) : kind === 'pink' ? pink(clean.length, offset ? seed : Number(spk) || 7) : recorded(kind, clean.length, seed);
       for (const snr of snrs) out.push({ speaker: spk, kind, snr, ...mix(clean, noise, snr) });
     }
   }

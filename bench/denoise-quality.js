@@ -1,11 +1,13 @@
 // Denoise quality on Arabic speech (npm run bench:denoise-quality; issue 34 item 6): mixes built
 // by bench/denoise-mixes.js (one speaker's keyword clips joined; the other speaker's clips summed
-// in 4 overlapping streams as babble, or seeded pink noise; 0 and 5 dB SNR over the clip; each
-// also 26 dB quieter, as a quiet recording), uploaded to POST /denoise of a default server (DFN3),
+// in 4 overlapping streams as babble, seeded pink noise, or a recorded noise of ../shared/testdata/noise;
+// 0 and 5 dB SNR over the clip), uploaded to POST /denoise of a default server (DFN3),
 // scored by SI-SDR against the clean speech and by DNSMOS P.835 OVRL (bench/dnsmos.js).
-// The same mixes also run in-process through the engine with and without its level normalization
-// (the pipeline as DeepFilterNet's enhance.py defines it), so the two can be told apart.
-// Options: --clips=N (target clips per mix, about 1 s each; default 12)  --no-http  --no-engine
+// The same mixes also run in-process through the engine with its speech guard off (DeepFilterNet3
+// as enhance.py runs it) and on (the default), so the two can be told apart.
+// Options: --clips=N (target clips per mix, about 1 s each; default 12)  --offset=N (first clip of
+// each speaker: 0 the tuning mixes, 12 other sentences and noise seeds)  --kinds=babble,pink,freesound
+// --snrs=0,5  --quiet (each mix also 26 dB quieter, as a quiet recording)  --no-http  --no-engine
 import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
@@ -54,9 +56,12 @@ const toPcm = (x) => Int16Array.from(x, (v) => Math.max(-32768, Math.min(32767, 
 
 const dnsmos = await createDnsmos(RATE);
 if (!dnsmos) console.error('bench:denoise-quality: no DNSMOS model (../shared/models/eval/dnsmos): DNSMOS left out');
-const mixes = conditions({ clips }).flatMap((c) => [
+const offset = Number(args.offset ?? 0);
+const kinds = String(args.kinds ?? 'babble,pink,freesound').split(',');
+const snrs = String(args.snrs ?? '0,5').split(',').map(Number);
+const mixes = conditions({ clips, offset, kinds, snrs }).flatMap((c) => [
   { ...c, level: 'as recorded' },
-  { ...c, level: 'quiet (-26 dB)', clean: c.clean.map((v) => v * QUIET), noisy: c.noisy.map((v) => v * QUIET) },
+  ...(args.quiet ? [{ ...c, level: 'quiet (-26 dB)', clean: c.clean.map((v) => v * QUIET), noisy: c.noisy.map((v) => v * QUIET) }] : []),
 ]);
 const score = async (m, y) => {
   const before = siSdr(m.clean, m.noisy), after = siSdr(m.clean, y);
@@ -68,7 +73,7 @@ const score = async (m, y) => {
   return row;
 };
 const key = (m) => ({ speaker: m.speaker, noise: m.kind, snr: m.snr, level: m.level });
-const results = { name: 'denoise-quality', date: new Date().toISOString(), machine: machine(), clips, seconds: round(mixes[0].clean.length / RATE, 1), http: [], engine: [] };
+const results = { name: 'denoise-quality', date: new Date().toISOString(), machine: machine(), clips, offset, seconds: round(mixes[0].clean.length / RATE, 1), http: [], engine: [] };
 
 if (!args['no-http']) {
   console.error('bench:denoise-quality: POST /denoise (default back end)…');
@@ -80,18 +85,18 @@ if (!args['no-http']) {
   }
 }
 if (!args['no-engine']) {
-  console.error('bench:denoise-quality: the engine in-process, level normalization off and on…');
+  console.error('bench:denoise-quality: the engine in-process, speech guard off and on…');
   const { Dfn3Model, DFN3_FILES } = await import('@sawt/native');
   const files = Object.fromEntries(Object.entries(DFN3_FILES).map(([k, f]) => [k, path.join(here, '../models/denoise/dfn3', f)]));
-  for (const normalizeLevel of [false, true]) {
-    const model = await Dfn3Model.load(files, { normalizeLevel });
+  for (const speechGuard of [false, true]) {
+    const model = await Dfn3Model.load(files, { speechGuard });
     for (const m of mixes) {
       const y = resample(await model.openStream().process(resample(m.noisy, RATE, 48000), true), 48000, RATE);
-      results.engine.push({ normalizeLevel, ...key(m), ...(await score(m, y)) });
+      results.engine.push({ speechGuard, ...key(m), ...(await score(m, y)) });
     }
   }
 }
-const table = (rows) => rows.map((r) => `${r.normalizeLevel === undefined ? '' : `norm=${r.normalizeLevel} `}${r.speaker} ${r.noise} ${r.snr} dB ${r.level}: SI-SDR ${r.siSdrIn} → ${r.siSdrOut} (${r.improvement >= 0 ? '+' : ''}${r.improvement})${r.ovrlIn !== undefined ? `  OVRL ${r.ovrlIn} → ${r.ovrlOut}` : ''}`).join('\n');
+const table = (rows) => rows.map((r) => `${r.speechGuard === undefined ? 'http ' : `guard=${r.speechGuard} `}${r.speaker} ${r.noise} ${r.snr} dB ${r.level}: SI-SDR ${r.siSdrIn} → ${r.siSdrOut} (${r.improvement >= 0 ? '+' : ''}${r.improvement})${r.ovrlIn !== undefined ? `  OVRL ${r.ovrlIn} → ${r.ovrlOut}` : ''}`).join('\n');
 console.log(table(results.http));
 console.log(table(results.engine));
 results.command = `npm run bench:denoise-quality${process.argv.length > 2 ? ' -- ' + process.argv.slice(2).join(' ') : ''}`;

@@ -39,6 +39,11 @@ constexpr int kRight = 8;  // frames of lookahead after a window's last emitted 
 constexpr int kLevelReach = 100;
 constexpr int kLevelSmooth = 5;  // frames each side of the 100 ms power
 constexpr float kMinLevelGain = 0.25f, kMaxLevelGain = 100.f;
+// Speech guard (Dfn3Settings::speechGuard): ERB bands within 100 Hz-8 kHz (50 Hz a bin), at
+// least kGuardMinFrames frames to measure, kGuardRamp frames to move from one window's wet
+// fraction to the next.
+constexpr int kGuardLoBin = 2, kGuardHiBin = 160, kGuardMinFrames = 50, kGuardRamp = 50;
+constexpr double kGuardMemory = 1000;
 
 float Freq2Erb(float f) { return 9.265f * std::log1p(f / (24.7f * 9.265f)); }
 float Erb2Freq(float e) { return 24.7f * 9.265f * (std::exp(e / 9.265f) - 1.f); }
@@ -306,31 +311,28 @@ class Dfn3Stream::Impl {
     }
     const float* gains = m[0].GetTensorData<float>();  // [1,1,W,32]
     const float* coefs = c[0].GetTensorData<float>();  // [1,W,96,10]
-    const Tables& t = T();
-    cf Y[kBins];
-    for (int64_t fr = nextOut_; fr < end; ++fr) {
-      const int j = static_cast<int>(fr - w0);
-      const cf* X = &spec_[(fr - bufStart_) * kBins];
-      // ERB gains (piecewise constant over each band).
-      int bin = 0;
-      for (int b = 0; b < kErb; ++b) {
-        const float g = gains[static_cast<size_t>(j) * kErb + b];
-        for (int q = 0; q < t.erb[b]; ++q, ++bin) Y[bin] = X[bin] * g;
-      }
-      // Deep filter on the lowest bins of the unmasked spectrum: frames fr-2 .. fr+2.
-      const float* cj = coefs + static_cast<size_t>(j) * kDf * kOrder * 2;
-      for (int k = 0; k < kDf; ++k) {
-        cf acc = 0;
-        for (int o = 0; o < kOrder; ++o) {
-          const int64_t src = fr - (kOrder - 1 - kDfLookahead) + o;
-          if (src < bufStart_ || src >= frameCount_) continue;
-          const cf xs = spec_[(src - bufStart_) * kBins + k];
-          acc += xs * cf(cj[k * kOrder * 2 + o * 2], cj[k * kOrder * 2 + o * 2 + 1]);
-        }
-        Y[k] = acc;
-      }
-      Synthesise(Y, out);
+    // Enhanced spectra of every frame the models ran on, [w0, w1): the guard reads them all.
+    std::vector<cf> Y(static_cast<size_t>(W) * kBins);
+    for (int j = 0; j < W; ++j) {
+      Enhance(w0 + j, gains + static_cast<size_t>(j) * kErb, coefs + static_cast<size_t>(j) * kDf * kOrder * 2, &Y[static_cast<size_t>(j) * kBins]);
     }
+    const float wet = GuardWet(Y, w0, W, static_cast<int>(end - nextOut_));
+    if (!wetSet_) {
+      prevWet_ = wet;
+      wetSet_ = true;
+    }
+    for (int64_t fr = nextOut_; fr < end; ++fr) {
+      cf* Yf = &Y[static_cast<size_t>(fr - w0) * kBins];
+      const cf* X = &spec_[(fr - bufStart_) * kBins];
+      // The wet fraction moves from the previous window's over kGuardRamp frames.
+      const int64_t into = fr - nextOut_;
+      const float w = into < kGuardRamp ? prevWet_ + (wet - prevWet_) * static_cast<float>(into + 1) / kGuardRamp : wet;
+      if (w < 1.f) {
+        for (int k = 0; k < kBins; ++k) Yf[k] = w * Yf[k] + (1.f - w) * X[k];
+      }
+      Synthesise(Yf, out);
+    }
+    prevWet_ = wet;
     nextOut_ = end;
     // Keep contextFrames of emitted frames (and the deep filter's past frames).
     const int64_t keepFrom = std::max<int64_t>(bufStart_, nextOut_ - std::max(model_->settings.contextFrames, kOrder));
@@ -341,6 +343,106 @@ class Dfn3Stream::Impl {
       featSpec_.erase(featSpec_.begin(), featSpec_.begin() + drop * kDf);
       bufStart_ = keepFrom;
     }
+  }
+
+  // Frame fr enhanced: ERB gains g (piecewise constant over each band), the deep filter cj on
+  // the lowest bins of the unmasked spectrum (frames fr-2 .. fr+2), then the optional post-filter.
+  void Enhance(int64_t fr, const float* g, const float* cj, cf* Y) const {
+    const Tables& t = T();
+    const cf* X = &spec_[(fr - bufStart_) * kBins];
+    int bin = 0;
+    for (int b = 0; b < kErb; ++b) {
+      for (int q = 0; q < t.erb[b]; ++q, ++bin) Y[bin] = X[bin] * g[b];
+    }
+    for (int k = 0; k < kDf; ++k) {
+      cf acc = 0;
+      for (int o = 0; o < kOrder; ++o) {
+        const int64_t src = fr - (kOrder - 1 - kDfLookahead) + o;
+        if (src < bufStart_ || src >= frameCount_) continue;
+        const cf xs = spec_[(src - bufStart_) * kBins + k];
+        acc += xs * cf(cj[k * kOrder * 2 + o * 2], cj[k * kOrder * 2 + o * 2 + 1]);
+      }
+      Y[k] = acc;
+    }
+    const float beta = model_->settings.postFilterBeta;
+    if (beta > 0.f) {
+      // DeepFilterNet's post_filter: pf = (1 + beta) / (1 + beta / sin^2(pi/2 * mask)), mask = |Y| / |X| in (eps, 1].
+      constexpr float eps = 1e-12f;
+      for (int k = 0; k < kBins; ++k) {
+        const float mask = std::clamp(std::abs(Y[k]) / (std::abs(X[k]) + eps), eps, 1.f);
+        const float sn = std::max(std::sin(static_cast<float>(M_PI) / 2 * mask), eps);
+        Y[k] *= (1.f + beta) / (1.f + beta / (sn * sn));
+      }
+    }
+  }
+
+  // The wet fraction of a window (Dfn3Settings::speechGuard), from what the model removed,
+  // |X - Y|^2, and its masks |Y| / |X|, over frames [w0, w0 + W) and bins of 100 Hz-8 kHz:
+  // speech-like when both the removed part is modulated (median over ERB bands of the mean over
+  // the 10th percentile of its 50 ms power, dB) and the masks are undecided (energy-weighted
+  // mean of 4 g (1 - g), g the mask clamped to 1).
+  float GuardWet(const std::vector<cf>& Y, int64_t w0, int W, int newFrames) {
+    const Dfn3Settings& s = model_->settings;
+    if (!s.speechGuard) return 1.f;
+    if (W < kGuardMinFrames) return wetSet_ ? prevWet_ : 1.f;
+    const Tables& t = T();
+    std::vector<float> mods;
+    std::vector<double> rem(W), inp(W), sm;
+    double uSum = 0, wSum = 0;
+    int lo = 0;
+    for (int b = 0; b < kErb; lo += t.erb[b], ++b) {
+      const int hi = lo + t.erb[b];
+      if (lo < kGuardLoBin || hi > kGuardHiBin) continue;
+      double inMean = 0;
+      for (int j = 0; j < W; ++j) {
+        const cf* X = &spec_[(w0 + j - bufStart_) * kBins];
+        const cf* Yj = &Y[static_cast<size_t>(j) * kBins];
+        double r = 0, p = 0;
+        for (int k = lo; k < hi; ++k) {
+          const double px = std::norm(X[k]);
+          r += std::norm(X[k] - Yj[k]);
+          p += px;
+          if (px > 0) {
+            const double g = std::min(1.0, std::sqrt(std::norm(Yj[k]) / px));
+            uSum += px * 4 * g * (1 - g);
+            wSum += px;
+          }
+        }
+        rem[j] = r;
+        inp[j] = p;
+        inMean += p / W;
+      }
+      // 50 ms power of the removed part, over frames where the input is not (near) digital silence.
+      sm.clear();
+      for (int j = 0; j < W; ++j) {
+        if (inp[j] <= inMean * 1e-6) continue;
+        double sum = 0;
+        int n = 0;
+        for (int i = std::max(0, j - 2); i <= std::min(W - 1, j + 2); ++i, ++n) sum += rem[i];
+        sm.push_back(sum / n);
+      }
+      if (sm.size() < static_cast<size_t>(kGuardMinFrames)) continue;
+      double mean = 0;
+      for (double v : sm) mean += v / static_cast<double>(sm.size());
+      if (!(mean > 1e-20)) continue;
+      auto p10 = sm.begin() + static_cast<std::ptrdiff_t>(0.1 * static_cast<double>(sm.size() - 1));
+      std::nth_element(sm.begin(), p10, sm.end());
+      mods.push_back(static_cast<float>(10 * std::log10(mean / std::max(*p10, mean * 1e-4))));
+    }
+    if (mods.empty() || !(wSum > 0)) return wetSet_ ? prevWet_ : 1.f;
+    auto mid = mods.begin() + static_cast<std::ptrdiff_t>(mods.size() / 2);
+    std::nth_element(mods.begin(), mid, mods.end());
+    // Both measures are running means over the windows so far (a window's new frames weighted,
+    // earlier ones forgotten with a time constant of kGuardMemory frames): a short last window
+    // does not decide alone.
+    const double keep = std::exp(-static_cast<double>(newFrames) / kGuardMemory);
+    guard_.mod = (guard_.mod * guard_.modWeight * keep + *mid * newFrames) / (guard_.modWeight * keep + newFrames);
+    guard_.modWeight = guard_.modWeight * keep + newFrames;
+    guard_.u = guard_.u * keep + uSum / W * newFrames;
+    guard_.w = guard_.w * keep + wSum / W * newFrames;
+    auto ramp = [](double v, float a, float b) { return std::clamp(static_cast<float>((v - a) / std::max(b - a, 1e-6f)), 0.f, 1.f); };
+    const float speech = ramp(guard_.mod, s.guardLowDb, s.guardHighDb) * ramp(guard_.u / guard_.w, s.guardLowMask, s.guardHighMask);
+    return 1.f - speech * (1.f - s.guardWet);
   }
 
   // Y: kBins bins of a Hermitian spectrum (the imaginary parts of DC and Nyquist are ignored).
@@ -369,6 +471,11 @@ class Dfn3Stream::Impl {
   int64_t bufStart_ = 0, frameCount_ = 0, nextOut_ = 0, featCount_ = 0, powStart_ = 0;
   std::vector<float> pow_;  // mean square of each frame's new hop, frames [powStart_, frameCount_)
   float logGain_ = 0.f;
+  float prevWet_ = 1.f;  // the speech guard's wet fraction of the last window
+  bool wetSet_ = false;
+  struct {
+    double mod = 0, modWeight = 0, u = 0, w = 0;
+  } guard_;  // the guard's running measures
   int toSkip_ = 0;
   uint64_t inTotal_ = 0, outTotal_ = 0;
 };

@@ -31,6 +31,20 @@ struct Dfn3Settings {
   // recording (speech near -45 dBFS) loses 10-15 dB of SI-SDR instead of gaining.
   bool normalizeLevel = true;
   float levelDb = -22.f;
+  // DeepFilterNet's own post-filter (its mask_pf, off in DFN3's config; enhance.py --pf):
+  // extra attenuation where the model already attenuates, beta as its pf_beta (0.02). 0: off.
+  float postFilterBeta = 0.f;
+  // Speech guard: DFN3 was trained without interfering speech (p_interfer_sp = 0), and on
+  // babble it removes parts of the target talker. Per model window, two measures of what it did
+  // (over 100 Hz-8 kHz): how modulated the removed part is (per ERB band, mean over 10th
+  // percentile of its 50 ms power, median over bands, dB: 2-8 for stationary noise, 17-26 for
+  // babble and impulsive noise) and how undecided its masks are (energy-weighted mean of
+  // 4 g (1 - g): 0.18-0.41 for impulsive noise, 0.65-0.81 for babble at 0-5 dB); both are
+  // running means over the windows so far. Where both are high the
+  // output is blended back towards the input, down to a wet fraction of guardWet
+  // (output = wet * enhanced + (1 - wet) * input), each measure ramping between its low and high.
+  bool speechGuard = true;
+  float guardLowDb = 8.f, guardHighDb = 14.f, guardLowMask = 0.4f, guardHighMask = 0.6f, guardWet = 0.2f;
   bool cuda = false;  // ONNX Runtime's CUDA execution provider (AppendCudaProvider names what is missing)
 };
 

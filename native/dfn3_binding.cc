@@ -93,6 +93,13 @@ Napi::Value Dfn3Load(const Napi::CallbackInfo& info) {
     s.contextFrames = static_cast<int>(args::IntegerField(env, o, "contextFrames", 0, 100000, s.contextFrames));
     s.normalizeLevel = args::BooleanField(env, o, "normalizeLevel", s.normalizeLevel);
     s.levelDb = static_cast<float>(args::NumberField(env, o, "levelDb", -60, 0, s.levelDb));
+    s.postFilterBeta = static_cast<float>(args::NumberField(env, o, "postFilterBeta", 0, 1, s.postFilterBeta));
+    s.speechGuard = args::BooleanField(env, o, "speechGuard", s.speechGuard);
+    s.guardLowDb = static_cast<float>(args::NumberField(env, o, "guardLowDb", 0, 60, s.guardLowDb));
+    s.guardHighDb = static_cast<float>(args::NumberField(env, o, "guardHighDb", 0, 60, s.guardHighDb));
+    s.guardLowMask = static_cast<float>(args::NumberField(env, o, "guardLowMask", 0, 1, s.guardLowMask));
+    s.guardHighMask = static_cast<float>(args::NumberField(env, o, "guardHighMask", 0, 1, s.guardHighMask));
+    s.guardWet = static_cast<float>(args::NumberField(env, o, "guardWet", 0, 1, s.guardWet));
     s.cuda = args::CudaProvider(env, o);
   }
   return (new LoadWorker(env, s))->Start();

@@ -28,6 +28,29 @@ export interface Dfn3Options {
   normalizeLevel?: boolean;
   /** Target of the level normalization, dBFS (mean square of the loudest 100 ms); default -22. */
   levelDb?: number;
+  /**
+   * DeepFilterNet's own post-filter (its mask_pf; enhance.py --pf, beta 0.02): extra attenuation
+   * where the model attenuates. Default 0 (off, as in DFN3's config); measured no SI-SDR gain on
+   * the pink-noise mixes of bench:denoise-quality (-0.1 dB).
+   */
+  postFilterBeta?: number;
+  /**
+   * Speech guard, default true. DFN3 was not trained on interfering speech (p_interfer_sp = 0)
+   * and on babble removes parts of the target talker. Per model window (10 s; running means over
+   * the windows so far), two measures over 100 Hz-8 kHz: how modulated the removed part |X - Y|^2
+   * is (per ERB band the mean over the 10th percentile of its 50 ms power, median over bands, dB:
+   * 2-8 for stationary noise, 17-26 for babble and impulsive noise) and how undecided the masks
+   * |Y|/|X| are (energy-weighted mean of 4 g (1 - g): 0.18-0.41 for noise, 0.65-0.81 for babble
+   * at 0-5 dB). Each ramps from its low to its high (`guardLowDb` 8 to `guardHighDb` 14,
+   * `guardLowMask` 0.4 to `guardHighMask` 0.6); their product blends the output back towards the
+   * input, down to `guardWet` (0.2) of the enhanced signal (output = wet * enhanced + (1 - wet) * input).
+   */
+  speechGuard?: boolean;
+  guardLowDb?: number;
+  guardHighDb?: number;
+  guardLowMask?: number;
+  guardHighMask?: number;
+  guardWet?: number;
   /** Frames of already emitted audio re-run before a window (recurrent warm-up); default 100. */
   contextFrames?: number;
 }
