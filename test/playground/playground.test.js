@@ -39,6 +39,20 @@ const pageErrors = [];
 page.on('pageerror', (e) => pageErrors.push(String(e)));
 const shot = (name) => page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
 
+/** Waits for the page's job after `previous` to end; on a timeout, says what the server and the page saw of it. */
+async function pageJobEnds(previous = null) {
+  await page.waitForFunction((p) => window.playground.stats.job && window.playground.stats.job.id !== p, previous, { timeout: 30000 });
+  try {
+    await page.waitForFunction(() => window.playground.stats.job.final, null, { timeout: 120000 });
+  } catch (e) {
+    const id = await page.evaluate(() => window.playground.stats.job.id);
+    const server = await (await fetch(`${srv.api}/jobs/${id}`, { headers })).json();
+    const views = await page.evaluate(() => window.playground.stats.job.views.slice(-3));
+    throw new Error(`${e.message}; the server's view: ${JSON.stringify(server)}; the page's last views: ${JSON.stringify(views)}; status line: ${await page.textContent('#status')}`);
+  }
+  return page.evaluate(() => window.playground.stats.job);
+}
+
 t.test('the page is served, Arabic right-to-left first, with an English toggle', async (t) => {
   const res = await page.goto(`${srv.base}/playground`);
   t.equal(res.status(), 200);
@@ -125,8 +139,7 @@ t.test('long text: a Markdown file as a job, its progress to the end, then audio
   await page.setInputFiles('#long-file', file);
   await page.fill('#long-title', 'كتاب البحر');
   await page.click('#long-submit');
-  await page.waitForFunction(() => window.playground.stats.job?.final, null, { timeout: 120000 });
-  const job = await page.evaluate(() => window.playground.stats.job);
+  const job = await pageJobEnds();
   t.equal(job.final, 'succeeded', `job ${job.id} succeeded`);
   t.equal(await page.textContent('#status'), 'اكتملت المهمة: الصوت والترجمة جاهزان.', 'the page says it is done');
 
@@ -162,6 +175,57 @@ t.test('long text: a Markdown file as a job, its progress to the end, then audio
   t.equal(await page.evaluate(() => document.querySelector('#long-audio track').track.cues.length), job.cues, 'the player\'s caption track has every cue');
   await shot('long-text');
   await page.click('#tab-speak');
+  t.same(pageErrors, []);
+});
+
+t.test('SSML and a pronunciation dictionary: the alias spoken, no markup, a mark reached; the download and a job carry them', async (t) => {
+  const made = await fetch(`${srv.api}/pronunciation-dictionaries`, {
+    method: 'POST', headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'اختصارات', rules: [{ string_to_replace: 'WHO', type: 'alias', alias: 'منظمة الصحة العالمية' }] }),
+  });
+  t.equal(made.status, 201);
+  const dict = await made.json();
+  await page.click('#save-key'); // the lists again, with the new dictionary
+  await page.waitForFunction((id) => [...document.querySelectorAll('#dictionary option')].some((o) => o.value === id), dict.id);
+  await page.selectOption('#dictionary', dict.id);
+  await page.check('#ssml');
+  const ssml = '<speak>أعلنت WHO اليوم عن خطة جديدة للصحة.<break time="500ms"/><mark name="middle"/>وقالت إن الخطة تشمل تدريب الأطباء في كل القرى.</speak>';
+  await page.fill('#text', ssml);
+  const runs = await page.evaluate(() => window.playground.stats.speakRuns);
+  await page.click('#speak');
+  await page.waitForFunction((n) => window.playground.stats.speakRuns > n && window.playground.stats.finalAt !== null, runs, { timeout: 60000 });
+  const s = await page.evaluate(() => window.playground.stats);
+  // The alignment's characters (spaces aside) are those spoken.
+  t.match(s.spokenText.replace(/\s+/gu, ''), /منظمةالصحةالعالمية/, 'the dictionary\'s alias is spoken');
+  t.notMatch(s.spokenText, /WHO|[<>]/, 'neither the word it replaces nor any markup');
+  t.same(s.marks, ['middle'], 'the mark is reached');
+  t.notMatch(await page.textContent('#words'), /[<>]/, 'the words shown leave the tags out');
+  await shot('ssml');
+
+  await page.selectOption('#format', 'wav_24000');
+  await page.click('#download-format');
+  await page.waitForFunction(() => window.playground.stats.lastDownload?.format === 'wav_24000', null, { timeout: 30000 });
+  const plainWav = await (await fetch(`${srv.api}/text-to-speech/sawt-mini`, {
+    method: 'POST', headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ voice_id: 'fusha-omar', text: ssml, text_type: 'ssml', stability: 0.5, output_format: 'wav_24000' }),
+  })).arrayBuffer();
+  const downloaded = await page.evaluate(() => window.playground.stats.lastDownload.bytes);
+  t.ok(downloaded > plainWav.byteLength, `the download carries the dictionary (${downloaded} B; without it ${plainWav.byteLength} B)`);
+
+  // The long-text tab sends both with the job.
+  await page.click('#tab-long');
+  await page.fill('#long-text', ssml);
+  const previous = await page.evaluate(() => window.playground.stats.job.id);
+  await page.click('#long-submit');
+  const job = await pageJobEnds(previous);
+  t.equal(job.final, 'succeeded');
+  const vtt = await (await fetch(`${srv.api}/jobs/${job.id}/captions.vtt`, { headers })).text();
+  t.match(vtt, /منظمة الصحة العالمية/, 'the job\'s captions show the alias');
+  t.notMatch(vtt, /WHO|</, 'and no markup');
+
+  await page.click('#tab-speak');
+  await page.uncheck('#ssml');
+  await page.selectOption('#dictionary', '');
   t.same(pageErrors, []);
 });
 

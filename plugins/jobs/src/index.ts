@@ -33,6 +33,7 @@ const configSchema = {
     pollMs: { type: 'integer', minimum: 10, default: 1000, description: 'How often an idle runner looks for work submitted on another node' },
     sweepMs: { type: 'integer', minimum: 100, default: 5000, description: 'How often the sweep looks for unfinished last steps, webhooks due and expired jobs' },
     maxAttempts: { type: 'integer', minimum: 1, default: 3, description: 'Tries of a part before its job fails' },
+    background: { type: 'boolean', default: true, description: 'Render parts as background work in the engine (SynthesisRequest.background): nothing of theirs is urgent in the native pools, so live requests\' first audio goes first; false: a part\'s first sentences are urgent like a live request\'s' },
     orphanGraceMs: { type: 'integer', minimum: 1000, default: 600_000, description: 'A job\'s price reserved this long ago whose job was never stored (the process died between the two writes of a submit) is released by the sweep' },
     retentionHours: { type: 'number', exclusiveMinimum: 0, default: 168, description: 'How long a finished job and its files are kept (default 7 days)' },
     jobsPerPlan: {
@@ -79,7 +80,7 @@ export default definePlugin({
     const allow = parseAllowList(process.env.SAWT_WEBHOOK_ALLOW);
     const runner = new JobRunner({ store, synthesizer, blobs, wallet, workDir, logger: ctx.logger }, {
       runners: o.runners ?? availableParallelism(),
-      leaseMs: o.leaseMs, pollMs: o.pollMs, sweepMs: o.sweepMs, retentionMs: Math.round(o.retentionHours * 3_600_000), maxAttempts: o.maxAttempts, orphanGraceMs: o.orphanGraceMs, jobLimit,
+      leaseMs: o.leaseMs, pollMs: o.pollMs, sweepMs: o.sweepMs, retentionMs: Math.round(o.retentionHours * 3_600_000), maxAttempts: o.maxAttempts, orphanGraceMs: o.orphanGraceMs, background: o.background, jobLimit,
       webhook: { timeoutMs: o.webhook.timeoutMs, retryBaseMs: o.webhook.retryBaseMs, retryWindowMs: Math.round(o.webhook.retryWindowHours * 3_600_000), allow, userAgent: 'Sawt-Webhooks/1' },
     });
     registerJobRoutes(http, {

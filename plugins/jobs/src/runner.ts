@@ -27,6 +27,8 @@ export interface RunnerSettings {
   maxAttempts: number;
   /** A durable reservation older than this with no job (a crash between reserving and storing the job) is released. */
   orphanGraceMs: number;
+  /** Parts as background work in the engine (nothing urgent in its native pools). */
+  background: boolean;
   jobLimit: (plan: Plan) => number | null;
   webhook: DeliverySettings & { retryBaseMs: number; retryWindowMs: number };
 }
@@ -137,8 +139,8 @@ export class JobRunner {
       const stream = await this.deps.synthesizer.synthesize({
         modelId: job.model_id, voiceId: job.voice_id, accountId: job.account_id, text: part.text, speed: job.speed, stability: job.stability,
         sampleRate: job.synthesis_rate, requestId: `job-${job.id}-${part.idx}`, ...(part.steps && { steps: part.steps }),
-        // Nobody waits to hear a part: none of its work is urgent in the engine's pools, so live requests' first audio goes first.
-        background: true,
+        // Nobody waits to hear a part: with `background`, none of its work is urgent in the engine's pools, so live requests' first audio goes first.
+        background: this.settings.background,
       });
       slot.stream = stream;
       if (this.stopped || leaseLost) stream.destroy();

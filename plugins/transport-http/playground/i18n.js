@@ -15,6 +15,7 @@ export const STRINGS = {
     orTextFile: 'أو ملف نص أو Markdown', jobTitle: 'العنوان', jobFormat: 'الصيغة', submitJob: 'أرسل المهمة', cancelJob: 'ألغِ المهمة',
     downloadAudio: 'تنزيل الصوت', needText: 'اكتب نصا أو اختر ملفا.', jobSubmitted: 'أُرسلت المهمة', jobDone: 'اكتملت المهمة: الصوت والترجمة جاهزان.',
     jobFailed: 'فشلت المهمة:', jobCanceled: 'أُلغيت المهمة، واستُرد المبلغ المحجوز كاملا.', chars: 'حرف', perSecond: 'حرف/ث', audioSec: 'ث من الصوت', eta: 'المتبقي',
+    ssml: 'النص وثيقة SSML', dictionary: 'قاموس النطق', noDictionary: 'بلا قاموس',
     queued: 'في الانتظار', running: 'قيد النطق', succeeded: 'اكتملت', failed: 'فشلت', canceled: 'أُلغيت', notPlayable: 'لا يشغّلها المتصفح؛ نزّلها.',
   },
   en: {
@@ -32,6 +33,7 @@ export const STRINGS = {
     orTextFile: 'or a text or Markdown file', jobTitle: 'Title', jobFormat: 'Format', submitJob: 'Submit job', cancelJob: 'Cancel job',
     downloadAudio: 'Download audio', needText: 'Write a text or pick a file.', jobSubmitted: 'Job submitted', jobDone: 'Job done: audio and captions ready.',
     jobFailed: 'The job failed:', jobCanceled: 'Job canceled; the reserved amount was returned in full.', chars: 'characters', perSecond: 'chars/s', audioSec: 's of audio', eta: 'left',
+    ssml: 'The text is an SSML document', dictionary: 'Pronunciation dictionary', noDictionary: 'none',
     queued: 'queued', running: 'running', succeeded: 'succeeded', failed: 'failed', canceled: 'canceled', notPlayable: 'the browser cannot play it; download it.',
   },
 };

@@ -7,7 +7,7 @@ import { findOutputFormat } from '@sawt/protocol';
 const FINAL = new Set(['succeeded', 'failed', 'canceled']);
 const urls = [];
 
-/** `page`: { $, t, client(), voice(), model(), status(msg, isError), fail(e), stats }. */
+/** `page`: { $, t, client(), voice(), model(), options() (text_type, dictionary locators), status(msg, isError), fail(e), stats }. */
 export function setupLongText(page) {
   const { $, t, stats } = page;
   let current = null;
@@ -80,9 +80,11 @@ export function setupLongText(page) {
     const file = $('long-file').files[0];
     const text = $('long-text').value.trim();
     if (!file && !text) return page.status(t('needText'), true);
-    const req = { voice_id: page.voice(), output_format: $('long-format').value, title: $('long-title').value.trim() || undefined };
-    if (file) Object.assign(req, { file, fileName: file.name });
-    else req.text = text;
+    const options = page.options();
+    const req = { voice_id: page.voice(), output_format: $('long-format').value, title: $('long-title').value.trim() || undefined, ...options };
+    // A file is uploaded as it is; with a dictionary its text goes as JSON (the locators are an array).
+    if (file && !options.pronunciation_dictionary_locators) Object.assign(req, { file, fileName: file.name });
+    else req.text = file ? await file.text() : text;
     for (const u of urls.splice(0)) URL.revokeObjectURL(u);
     $('long-result').hidden = true;
     $('long-progress').value = 0;

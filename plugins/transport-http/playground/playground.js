@@ -7,7 +7,7 @@ import { setupLongText, setupTabs } from './long-text.js';
 
 const $ = (id) => document.getElementById(id);
 const RATE = 24000;
-const stats = { audioMessages: 0, samplesReceived: 0, samplesPlayed: 0, firstPlayedAt: null, finalAt: null, highlighted: 0, speakRuns: 0 };
+const stats = { audioMessages: 0, samplesReceived: 0, samplesPlayed: 0, firstPlayedAt: null, finalAt: null, highlighted: 0, speakRuns: 0, spokenText: '', marks: [] };
 window.playground = { stats };
 
 let lang = sessionStorage.getItem('sawt.lang') ?? 'ar';
@@ -43,10 +43,31 @@ async function useKey(key) {
     $('model').replaceChildren(...models.map((m) => new Option(m.model_name, m.model_id)));
     voices = await client.voices();
     fillDialects();
+    await fillDictionaries();
     $('preview').disabled = !sampleBlob;
     status(t('loaded'));
   } catch (e) { fail(e); }
 }
+
+/** The account's pronunciation dictionaries (none listed when the key lacks the dictionaries scope). */
+async function fillDictionaries() {
+  const current = $('dictionary').value;
+  let list = [];
+  try { list = await client.pronunciationDictionaries.list(); } catch (e) { console.warn('pronunciation dictionaries not listed:', e.message); }
+  $('dictionary').replaceChildren(new Option(t('noDictionary'), ''), ...list.map((d) => new Option(d.name, d.id)));
+  if (list.some((d) => d.id === current)) $('dictionary').value = current;
+}
+
+/** What shapes the reading beside the text: text_type (the SSML box) and the chosen dictionary. */
+function speechTextOptions() {
+  return {
+    ...($('ssml').checked && { text_type: 'ssml' }),
+    ...($('dictionary').value && { pronunciation_dictionary_locators: [{ pronunciation_dictionary_id: $('dictionary').value }] }),
+  };
+}
+
+/** The words a reader sees of the text: SSML's tags left out. */
+const shownText = (text) => ($('ssml').checked ? text.replace(/<[^>]*>/gu, ' ') : text).replace(/\s+/gu, ' ').trim();
 
 /** The voices that speak on the chosen model (GET /voices lists each voice's models). */
 const modelVoices = () => voices.filter((v) => !v.models || v.models.includes($('model').value));
@@ -105,11 +126,11 @@ function highlight(played) {
 async function speak() {
   if (!client) return status(t('needKey'), true);
   const text = $('text').value.trim();
-  const words = text.split(/\s+/u);
+  const words = shownText(text).split(/\s+/u);
   $('words').replaceChildren(...words.flatMap((w) => { const s = document.createElement('span'); s.textContent = w; return [s, ' ']; }));
   wordTimes = [];
   stats.speakRuns++;
-  Object.assign(stats, { audioMessages: 0, samplesReceived: 0, samplesPlayed: 0, firstPlayedAt: null, finalAt: null, highlighted: 0 });
+  Object.assign(stats, { audioMessages: 0, samplesReceived: 0, samplesPlayed: 0, firstPlayedAt: null, finalAt: null, highlighted: 0, spokenText: '', marks: [] });
   $('speak').disabled = true;
   $('stop').disabled = false;
   $('download').hidden = true;
@@ -117,17 +138,20 @@ async function speak() {
   try {
     const { node } = await audioGraph();
     status(t('speaking'));
-    session = await client.connect({ voice_id: $('voice').value, model_id: $('model').value, output_format: 'pcm_24000' });
-    // Sentence by sentence, as a text generator would: audio starts before the last is spoken.
-    const sentences = text.match(/[^.!?؟،,]+[.!?؟،,]*\s*/gu) ?? [text];
+    session = await client.connect({ voice_id: $('voice').value, model_id: $('model').value, output_format: 'pcm_24000', ...speechTextOptions() });
+    // Sentence by sentence, as a text generator would: audio starts before the last is spoken
+    // (an SSML document goes whole: its tags are not cut at a full stop).
+    const sentences = $('ssml').checked ? [text] : text.match(/[^.!?؟،,]+[.!?؟،,]*\s*/gu) ?? [text];
     const sending = (async () => {
       for (const s of sentences) await session.send(s);
       await session.flush();
     })();
     for await (const e of session.untilFinal()) {
+      if (e.marks) stats.marks.push(...e.marks.map((m) => m.name));
       if (e.alignment) {
         // Times within the message's own audio: a word starts at the message's offset plus its first character.
         const a = e.alignment;
+        stats.spokenText += a.chars.join('');
         const base = a.charStartTimesMs[0] ?? 0;
         a.chars.forEach((c, i) => {
           if (c !== ' ' && (i === 0 || a.chars[i - 1] === ' ')) wordTimes.push(stats.samplesReceived + Math.round(((a.charStartTimesMs[i] - base) / 1000) * RATE));
@@ -177,7 +201,7 @@ async function downloadFormat() {
   $('download-format').disabled = true;
   status(t('fetchingFormat'));
   try {
-    const bytes = await client.textToSpeech($('model').value, { voice_id: $('voice').value, text: $('text').value.trim(), stability: 0.5, output_format: format });
+    const bytes = await client.textToSpeech($('model').value, { voice_id: $('voice').value, text: $('text').value.trim(), stability: 0.5, output_format: format, ...speechTextOptions() });
     const name = `sawt-${format}.${EXTENSIONS[format.split('_')[0]] ?? 'bin'}`;
     const link = $('format-link');
     if (link.href.startsWith('blob:')) URL.revokeObjectURL(link.href);
@@ -298,7 +322,7 @@ $('noisy-file').onchange = (e) => e.target.files[0] && denoise(e.target.files[0]
 $('download-format').onclick = downloadFormat;
 
 setupTabs($);
-setupLongText({ $, t, stats, status, fail, client: () => client, voice: () => $('voice').value, model: () => $('model').value });
+setupLongText({ $, t, stats, status, fail, client: () => client, voice: () => $('voice').value, model: () => $('model').value, options: speechTextOptions });
 fillFormats();
 applyLang();
 const saved = sessionStorage.getItem('sawt.key');
