@@ -44,6 +44,9 @@ t.test('the length schedule cuts at a word end outside markup; the unfinished ta
   t.same(pieces, [`<speak>${words}</speak>`], 'over 50 characters: cut before the unfinished <mark');
   t.same(feed(c, ['me="after"/>وعاد ظهرا.</speak>']), ['<speak> <mark name="after"/>وعاد ظهرا.</speak>']);
   t.equal(c.flush(), null, 'a flush with only the closing tag left has nothing to speak');
+  const trailing = new SsmlChunker();
+  t.same(feed(trailing, ['<speak>مرحبا بكم في خدمة صوت. ', '<mark name="end"/><break time="300ms"/></speak>']), ['<speak>مرحبا بكم في خدمة صوت.</speak>']);
+  t.equal(trailing.flush(), '<speak> <mark name="end"/><break time="300ms"/></speak>', 'a mark and a pause with no words after a cut: a piece at the flush');
 
   const markup = new SsmlChunker();
   t.same(feed(markup, ['<speak><prosody rate="slow" pitch="+2st" volume="loud">مرحبا بكم ', '<mark name="service"/>في خدمة صوت ']), [], 'markup does not count toward the 50 characters');
@@ -114,5 +117,8 @@ t.test('plain text: no cut inside a <break time/> tag, even one split across mes
   t.same(feed(c, ['5s"/> في خدمة صوت. ثم']), ['مرحبا بكم <break time="1.5s"/> في خدمة صوت.'], 'cut at the sentence end after the whole tag');
   const alone = new TextChunker();
   t.same(feed(alone, ['مرحبا بكم في خدمة صوت. <break time="1s"/>', '\n']), ['مرحبا بكم في خدمة صوت.'], 'a break with no words after it waits for them');
-  t.equal(alone.flush(), null, 'and is no piece of its own at a flush');
+  t.equal(alone.flush(), ' <break time="1s"/>\n', 'at a flush it is a piece of its own (a pause, nothing billed)');
+  const punctuation = new TextChunker();
+  t.same(feed(punctuation, ['مرحبا بكم في خدمة صوت. ', '؟']), ['مرحبا بكم في خدمة صوت.']);
+  t.equal(punctuation.flush(), null, 'punctuation alone is no piece');
 });

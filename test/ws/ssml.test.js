@@ -99,9 +99,19 @@ t.test('<mark> times come back with the audio, in order, within it, timed like t
   const pieceMs = secondPiece.reduce((n, m) => n + Buffer.from(m.audio, 'base64').length, 0) / 2 / 24;
   t.ok(two.marks[1].timeMs > 0 && two.marks[1].timeMs < pieceMs, `the last mark (${two.marks[1].timeMs} ms) falls within the second piece's audio (${pieceMs.toFixed(0)} ms)`);
 
+  // A mark (and a pause) after the last words, arriving once they were cut: a piece of their own, nothing billed.
+  const trailing = await charged(() => session(['<speak>مرحبا بكم في خدمة صوت. ', '<mark name="done"/><break time="500ms"/></speak>'], { text_type: 'ssml' }));
+  t.same(trailing.out.errors, []);
+  t.same(trailing.out.marks, [{ name: 'done', timeMs: 0 }], 'the mark comes back, at the start of its own piece');
+  const audio = trailing.out.c.audio();
+  const piece = audio.slice(audio.findIndex((m) => m.marks?.length));
+  t.ok(piece.at(-1).isFinal, 'its piece ends the flush');
+  t.equal(piece.reduce((n, m) => n + Buffer.from(m.audio, 'base64').length, 0), 24000, 'its audio is the pause: 500 ms of 24 kHz PCM16');
+  t.equal(trailing.micro, [...'مرحبا بكم في خدمة صوت.'].length * costMicro, 'only the words are billed');
+
   const plain = await session([PLAIN]);
   t.notOk(plain.c.audio().some((m) => 'marks' in m), 'no marks field without marks');
-  for (const x of [s, two, plain]) x.c.ws.close();
+  for (const x of [s, two, plain, trailing.out]) x.c.ws.close();
 });
 
 t.test('a dictionary named in initConnection is applied; unknown or malformed locators are refused at initConnection', async (t) => {

@@ -2,6 +2,9 @@ import { cutSsmlAt, endsInsideMarkup, errors, meetsTextMinimum, TEXT_TOO_SHORT_M
 import { advance, maskMarkup, pieceDocument, spokenText, unfinishedAtFlush, type SsmlPiece } from './ssml-stream-text.js';
 import { cutPosition, DEFAULT_CHUNKING, hasSpeakable, NOTHING_TO_SPEAK, type Chunker, type TextChunkerOptions } from './text-chunker.js';
 
+/** Markup that is heard or timed without words: a pause or a mark. */
+const RENDERED_MARKUP = /<(?:break|mark)[\s/>]/u;
+
 /** The length of masked SSML: its characters outside markup. */
 const textLength = (masked: string) => masked.replace(/\uFFFF/gu, '').length;
 
@@ -84,8 +87,9 @@ export class SsmlChunker implements Chunker {
     this.#at = advance(this.#at, this.#buffer.slice(this.#reopened, c.at));
     this.#buffer = c.rest;
     this.#reopened = c.reopened;
-    // A flush's rest with nothing to say (closing tags, a lone break or mark) is dropped; its open elements stay.
-    if (!speaks) return null;
+    // A flush's rest without words is a piece when it pauses or marks (silence, a mark's time; nothing
+    // billed), else (closing tags, punctuation) nothing; its open elements stay.
+    if (!speaks && !RENDERED_MARKUP.test(c.head.slice(this.#reopened))) return null;
     this.#pieces++;
     this.lastPiece = piece;
     return piece.document;

@@ -87,8 +87,8 @@ export class TextChunker implements Chunker {
 
   /**
    * Ends the text so far: returns everything buffered as the last piece, or null when what is left
-   * has nothing to speak. 40001 (and the buffer dropped) when the text received since the previous
-   * flush is too short or has nothing to speak.
+   * has nothing to speak (nor a <break> to pause for). 40001 (and the buffer dropped) when the text
+   * received since the previous flush is too short or has nothing to speak.
    */
   flush(): string | null {
     const whole = this.#sinceFlush;
@@ -96,7 +96,8 @@ export class TextChunker implements Chunker {
     this.clear();
     if (!meetsTextMinimum(whole)) throw errors.validation(TEXT_TOO_SHORT_MESSAGE);
     if (!hasSpeakable(maskBreaks(whole))) throw errors.validation(NOTHING_TO_SPEAK);
-    if (!hasSpeakable(maskBreaks(rest))) return null;
+    // A rest without words is a piece when it holds a <break> (silence, nothing billed).
+    if (!hasSpeakable(maskBreaks(rest)) && !/<break\b/iu.test(rest)) return null;
     this.#pieces++;
     return rest;
   }
