@@ -66,7 +66,7 @@ t.test('plain text: only <break time="…"/> is markup, everything else is read 
   t.same(doc.items.map((i) => i.kind), ['speech', 'break', 'speech']);
   t.equal(doc.items[1].ms, 1500);
   t.equal(doc.items[2].text, ' بكم & <b>صوت</b> [[marhaba]]');
-  t.equal(ssml.ssmlBillableText(doc), 'مرحبا  بكم & <b>صوت</b> [[marhaba]]', 'the text as written without the tag');
+  t.equal(ssml.ssmlBillableText(doc), 'مرحبا بكم & <b>صوت</b> [[marhaba]]', 'the text as written without the tag (the white space around it one space)');
   t.equal(ssml.parseSpeechText("نص <BREAK time='300ms'> نص").items[1].ms, 300, 'case and quotes as HTML writes them');
   const unclosed = refusal(() => ssml.parseSpeechText('نص أول\nثم <break time="1s" وبعده'));
   t.match(unclosed.message, /^SSML: unclosed <break> at 2:4$/u);
@@ -229,5 +229,5 @@ t.test('billing counts the spoken characters: text content, sub aliases, say-as 
   t.equal(ssml.ssmlBillableText(ssml.parseSpeechText(speak('<s>أ</s><s>ب</s>'))), 'أ ب', 'a sentence end between runs is a space');
   t.equal(ssml.ssmlBillableText(ssml.parseSpeechText('  مرحبا  بكم في\tصوت  ')), 'مرحبا  بكم في\tصوت', 'plain text without <break> bills its trimmed text, as before');
   t.equal(ssml.ssmlBillableText(ssml.parseSpeechText('مرحبا<break time="1s"/>بكم')), 'مرحبا بكم', 'a break between words is one space');
-  t.equal(ssml.ssmlBillableText(ssml.parseSpeechText('مرحبا <break time="1s"/> بكم')), 'مرحبا  بكم', 'and adds none beside the text\'s own');
+  t.equal(ssml.ssmlBillableText(ssml.parseSpeechText('مرحبا <break time="1s"/> بكم')), 'مرحبا بكم', 'with the white space written around it: one space, the tag\'s place billed once');
 });

@@ -74,7 +74,7 @@ export const where = (s: Pick<SourceSpan, 'line' | 'column'>) => `${s.line}:${s.
 /**
  * The billed text of a document: the spoken characters (text content, say-as and phoneme
  * content as written, sub and dictionary aliases as spoken), never markup. Runs join as written;
- * a pause, mark or sentence end between runs counts as one space. SSML's white space is collapsed
+ * a pause, mark or sentence end between runs counts as one space (with the white space around it). SSML's white space is collapsed
  * (XML does not keep it); plain text keeps its own, so a plain text without <break> bills exactly
  * as before (its trimmed text). core's billableChars and the 3-word/10-character rule apply to it.
  */
@@ -86,8 +86,14 @@ export function ssmlBillableText(doc: SpeechDocument): string {
       gap = true;
       continue;
     }
-    if (gap && out !== '' && !/\s$/u.test(out) && !/^\s/u.test(item.spoken)) out += ' ';
-    out += item.spoken;
+    let spoken = item.spoken;
+    if (gap && out !== '') {
+      // The white space around a pause or mark is one space, however it was written.
+      spoken = spoken.trimStart();
+      if (spoken === '') continue;
+      out = `${out.trimEnd()} `;
+    }
+    out += spoken;
     gap = false;
   }
   return doc.markup === 'ssml' ? out.replace(/\s+/gu, ' ').trim() : out.trim();
