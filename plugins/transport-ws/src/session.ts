@@ -254,8 +254,8 @@ export class WsSession {
     const parts = split.length ? split : [p.text];
     parts.forEach((text, i) => {
       const piece: Piece = { ...p, text, flushEnd: p.flushEnd && i === parts.length - 1, ...(ssml && { ssml: true }) };
-      // Places in a piece split from a longer one are its own (its errors name them so).
-      if (ssml && parts.length === 1) this.ssmlPieces.set(piece, ssml);
+      // The first part starts as the whole did; the places in a later part are its own (its errors name them so).
+      if (ssml && i === 0) this.ssmlPieces.set(piece, ssml);
       this.queue.push(piece);
     });
     if (!this.running) void this.work();
