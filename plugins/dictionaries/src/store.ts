@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   errors, lockRows, MAX_DICTIONARY_LOCATORS, SawtError,
-  type Database, type DictionaryLocator, type PronunciationDictionaries, type PronunciationRule,
+  type Database, type DictionaryLocator, type PronunciationDictionaries, type PronunciationRule, type ResolvedDictionaryVersion,
 } from '@sawt/core';
 import type { Knex } from 'knex';
 import { checkRuleCount, checkRules, checkUnique, patchRules, type DictionaryLimits } from './rules.js';
@@ -138,19 +138,30 @@ export class DictionaryStore implements PronunciationDictionaries {
   }
 
   async resolveLocators(accountId: string, locators: readonly DictionaryLocator[]): Promise<PronunciationRule[]> {
+    // Earlier locators first: the matcher prefers the earlier of two rules for the same words.
+    return (await this.resolveVersions(accountId, locators)).flatMap((v) => v.rules());
+  }
+
+  async resolveVersions(accountId: string, locators: readonly DictionaryLocator[]): Promise<ResolvedDictionaryVersion[]> {
     if (!Array.isArray(locators)) throw errors.validation('pronunciation_dictionary_locators must be an array');
     if (locators.length > MAX_DICTIONARY_LOCATORS) throw errors.validation(`pronunciation_dictionary_locators names ${locators.length} dictionaries; at most ${MAX_DICTIONARY_LOCATORS} per request`);
-    const rules: PronunciationRule[] = [];
+    const out: ResolvedDictionaryVersion[] = [];
     for (const [i, l] of locators.entries()) {
       const where = `pronunciation_dictionary_locators[${i}]`;
       if (l === null || typeof l !== 'object' || typeof l.pronunciation_dictionary_id !== 'string' || l.pronunciation_dictionary_id.trim() === '') {
         throw errors.validation(`${where}.pronunciation_dictionary_id is required`);
       }
       if (l.version_id !== undefined && l.version_id !== null && typeof l.version_id !== 'string') throw errors.validation(`${where}.version_id must be a string`);
-      const version = await this.get(accountId, l.pronunciation_dictionary_id.trim(), l.version_id ?? undefined);
-      // Earlier locators first: the matcher prefers the earlier of two rules for the same words.
-      rules.push(...version.rules);
+      const id = l.pronunciation_dictionary_id.trim();
+      const dict = await this.db.reader<DictionaryRow>('pronunciation_dictionaries').where({ id, account_id: accountId }).first();
+      if (!dict) throw dictionaryNotFound(id);
+      const versionId = l.version_id ?? dict.latest_version_id;
+      const version = await this.db.reader<VersionRow>('pronunciation_dictionary_versions').where({ id: versionId, dictionary_id: id }).first();
+      if (!version) throw versionNotFound(id, versionId);
+      let parsed: PronunciationRule[] | null = null;
+      // Parsed only when asked: a caller that kept what it built of this version skips it.
+      out.push({ versionId: version.id, rules: () => (parsed ??= JSON.parse(version.rules) as PronunciationRule[]) });
     }
-    return rules;
+    return out;
   }
 }

@@ -19,6 +19,12 @@ export interface DictionaryLocator {
   version_id?: string;
 }
 
+/** A locator resolved: the version's id (immutable rules) and its rules, parsed when first asked for. */
+export interface ResolvedDictionaryVersion {
+  versionId: string;
+  rules(): PronunciationRule[];
+}
+
 /** The most locators one request may name. */
 export const MAX_DICTIONARY_LOCATORS = 3;
 
@@ -65,6 +71,12 @@ export interface PronunciationDictionaries {
    * than MAX_DICTIONARY_LOCATORS locators or a malformed one.
    */
   resolveLocators(accountId: string, locators: readonly DictionaryLocator[]): Promise<PronunciationRule[]>;
+  /**
+   * resolveLocators, one entry per locator (same checks and errors): each version's id, which
+   * never changes its rules (a caller may keep what it builds of them: the engine's compiled
+   * matchers), and its rules, read when asked.
+   */
+  resolveVersions?(accountId: string, locators: readonly DictionaryLocator[]): Promise<ResolvedDictionaryVersion[]>;
   /**
    * The rules of a dictionary file (e.g. `sawt text --dictionary FILE`): a PLS 1.0 lexicon, or JSON
    * `{rules: [...]}` or a rules array; the same checks as the routes (400 / 40001 naming the fault).

@@ -17,6 +17,8 @@ export interface SpeechTextRequest {
   textType?: TextType;
   /** The rules of the request's dictionaries, in locator order (PronunciationDictionaries.resolveLocators). */
   rules?: readonly PronunciationRule[];
+  /** The rules compiled already (wins over `rules`): the engine keeps the matchers of dictionary versions. */
+  matcher?: PronunciationMatcher;
   /** The request's speed (prosody rates multiply it). */
   speed: number;
   model: {
@@ -42,7 +44,8 @@ export interface PreparedSpeech {
 
 export function prepareSpeechText(req: SpeechTextRequest): PreparedSpeech {
   const parsed = parseSpeechText(req.text, { ...(req.textType && { textType: req.textType }), ...(req.limits && { limits: req.limits }) });
-  const document = req.rules?.length ? applyPronunciations(parsed, new PronunciationMatcher(req.rules)) : parsed;
+  const matcher = req.matcher ?? (req.rules?.length ? new PronunciationMatcher(req.rules) : null);
+  const document = matcher?.size ? applyPronunciations(parsed, matcher) : parsed;
   // After the rules: their phoneme passages are checked against the model like the user's own.
   checkDocumentPhonemes(document, req.model.inventory);
   for (const item of document.items) {
