@@ -13,7 +13,7 @@ const BATCH_ROWS = 32;
  * Characters of a segment's preceding text (the same sentence, cut before it) read with it for
  * context: the words next to the cut get the case endings and readings the whole sentence gives.
  */
-const CONTEXT_CHARS = 40;
+const CONTEXT_CHARS = 20;
 
 /**
  * Arabic diacritization with the libtashkeel character model (ONNX, run off the
