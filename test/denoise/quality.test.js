@@ -78,7 +78,9 @@ t.test('dfn3: a quiet recording (speech near -45 dBFS) in pink noise is cleaned 
   t.ok(Math.abs(quiet.improvement - loud.improvement) <= 1, `within 1 dB of the loud mix (${loud.improvement.toFixed(2)} dB)`);
 });
 
-const babbleMixes = () => conditions({ clips: 4, kinds: ['babble'], snrs: [0, 5] });
+// 12 s mixes: on these DFN3 alone loses SI-SDR on speaker 00000010's (-1.6 dB), while on 4 s
+// mixes it happened to gain, so a test on those could not tell the guard gone.
+const babbleMixes = (targets) => conditions({ clips: 12, kinds: ['babble'], snrs: [0, 5], targets });
 
 t.test('dfn3: babble (another talker) at 0 and 5 dB is never made worse, for either target speaker', { skip: noCommands }, async (t) => {
   for (const m of await denoiseMixes(t, babbleMixes())) {
@@ -87,8 +89,8 @@ t.test('dfn3: babble (another talker) at 0 and 5 dB is never made worse, for eit
 });
 
 t.test('dfn3 with its speech guard off (DeepFilterNet3 as enhance.py runs it) makes babble worse: what the guard is for', { skip: noCommands }, async (t) => {
-  const worse = (await denoiseMixes(t, babbleMixes(), { backend: 'dfn3', speechGuard: false })).filter((m) => m.improvement < 0);
-  t.ok(worse.length > 0, `${worse.length} of 4 babble mixes come out worse without the guard`);
+  const worse = (await denoiseMixes(t, babbleMixes(['00000010']), { backend: 'dfn3', speechGuard: false })).filter((m) => m.improvement < 0);
+  t.ok(worse.length > 0, `${worse.length} of 2 babble mixes come out worse without the guard`);
 });
 
 t.test('dfn3: the speech guard leaves impulsive noise to the model (recorded noise at 0 dB gains at least 10 dB)', { skip: noCommands || (!hasRecorded && 'the shared recorded noises are absent') }, async (t) => {
