@@ -3,6 +3,7 @@
  * seams: one MP3 bit reservoir, one Ogg stream with continuous granule positions, one FLAC
  * stream), into the job's audio file; its cues and chapters on one timeline.
  */
+import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { once } from 'node:events';
@@ -75,6 +76,9 @@ export async function assemble(input: {
   onProgress: () => Promise<void>;
 }): Promise<AssembledAudio> {
   const { format, jobId } = input;
+  // This attempt's own names: a finisher that lost its lease (a paused process, a sweep that took
+  // over) removes its files without touching those of the one that ended the job.
+  const attempt = randomUUID().slice(0, 8);
   const encoder = new AudioEncoder(format.codec === 'wav' ? 'pcm' : format.codec, input.synthesisRate, format.sampleRate, format.bitrate ?? 0);
   const spool = input.workDir.file(`job-${jobId}`, `.${format.extension}`);
   const out = createWriteStream(spool);
@@ -100,7 +104,7 @@ export async function assemble(input: {
     await once(out, 'finish');
     const bytes = (await stat(spool)).size;
     const header = format.codec === 'wav' ? wavFileHeader(bytes, format.sampleRate) : null;
-    const audioKey = `jobs/${jobId}/audio.${format.extension}`;
+    const audioKey = `jobs/${jobId}/audio-${attempt}.${format.extension}`;
     const body = header ? Readable.from((async function* () {
       yield header;
       yield* createReadStream(spool);
@@ -108,7 +112,7 @@ export async function assemble(input: {
     await input.blobs.put(audioKey, body);
     const cues = joinCues(input.parts, input.synthesisRate, playedDelayMs(format));
     const timeline: Timeline = { cues, chapters: timeChapters(input.chapters, cues) };
-    const timelineKey = `jobs/${jobId}/timeline.json`;
+    const timelineKey = `jobs/${jobId}/timeline-${attempt}.json`;
     await input.blobs.put(timelineKey, Buffer.from(JSON.stringify(timeline)));
     return { audioKey, audioBytes: bytes + (header?.length ?? 0), timelineKey };
   } finally {
