@@ -134,22 +134,12 @@ export interface HtsBinding {
 const native = (): HtsBinding => loadBinding<HtsBinding>();
 
 /**
- * Starts HTS synthesis; audio (PCM16LE mono at sampleRate) streams sentence by sentence.
- *
- * Give exactly one of:
- * - `utterances`: full-context labels per sentence; the engine generates the streams, then vocodes them.
- *   Optional `words` (one list per utterance: the label of each word's first phone, and its textOffset
- *   and length, as textToUtterances gives them) give word timings as espeak's: each chunk's info carries
- *   the words that start inside its chunk, audioMs from the chunk's start; the sentence's last chunk
- *   carries any left. Checked now: one list per utterance, labels in range and increasing.
- * - `parameters`: streams per sentence as htsParameters returns them, edited or not (e.g. log F0
- *   shifted, mel-cepstrum changed); they are vocoded as they are, with the same windows, cross-fades,
- *   gain, limiter, resampling, chunks, backpressure and events as labels. Float32Array or Float64Array;
- *   lf0 NaN = unvoiced; every other value must be finite. speed, halfTone, f0Spread and the GV weights
- *   act during generation and do nothing here; alpha, postfilter, highpassHz, gainDb, sampleRate, chunkMs
- *   and the window sizes apply. Shapes are checked now (EngineError SAWT_ENGINE_INVALID_ARGUMENT, thrown); dims against the
- *   voice once it is loaded (the stream is destroyed with SAWT_ENGINE_INVALID_ARGUMENT before any audio).
- *   The arrays are copied before this returns: the caller may reuse them at once.
+ * Starts HTS synthesis of exactly one source (NativeHtsSource: labels, generated then vocoded, or
+ * given parameter streams, vocoded as they are with the same windows, cross-fades, gain, limiter,
+ * resampling, chunks and backpressure); audio (PCM16LE mono at sampleRate) streams sentence by
+ * sentence. Options and shapes are checked now (EngineError SAWT_ENGINE_INVALID_ARGUMENT, thrown),
+ * given dims against the voice once it is loaded (the stream is destroyed with that error before
+ * any audio). The arrays are copied before this returns: the caller may reuse them at once.
  */
 export function synthesizeHtsStream(options: NativeHtsSynthesisOptions): SynthesisStream {
   const callSite = captureCallSite();

@@ -84,35 +84,20 @@ export function nonEmptyStringArray(name: string, value: unknown): string[] {
   return value as string[];
 }
 
+/** espeak synthesis options (synthesizeStream). */
 export interface SynthesisOptions {
-  segments: string[];
-  voice: string;
-  /** espeak words per minute, within ESPEAK_RATE_RANGE. */
-  rate: number;
-  pitch: number;
-  range: number;
-  sampleRate?: number;
-  chunkMs?: number;
-  phonemeInput?: boolean;
-  maxQueuedChunks?: number;
-  /** The first segment goes ahead of the later segments of other syntheses (default true). */
-  urgent?: boolean;
-}
-
-/** espeak synthesis options as the addon reads them (createSynthesis), once checked. */
-export interface NativeSynthesisOptions {
   /** Normalized text pieces, usually sentences; synthesized in order. */
   segments: string[];
   /** espeak-ng voice spec, e.g. 'ar', 'ar+m3'. */
   voice: string;
-  /** Words per minute, within espeakRateRange. */
+  /** Words per minute, within ESPEAK_RATE_RANGE. */
   rate: number;
   /** 0..100. */
   pitch: number;
   /** 0..100. */
   range: number;
-  /** Output rate, 8000..48000 (espeak's 22050 Hz is resampled). */
-  sampleRate: number;
+  /** Output rate, one of SUPPORTED_SAMPLE_RATES (default 24000; espeak's 22050 Hz is resampled). */
+  sampleRate?: number;
   /** Chunks allowed to wait for the JS thread (default 4). */
   maxQueuedChunks?: number;
   /** Emit a chunk whenever this much audio is ready in a segment; 0 (default): one per segment. */
@@ -126,26 +111,25 @@ export interface NativeSynthesisOptions {
   urgent?: boolean;
 }
 
+/** The options as the addon reads them (createSynthesis), once checked: the rate filled in. */
+export type NativeSynthesisOptions = SynthesisOptions & { sampleRate: number };
+
 /** Checks every synthesis option; fills defaults (sampleRate 24000). */
 export function validateSynthesisOptions(options: unknown): NativeSynthesisOptions {
   const o = object('options', options);
-  const validated: NativeSynthesisOptions = {
+  const given = (name: string) => o[name] !== undefined;
+  return {
     segments: nonEmptyStringArray('segments', o.segments),
     voice: nonEmptyString('voice', o.voice),
     rate: integerBetween('rate', o.rate, ESPEAK_RATE_RANGE.min, ESPEAK_RATE_RANGE.max),
     pitch: integerBetween('pitch', o.pitch, 0, 100),
     range: integerBetween('range', o.range, 0, 100),
     sampleRate: oneOf('sampleRate', o.sampleRate ?? 24000, SUPPORTED_SAMPLE_RATES),
+    ...(given('chunkMs') && { chunkMs: integerBetween('chunkMs', o.chunkMs, 0, 60000) }),
+    ...(given('maxQueuedChunks') && { maxQueuedChunks: integerBetween('maxQueuedChunks', o.maxQueuedChunks, 1, 1024) }),
+    ...(given('phonemeInput') && { phonemeInput: optionalBoolean('phonemeInput', o.phonemeInput) }),
+    ...(given('urgent') && { urgent: optionalBoolean('urgent', o.urgent) }),
   };
-  if (o.chunkMs !== undefined) validated.chunkMs = integerBetween('chunkMs', o.chunkMs, 0, 60000);
-  if (o.maxQueuedChunks !== undefined) {
-    validated.maxQueuedChunks = integerBetween('maxQueuedChunks', o.maxQueuedChunks, 1, 1024);
-  }
-  const phonemeInput = optionalBoolean('phonemeInput', o.phonemeInput);
-  if (phonemeInput !== undefined) validated.phonemeInput = phonemeInput;
-  const urgent = optionalBoolean('urgent', o.urgent);
-  if (urgent !== undefined) validated.urgent = urgent;
-  return validated;
 }
 
 export const SAMPLE_RATE_RANGE = { min: 1000, max: 384000 } as const;
