@@ -9,6 +9,7 @@ import t from 'tap';
 import { createSawt, tokens } from '@sawt/core';
 import { parseWav, pcmStats, repoRoot, startServer, tempDir } from '../helpers/server.js';
 import { connect, wsConfig } from '../helpers/ws.js';
+import { checkedInjectFetch } from '../helpers/inject.js';
 
 const FORMANT = path.join(repoRoot, 'test/fixtures/plugins/formant-voice/index.js');
 const TEXT = 'قال الولد إن الطيور تطير فوق البيوت الجميلة.';
@@ -19,6 +20,8 @@ const configWith = (options = {}) => {
 };
 
 const srv = await startServer(t, { config: configWith() });
+// HTTP requests through fastify's inject() (no socket needed); the WebSocket test connects for real.
+const fetch = checkedInjectFetch(t, srv);
 const { account, headers } = await srv.client();
 const tts = (body, h = headers) => fetch(`${srv.api}/text-to-speech/formant-1`, { method: 'POST', headers: h, body: JSON.stringify({ voice_id: 'formant-nour', text: TEXT, stability: 0.5, streaming: false, ...body }) });
 

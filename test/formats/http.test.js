@@ -1,17 +1,24 @@
 // Every output format over HTTP, whole and streamed, decoded by ffprobe/ffmpeg: codec, rate,
 // channels, duration against the WAV's, audible; streamed MP3/Opus play from their first chunk.
+// Requests go through fastify's inject() except the streamed ones, whose chunks as they arrive on
+// the socket are the point.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startServer, SENTENCE } from '../helpers/server.js';
+import { checkedInjectFetch } from '../helpers/inject.js';
 import { decode, FFPROBE_CODEC, FORMATS } from './decode.js';
 
 const srv = await startServer(t);
 const { headers } = await srv.client({ plan: 'enterprise', balance: '100' });
 const base = { voice_id: 'fusha-omar', stability: 0.5, text: SENTENCE };
-const tts = (body, query = '') => fetch(`${srv.api}/text-to-speech/sawt-mini${query}`, { method: 'POST', headers, body: JSON.stringify({ ...base, ...body }) });
+const injected = checkedInjectFetch(t, srv);
+const request = (fetcher) => (body, query = '') => fetcher(`${srv.api}/text-to-speech/sawt-mini${query}`, { method: 'POST', headers, body: JSON.stringify({ ...base, ...body }) });
+const tts = request(injected);
+/** Over a real socket: for streamed answers, whose chunks are read as they arrive. */
+const ttsOverSocket = request(fetch);
 
 /** The body's chunks as they arrived. */
 async function chunks(res) {
@@ -41,7 +48,7 @@ for (const format of FORMATS) {
     if (format.codec === 'wav') t.equal(body.readUInt32LE(4), body.length - 8, 'the whole WAV states its size');
     checkAudio(t, await decode(body, format), format, 'whole');
 
-    const streamed = await tts({ streaming: true, output_format: format.name });
+    const streamed = await ttsOverSocket({ streaming: true, output_format: format.name });
     t.equal(streamed.status, 200);
     t.equal(streamed.headers.get('content-type'), format.contentType);
     t.notOk(streamed.headers.get('content-length'), 'streamed: no Content-Length');

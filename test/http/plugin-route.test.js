@@ -7,6 +7,7 @@ import path from 'node:path';
 import t from 'tap';
 import { tokens } from '@sawt/core';
 import { defaultConfigPath, parseWav, pcmStats, repoRoot, startServer, tempDir } from '../helpers/server.js';
+import { checkedInjectFetch } from '../helpers/inject.js';
 
 const RATE_MAX = 6;
 const dir = tempDir(t);
@@ -16,8 +17,9 @@ config.plugins.find((p) => p.resolve === '@sawt/plugin-denoise').options.backend
 config.plugins.push({ resolve: path.relative(dir, path.join(repoRoot, 'test/fixtures/plugins/greeting-voice/index.js')), options: { greeting: 'أهلا يا' } });
 const configPath = path.join(dir, 'sawt.json');
 writeFileSync(configPath, JSON.stringify(config));
-// Every response is checked against the OpenAPI document (startServer), the plugin's route included.
 const srv = await startServer(t, { runtime: { configPath, configDir: dir } });
+// No socket: requests through fastify's inject(), every answer checked against the OpenAPI document, the plugin's route included.
+const fetch = checkedInjectFetch(t, srv);
 
 const greet = (headers, body = { name: 'سلمى', voice_id: 'fusha-omar' }) =>
   fetch(`${srv.api}/greeting`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });

@@ -5,9 +5,12 @@ import t from 'tap';
 import OpenAI from 'openai';
 import { billableChars, tokens } from '@sawt/core';
 import { startServer, SENTENCE } from '../helpers/server.js';
+import { checkedInjectFetch } from '../helpers/inject.js';
 import { decode, FORMATS } from '../formats/decode.js';
 
+// The openai package speaks to a real URL; a plain request of this file goes through inject().
 const srv = await startServer(t);
+const injected = checkedInjectFetch(t, srv);
 const { account, key } = await srv.client({ plan: 'enterprise', balance: '100' });
 const client = new OpenAI({ apiKey: key.key, baseURL: `${srv.base}/v1`, maxRetries: 0 });
 const fmt = (name) => FORMATS.find((f) => f.name === name);
@@ -128,7 +131,7 @@ t.test('errors: OpenAI\'s classes and shape, code = Sawt\'s errorCode', async (t
   t.equal(broke.status, 402);
   t.equal(broke.code, 40201);
 
-  const raw = await fetch(`${srv.base}/v1/audio/speech`, { method: 'POST', headers: { 'x-api-key': key.key, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'nope', voice: 'alloy', input: 'نعم' }) });
+  const raw = await injected(`${srv.base}/v1/audio/speech`, { method: 'POST', headers: { 'x-api-key': key.key, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'nope', voice: 'alloy', input: 'نعم' }) });
   t.equal(raw.status, 404);
   const body = await raw.json();
   t.same(Object.keys(body.error).sort(), ['code', 'message', 'param', 'type'], 'x-api-key works too; the body is {error: {message, type, code, param}}');
