@@ -150,6 +150,41 @@ t.test('a dictionary named in initConnection is applied; unknown or malformed lo
   theirs.ws.close();
 });
 
+t.test('a dictionary keeps its version for the whole session: a PATCH during it changes new sessions only', async (t) => {
+  const res = await fetch(`${srv.api}/pronunciation-dictionaries`, {
+    method: 'POST', headers, body: JSON.stringify({ name: 'مثبت', rules: [{ string_to_replace: 'WHO', type: 'alias', alias: 'منظمة الصحة العالمية' }] }),
+  });
+  t.equal(res.status, 201);
+  const dict = await res.json();
+  const TEXT = 'أعلنت WHO اليوم عن خطة جديدة';
+  const locators = [{ pronunciation_dictionary_id: dict.id }];
+  const alias = await session(['أعلنت منظمة الصحة العالمية اليوم عن خطة جديدة']);
+  const written = await session([TEXT]);
+
+  const pinned = await session([TEXT], { pronunciation_dictionary_locators: locators });
+  t.same(pinned.errors, []);
+  soundsLike(t, pinned.pcm, alias.pcm, 'before the PATCH: the rule vs its alias');
+  const patched = await fetch(`${srv.api}/pronunciation-dictionaries/${dict.id}`, { method: 'PATCH', headers, body: JSON.stringify({ remove_rules: ['WHO'] }) });
+  t.equal(patched.status, 200);
+  t.not((await patched.json()).version_id, dict.version_id, 'the PATCH made a new version');
+
+  // The same session's next flush: the version it had at initConnection.
+  const c = pinned.c;
+  const before = c.audio().length;
+  c.send({ type: 'text', text: TEXT, flush: true });
+  await c.until(() => c.audio().slice(before).find((m) => m.isFinal) || c.errors().length);
+  t.same(c.errors(), []);
+  const later = Buffer.concat(c.audio().slice(before).map((m) => Buffer.from(m.audio, 'base64')));
+  soundsLike(t, later, alias.pcm, 'after the PATCH, in the session: still the rule');
+
+  // A new session reads the latest version: the rule is gone, the word is read as written.
+  const fresh = await session([TEXT], { pronunciation_dictionary_locators: locators });
+  t.same(fresh.errors, []);
+  soundsLike(t, fresh.pcm, written.pcm, 'after the PATCH, a new session: the written word');
+  t.ok(Math.abs(seconds(later) - seconds(fresh.pcm)) / seconds(fresh.pcm) > 0.04, `the pinned piece differs from the new session's: ${seconds(later).toFixed(3)} s vs ${seconds(fresh.pcm).toFixed(3)} s`);
+  for (const s of [alias, written, pinned, fresh]) s.c.ws.close();
+});
+
 t.test('bad SSML is 40001 naming the tag and its line:column in the session\'s text; the session goes on', async (t) => {
   const s = await session(['<speak>مرحبا بكم\n', 'في <blink>خدمة</blink> صوت للنطق العربي</speak>'], { text_type: 'ssml' });
   t.equal(s.errors.length, 1);

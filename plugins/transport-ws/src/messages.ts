@@ -43,7 +43,7 @@ export const LOCATORS_SCHEMA = {
     required: ['pronunciation_dictionary_id'],
     properties: {
       pronunciation_dictionary_id: { type: 'string' },
-      version_id: { type: 'string', description: 'A version of the dictionary (default: its latest at each generation)' },
+      version_id: { type: 'string', description: 'A version of the dictionary (default: its latest when initConnection arrives, kept for the whole session)' },
     },
   },
 } as const;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { errors, isSawtError, resolveModelFor, resolveVoiceFor, startPaidSynthesis, type AuthContext, type Authenticator, type Logger, type PaidSynthesisServices, type PronunciationDictionaries, type RateLimiter } from '@sawt/core';
+import { errors, isSawtError, resolveModelFor, resolveVoiceFor, startPaidSynthesis, type AuthContext, type Authenticator, type DictionaryLocator, type Logger, type PaidSynthesisServices, type PronunciationDictionaries, type RateLimiter } from '@sawt/core';
 import { ConnectionEncoder } from './encoding.js';
 import { DEFAULT_LIMITS, type WsLimits } from './limits.js';
 import { CLOSE, CONNECTION_INITIALIZED, errorMessage, initKey, parseClientMessage, parseInit, parseText, type InitRequest } from './messages.js';
@@ -209,16 +209,28 @@ export class WsSession {
     const auth = this.auth!;
     const model = await resolveModelFor(this.deps, auth, init.modelId ?? this.deps.models.defaultModelId());
     await resolveVoiceFor(this.deps, auth, init.voiceId, model);
-    if (init.dictionaryLocators) {
-      // Checked now, like the model and the voice (404 / 40401 before any text); each piece resolves them again.
-      if (!this.deps.dictionaries) throw errors.validation('pronunciation_dictionary_locators are not supported by this server (no dictionaries plugin)');
-      await this.deps.dictionaries.resolveLocators(auth.account.id, init.dictionaryLocators);
-    }
-    this.settings = { ...init, modelId: model.model_id };
+    const dictionaryLocators = init.dictionaryLocators && (await this.pinDictionaries(auth.account.id, init.dictionaryLocators));
+    this.settings = { ...init, modelId: model.model_id, dictionaryLocators };
     if (init.textType === 'ssml') this.chunker = new SsmlChunker();
     this.encoder = ConnectionEncoder.for(init.format, init.sampleRate);
     if (this.state === 'authenticated') this.state = 'ready';
     await this.send(CONNECTION_INITIALIZED);
+  }
+
+  /**
+   * The session's dictionaries checked now, like the model and the voice (404 / 40401 before any
+   * text), each at the version it has now: a dictionary edited during the session does not change
+   * the rest of its audio.
+   */
+  private async pinDictionaries(accountId: string, locators: DictionaryLocator[]): Promise<DictionaryLocator[]> {
+    const dictionaries = this.deps.dictionaries;
+    if (!dictionaries) throw errors.validation('pronunciation_dictionary_locators are not supported by this server (no dictionaries plugin)');
+    if (!dictionaries.resolveVersions) {
+      await dictionaries.resolveLocators(accountId, locators);
+      return locators;
+    }
+    const versions = await dictionaries.resolveVersions(accountId, locators);
+    return locators.map((l, i) => ({ ...l, version_id: versions[i]!.versionId }));
   }
 
   private onText(body: Record<string, unknown>): void {
