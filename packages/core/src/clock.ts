@@ -31,7 +31,6 @@ interface Pending {
   due: number;
   fn: () => unknown;
   every: number | null;
-  seq: number;
 }
 
 /** Lets the promises settled by the callbacks just run go on (their continuations are microtasks). */
@@ -46,7 +45,6 @@ export class ManualClock implements Clock {
   #mono = 0;
   #timers: Pending[] = [];
   #turn: Array<() => void> = [];
-  #seq = 0;
 
   constructor(start = Date.parse('2026-01-01T00:00:00Z')) {
     this.#now = start;
@@ -61,7 +59,7 @@ export class ManualClock implements Clock {
   }
 
   after(ms: number, fn: () => unknown, opts: { every?: boolean } = {}): () => void {
-    const t: Pending = { due: this.#mono + ms, fn, every: opts.every ? Math.max(ms, 1) : null, seq: this.#seq++ };
+    const t: Pending = { due: this.#mono + ms, fn, every: opts.every ? Math.max(ms, 1) : null };
     this.#timers.push(t);
     return () => void (this.#timers = this.#timers.filter((x) => x !== t));
   }
@@ -74,7 +72,8 @@ export class ManualClock implements Clock {
   async advance(ms: number): Promise<void> {
     const end = this.#mono + ms;
     for (;;) {
-      const next = this.#timers.filter((t) => t.due <= end).sort((a, b) => a.due - b.due || a.seq - b.seq)[0];
+      // Timers due together fire in the order they were set (the sort is stable).
+      const next = this.#timers.filter((t) => t.due <= end).sort((a, b) => a.due - b.due)[0];
       if (!next) break;
       this.#move(next.due);
       if (next.every === null) this.#timers = this.#timers.filter((t) => t !== next);

@@ -1,12 +1,5 @@
-import { Readable, Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { SpeechChunk, SpeechStream } from './services/index.js';
-
-/**
- * Options of an object-mode Readable of SpeechChunk. Object mode counts chunks, and a chunk is
- * typically a whole sentence or 100 ms or more of audio: one waiting chunk keeps the consumer fed
- * while the next is generated.
- */
-export const SPEECH_STREAM_OPTIONS = { objectMode: true, highWaterMark: 1 } as const;
 
 /** What watches a speech stream's chunks as they are generated (samples, first audio, delivery). */
 export type SpeechObserver = (chunk: SpeechChunk) => void;
@@ -25,7 +18,9 @@ export class GeneratedSpeech extends Readable {
   #pulling = false;
 
   constructor(produce: (signal: AbortSignal) => AsyncIterable<SpeechChunk>) {
-    super(SPEECH_STREAM_OPTIONS);
+    // Object mode counts chunks, and a chunk is typically a whole sentence or 100 ms or more of
+    // audio: one waiting chunk keeps the consumer fed while the next is generated.
+    super({ objectMode: true, highWaterMark: 1 });
     this.#chunks = produce(this.#abort.signal)[Symbol.asyncIterator]();
   }
 
@@ -93,21 +88,17 @@ export function observable(stream: SpeechStream): GeneratedSpeech {
 }
 
 /** The PCM of a speech stream as a byte stream (for a file, a player or an HTTP body). */
-export function speechPcm(stream: SpeechStream): Transform {
-  const pcm = new Transform({
-    writableObjectMode: true,
-    transform(chunk: SpeechChunk, _encoding, callback) {
-      callback(null, chunk.pcm);
-    },
-  });
-  stream.once('error', (error) => pcm.destroy(error));
-  pcm.once('close', () => stream.destroy());
-  return stream.pipe(pcm);
+export function speechPcm(stream: SpeechStream): Readable {
+  return Readable.from(pcmOf(stream), { objectMode: false }).once('close', () => stream.destroy());
+}
+
+async function* pcmOf(stream: SpeechStream): AsyncGenerator<Buffer> {
+  for await (const { pcm } of stream as AsyncIterable<SpeechChunk>) yield pcm;
 }
 
 /** Reads a speech stream to its end: its whole PCM in one Buffer. */
 export async function speechAudio(stream: SpeechStream): Promise<Buffer> {
   const parts: Buffer[] = [];
-  for await (const { pcm } of stream as AsyncIterable<SpeechChunk>) parts.push(pcm);
+  for await (const pcm of pcmOf(stream)) parts.push(pcm);
   return Buffer.concat(parts);
 }
