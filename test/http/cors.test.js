@@ -57,8 +57,14 @@ t.test('listed origins: preflight, answers and errors carry the allow headers; o
   t.equal((await denied.json()).errorCode, 40101);
 
   const other = await preflight(srv.api, '/models', 'http://evil.example');
+  t.equal(other.status, 204, 'an unlisted origin\'s preflight is answered, as a listed one\'s, before routing');
   t.equal(other.headers.get('access-control-allow-origin'), null, 'an unlisted origin is not allowed');
   t.equal(other.headers.get('access-control-allow-methods'), null);
+  t.equal(other.headers.get('access-control-allow-headers'), null);
+  t.match(other.headers.get('vary'), /Origin/);
+  const otherTts = await preflight(srv.api, '/text-to-speech/sawt-mini', 'http://evil.example');
+  t.equal(otherTts.status, 204);
+  t.equal(otherTts.headers.get('access-control-allow-origin'), null);
   const otherGet = await fetch(`${srv.api}/models`, { headers: { ...headers, origin: 'http://evil.example' } });
   t.equal(otherGet.headers.get('access-control-allow-origin'), null);
 });

@@ -1,6 +1,6 @@
 import type { FromSchema } from '@sawt/core';
 import cors from '@fastify/cors';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 export const corsSchema = {
   type: 'object',
@@ -20,7 +20,8 @@ export type CorsOptions = FromSchema<typeof corsSchema>;
  * Cross-origin access for browser pages on the allowed origins (@fastify/cors): the allow headers
  * on every answer (errors and audio included, so a page can read errorCode), and preflight OPTIONS
  * answered 204 before routing. Other origins get no CORS headers, which browsers treat as a
- * refusal; requests without Origin are unaffected.
+ * refusal: their preflights too are answered 204, without them; requests without Origin are
+ * unaffected.
  */
 export function registerCors(app: FastifyInstance, opts: CorsOptions | undefined): void {
   const origins = new Set((opts?.origins ?? []).map((o) => o.replace(/\/+$/, '').toLowerCase()));
@@ -33,8 +34,13 @@ export function registerCors(app: FastifyInstance, opts: CorsOptions | undefined
     exposedHeaders: ['x-request-id', 'retry-after', 'content-length', 'x-sawt-speed-applied', 'x-sawt-model', 'x-sawt-voice'],
     maxAge: opts?.maxAgeSeconds ?? 600,
   };
+  const preflight = (req: FastifyRequest) => req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
   // Per request: an OPTIONS without Access-Control-Request-Method is not a preflight and is routed as any request.
   void app.register(cors, {
-    delegator: (req, cb) => cb(null, { ...base, origin: allowed(req.headers.origin), preflight: req.headers['access-control-request-method'] !== undefined }),
+    delegator: (req, cb) => cb(null, { ...base, origin: allowed(req.headers.origin), preflight: preflight(req) }),
+  });
+  // @fastify/cors leaves an unlisted origin's preflight to the router (404): answer it as before, 204 without allow headers.
+  app.addHook('onRequest', async (req, reply) => {
+    if (preflight(req) && typeof req.headers.origin === 'string' && !allowed(req.headers.origin)) return reply.code(204).header('vary', 'Origin').header('content-length', '0').send();
   });
 }
