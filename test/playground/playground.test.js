@@ -48,6 +48,7 @@ async function pageJobEnds(previous = null) {
     const id = await page.evaluate(() => window.playground.stats.job.id);
     const server = await (await fetch(`${srv.api}/jobs/${id}`, { headers })).json();
     const views = await page.evaluate(() => window.playground.stats.job.views.slice(-3));
+    // (a failure after the job ended sets final to 'error' and is reported by the caller's assertions)
     throw new Error(`${e.message}; the server's view: ${JSON.stringify(server)}; the page's last views: ${JSON.stringify(views)}; status line: ${await page.textContent('#status')}`);
   }
   return page.evaluate(() => window.playground.stats.job);
@@ -140,7 +141,7 @@ t.test('long text: a Markdown file as a job, its progress to the end, then audio
   await page.fill('#long-title', 'كتاب البحر');
   await page.click('#long-submit');
   const job = await pageJobEnds();
-  t.equal(job.final, 'succeeded', `job ${job.id} succeeded`);
+  t.equal(job.final, 'succeeded', `job ${job.id} succeeded${job.error ? ` (the page: ${job.error})` : ''}`);
   t.equal(await page.textContent('#status'), 'اكتملت المهمة: الصوت والترجمة جاهزان.', 'the page says it is done');
 
   const server = await (await fetch(`${srv.api}/jobs/${job.id}`, { headers })).json();
@@ -218,7 +219,7 @@ t.test('SSML and a pronunciation dictionary: the alias spoken, no markup, a mark
   const previous = await page.evaluate(() => window.playground.stats.job.id);
   await page.click('#long-submit');
   const job = await pageJobEnds(previous);
-  t.equal(job.final, 'succeeded');
+  t.equal(job.final, 'succeeded', job.error ?? '');
   const vtt = await (await fetch(`${srv.api}/jobs/${job.id}/captions.vtt`, { headers })).text();
   t.match(vtt, /منظمة الصحة العالمية/, 'the job\'s captions show the alias');
   t.notMatch(vtt, /WHO|</, 'and no markup');

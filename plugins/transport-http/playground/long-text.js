@@ -91,6 +91,7 @@ export function setupLongText(page) {
     $('long-info').textContent = '';
     $('long-submit').disabled = true;
     rate = null;
+    stats.job = null;
     try {
       const { job_id } = await client.jobs.create(page.model(), req);
       current = job_id;
@@ -107,10 +108,12 @@ export function setupLongText(page) {
       } else {
         page.status(t('jobCanceled'));
       }
-      stats.job.final = last.status;
     } catch (e) {
+      if (stats.job) stats.job.error = String(e?.message ?? e);
       page.fail(e);
     } finally {
+      // The end of this submit, whatever it was (the test waits for it).
+      if (stats.job) stats.job.final = stats.job.error ? 'error' : stats.job.views.at(-1)?.status ?? 'error';
       current = null;
       $('long-submit').disabled = false;
       $('long-cancel').disabled = true;
