@@ -97,6 +97,12 @@ t.test('with-timestamps: marks in order with increasing times, within the audio;
   for (let i = 1; i < times.length; i++) t.ok(times[i] > times[i - 1], `mark ${body.marks[i].name} at ${times[i]} ms after ${times[i - 1]} ms`);
   t.ok(Math.abs(times[3] - ms) <= 1, `the last mark (${times[3]} ms) is at the end of the audio (${ms.toFixed(0)} ms)`);
   t.equal(body.alignment.chars.join(''), 'مرحبا بكم في خدمة صوت للنطق العربي', 'the alignment covers the spoken text, not the markup');
+  const at = body.alignment.chars.join('').indexOf('في');
+  t.ok(Math.abs(times[1] - body.alignment.charStartTimesMs[at]) <= 1, `m1 (${times[1]} ms) is where «في» starts (${body.alignment.charStartTimesMs[at]} ms)`);
+  // A mark inside a sentence changes nothing in the audio.
+  const plainAudio = await speech(t, { text: '<speak>مرحبا بكم في خدمة صوت للنطق العربي</speak>' });
+  const markedRes = await post('', { text: '<speak>مرحبا بكم <mark name="x"/>في خدمة <mark name="y"/>صوت للنطق العربي</speak>' });
+  t.same(parseWav(Buffer.from(await markedRes.arrayBuffer())).data, plainAudio, 'the same samples with and without the marks');
   // Streamed: the same marks, spread over the lines.
   const streamed = await post('/stream/with-timestamps', { text: '<speak>مرحبا بكم <mark name="a"/>في خدمة صوت<mark name="b"/> للنطق العربي</speak>' });
   const lines = (await streamed.text()).trim().split('\n').map((l) => JSON.parse(l));

@@ -2,7 +2,8 @@
  * A prepared text's steps (SpeechSynthesizer.prepare: SSML, <break> in plain text, dictionary
  * rules) read as one audio stream: each `speak` step's audio from the back end (at its rate,
  * pitch and gain), each `pause` as silence at the output rate, each `mark` as its time carried by
- * the next chunk (info.marks). Segment numbers run on across steps; `isLast` is on the last chunk
+ * the next chunk (info.marks); a mark inside a speak step at the start of its word (the engine's
+ * word timings). Segment numbers run on across steps; `isLast` is on the last chunk
  * of the speech, whichever step gives it.
  */
 import type { SpeechChunk, SpeechMark, SpeechStep } from '@sawt/core';
@@ -66,8 +67,17 @@ export async function* stepsAudio(steps: readonly SpeechStep[], sources: StepSou
       if (!chunks) continue;
       let lastSegment = -1;
       let ended = false;
+      const inner = step.marks ?? [];
+      let next = 0;
+      let words = 0;
       for await (const chunk of chunks) {
         lastSegment = chunk.info.segment;
+        // Marks inside the step: at the start of their word, as the engine timed it; the rest at the step's end.
+        for (const w of chunk.info.words) {
+          for (; next < inner.length && inner[next]!.words <= words; next++) pending.push({ name: inner[next]!.name, timeMs: msOf(samples + (w.audioMs * rate) / 1000, rate) });
+          words++;
+        }
+        if (chunk.isLast) for (; next < inner.length; next++) pending.push({ name: inner[next]!.name, timeMs: msOf(samples + chunk.info.samples, rate) });
         ended = chunk.isLast && !(await audioAfter(k));
         yield marked({ ...chunk, isLast: ended, info: { ...chunk.info, segment: chunk.info.segment + segments } }, k);
       }

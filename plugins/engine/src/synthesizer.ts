@@ -76,7 +76,7 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
       text: req.text, ...(req.textType && { textType: req.textType }), ...(matcher && { matcher }), speed: req.speed, textRule,
       model: { id: model.model_id, inventory: phonemeInventoryOf(backend.input, model.model_id), minRate: range.min, maxRate: range.max },
     });
-    const steps: SpeechStep[] = prepared.steps.map((s) => (s.kind === 'speak' ? { kind: 'speak', text: s.text, prosody: s.prosody, lang: s.lang } : s));
+    const steps: SpeechStep[] = prepared.steps.map((s) => (s.kind === 'speak' ? { kind: 'speak', text: s.text, prosody: s.prosody, lang: s.lang, ...(s.marks && { marks: s.marks }) } : s));
     return { billableText: prepared.billableText, steps, markup: prepared.document.markup };
   }
 

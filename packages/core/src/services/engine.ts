@@ -125,7 +125,14 @@ export interface SpeechProsody {
 
 /** One step of reading a prepared text: speak a text with its voice settings, pause, or reach a mark. */
 export type SpeechStep =
-  | { kind: 'speak'; text: string; prosody: SpeechProsody; /** xml:lang; null: the voice's language. */ lang: string | null }
+  | {
+    kind: 'speak'; text: string; prosody: SpeechProsody; /** xml:lang; null: the voice's language. */ lang: string | null;
+    /**
+     * Marks inside the text, in order: each reached where the word at index `words` (counted on the
+     * text's white space) starts in the audio (the engine's word timings), or at the step's end.
+     */
+    marks?: Array<{ name: string; words: number }>;
+  }
   | { kind: 'pause'; ms: number }
   | { kind: 'mark'; name: string };
 

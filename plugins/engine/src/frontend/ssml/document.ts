@@ -106,7 +106,11 @@ export function ssmlBillableChars(doc: SpeechDocument): number {
 
 /** One step of reading a document: speak a text with its voice settings, pause, or reach a mark. */
 export type SpeechStep =
-  | { kind: 'speak'; text: string; prosody: Prosody; emphasis: EmphasisLevel | null; lang: string | null; source: SourceSpan }
+  | {
+    kind: 'speak'; text: string; prosody: Prosody; emphasis: EmphasisLevel | null; lang: string | null; source: SourceSpan;
+    /** Marks inside the text: each before the word at index `words` (the words before it), so that a mark never cuts the speech. */
+    marks?: Array<{ name: string; words: number }>;
+  }
   | { kind: 'pause'; ms: number }
   | { kind: 'mark'; name: string };
 
@@ -147,6 +151,12 @@ export function speechSteps(doc: SpeechDocument): SpeechStep[] {
     if (item.kind === 'boundary') {
       if (current && !/[.!?؟…:;؛]\s*$/u.test(current.text) && current.text.trim()) current.text = `${current.text.trimEnd()}.`;
       close();
+      continue;
+    }
+    // A mark within spoken text stays in it (placed by its words): cutting the speech there would
+    // end an utterance, with its pause and final fall (espeak-ng added half a second).
+    if (item.kind === 'mark' && current?.text.trim()) {
+      (current.marks ??= []).push({ name: item.name, words: current.text.trim().split(/\s+/u).length });
       continue;
     }
     close();
