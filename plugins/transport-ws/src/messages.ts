@@ -3,7 +3,7 @@
  * server's messages and close codes. No I/O here.
  */
 import type { IncomingMessage } from 'node:http';
-import { DEFAULT_SAMPLE_RATE, defineFields, errors, MAX_DICTIONARY_LOCATORS, OUTPUT_FORMAT_NAMES, outputFormat, presentedKey, synthesisRate, validateFields, type DictionaryLocator, type OutputFormatSpec, type SawtError, type SpeechTextType } from '@sawt/core';
+import { DEFAULT_SAMPLE_RATE, defineFields, DICTIONARY_LOCATORS_SCHEMA, errors, MAX_DICTIONARY_LOCATORS, OUTPUT_FORMAT_NAMES, outputFormat, parseDictionaryLocators, presentedKey, synthesisRate, validateFields, type DictionaryLocator, type OutputFormatSpec, type SawtError, type SpeechTextType } from '@sawt/core';
 import type { MessageBuffers } from './message-buffers.js';
 
 /** The formats a client may ask for (initConnection output_format): core's table. */
@@ -33,19 +33,10 @@ export const initFields = defineFields({
   },
 });
 
-/** JSON Schema of initConnection's `pronunciation_dictionary_locators` (the field rules have no arrays). */
+/** JSON Schema of initConnection's `pronunciation_dictionary_locators` (the field rules have no arrays): core's, said of a session. */
 export const LOCATORS_SCHEMA = {
-  type: 'array',
-  maxItems: MAX_DICTIONARY_LOCATORS,
-  description: `Up to ${MAX_DICTIONARY_LOCATORS} of the account's pronunciation dictionaries (POST /pronunciation-dictionaries), applied in this order to every text of the session before normalization; an unknown, deleted or other account's dictionary is error 40401 at initConnection.`,
-  items: {
-    type: 'object',
-    required: ['pronunciation_dictionary_id'],
-    properties: {
-      pronunciation_dictionary_id: { type: 'string' },
-      version_id: { type: 'string', description: 'A version of the dictionary (default: its latest when initConnection arrives, kept for the whole session)' },
-    },
-  },
+  ...DICTIONARY_LOCATORS_SCHEMA,
+  description: `Up to ${MAX_DICTIONARY_LOCATORS} of the account's pronunciation dictionaries (POST /pronunciation-dictionaries), applied in this order to every text of the session before normalization, each at the version it has when initConnection arrives (kept for the whole session) unless version_id names one; an unknown, deleted or other account's dictionary is error 40401 at initConnection.`,
 } as const;
 
 export const textFields = defineFields({
@@ -112,28 +103,11 @@ export interface InitRequest {
   dictionaryLocators: DictionaryLocator[] | undefined;
 }
 
-/** `pronunciation_dictionary_locators`: at most MAX_DICTIONARY_LOCATORS objects with a pronunciation_dictionary_id (40001 naming the fault). */
-export function parseLocators(raw: unknown): DictionaryLocator[] | undefined {
-  if (raw === undefined || raw === null) return undefined;
-  const shape = '{pronunciation_dictionary_id, version_id?}';
-  if (!Array.isArray(raw)) throw errors.validation(`pronunciation_dictionary_locators must be an array of ${shape}`);
-  if (raw.length > MAX_DICTIONARY_LOCATORS) throw errors.validation(`pronunciation_dictionary_locators names ${raw.length} dictionaries; at most ${MAX_DICTIONARY_LOCATORS} per request`);
-  const locators = raw.map((l: unknown, i): DictionaryLocator => {
-    const where = `pronunciation_dictionary_locators[${i}]`;
-    if (l === null || typeof l !== 'object' || Array.isArray(l)) throw errors.validation(`${where} must be an object ${shape}`);
-    const o = l as Record<string, unknown>;
-    if (typeof o.pronunciation_dictionary_id !== 'string' || o.pronunciation_dictionary_id.trim() === '') throw errors.validation(`${where}.pronunciation_dictionary_id is required`);
-    if (o.version_id !== undefined && o.version_id !== null && typeof o.version_id !== 'string') throw errors.validation(`${where}.version_id must be a string`);
-    return { pronunciation_dictionary_id: o.pronunciation_dictionary_id, ...(typeof o.version_id === 'string' && o.version_id !== '' && { version_id: o.version_id }) };
-  });
-  return locators.length ? locators : undefined;
-}
-
 export function parseInit(body: Record<string, unknown>): InitRequest {
   const f = validateFields(body, initFields);
   return {
     textType: f.text_type,
-    dictionaryLocators: parseLocators(body.pronunciation_dictionary_locators),
+    dictionaryLocators: parseDictionaryLocators(body.pronunciation_dictionary_locators),
     modelId: f.model_id,
     voiceId: f.voice_id,
     stability: f.voice_settings?.stability ?? 0.5,
