@@ -45,6 +45,29 @@ export interface Chunker {
   clear(): void;
 }
 
+/** What both chunkers keep: the text not cut yet, the text since the last flush (the text rule's) and the pieces cut (the schedule's index). */
+export abstract class ChunkerBuffer {
+  /** Text received and not cut into a piece yet. */
+  protected buffer = '';
+  /** Everything received since the last flush: the text rule applies to it. */
+  protected sinceFlush = '';
+  /** Pieces cut so far (the length schedule's index). */
+  protected pieces = 0;
+
+  constructor(protected readonly options: TextChunkerOptions = DEFAULT_CHUNKING) {}
+
+  /** Characters buffered, not yet cut into a piece. */
+  get buffered(): number {
+    return this.buffer.length;
+  }
+
+  /** Adds text to the buffer. */
+  add(text: string): void {
+    this.buffer += text;
+    this.sinceFlush += text;
+  }
+}
+
 /**
  * The text-chunking policy of a WebSocket session: text arrives in pieces of any size and is cut
  * into pieces worth synthesizing. A piece ends at the last sentence end of the buffer; without
@@ -54,34 +77,15 @@ export interface Chunker {
  * inside a <break time="…"/> tag (plain text's one markup), even one split across messages. A flush cuts
  * everything buffered, after checking the text received since the previous flush (the text rule).
  */
-export class TextChunker implements Chunker {
-  #buffer = '';
-  /** Everything received since the last flush: the text rule applies to it. */
-  #sinceFlush = '';
-  /** Pieces cut so far (the length schedule's index). */
-  #pieces = 0;
-
-  constructor(private readonly options: TextChunkerOptions = DEFAULT_CHUNKING) {}
-
-  /** Characters buffered, not yet cut into a piece. */
-  get buffered(): number {
-    return this.#buffer.length;
-  }
-
-  /** Adds text to the buffer. */
-  add(text: string): void {
-    this.#buffer += text;
-    this.#sinceFlush += text;
-  }
-
+export class TextChunker extends ChunkerBuffer implements Chunker {
   /** The next piece to synthesize if the buffer holds one now (`tryNow`: try_trigger_generation), else null. */
   next(tryNow = false): string | null {
     const cut = this.#cut(tryNow);
     if (cut <= 0) return null;
-    const piece = this.#buffer.slice(0, cut);
+    const piece = this.buffer.slice(0, cut);
     if (!hasSpeakable(maskBreaks(piece))) return null; // punctuation or a <break> only: kept with the next text
-    this.#buffer = this.#buffer.slice(cut);
-    this.#pieces++;
+    this.buffer = this.buffer.slice(cut);
+    this.pieces++;
     return piece;
   }
 
@@ -91,26 +95,26 @@ export class TextChunker implements Chunker {
    * received since the previous flush is too short or has nothing to speak.
    */
   flush(): string | null {
-    const whole = this.#sinceFlush;
-    const rest = this.#buffer;
+    const whole = this.sinceFlush;
+    const rest = this.buffer;
     this.clear();
     if (!meetsTextMinimum(whole)) throw errors.validation(TEXT_TOO_SHORT_MESSAGE);
     if (!hasSpeakable(maskBreaks(whole))) throw errors.validation(NOTHING_TO_SPEAK);
     // A rest without words is a piece when it holds a <break> (silence, nothing billed).
     if (!hasSpeakable(maskBreaks(rest)) && !/<break\b/iu.test(rest)) return null;
-    this.#pieces++;
+    this.pieces++;
     return rest;
   }
 
   /** Drops everything buffered (clear, or a session that stops generating). */
   clear(): void {
-    this.#buffer = '';
-    this.#sinceFlush = '';
+    this.buffer = '';
+    this.sinceFlush = '';
   }
 
   /** Where the buffer is cut now (0 or -1: not yet). */
   #cut(tryNow: boolean): number {
-    return cutPosition(maskBreaks(this.#buffer), this.#pieces, tryNow, this.options);
+    return cutPosition(maskBreaks(this.buffer), this.pieces, tryNow, this.options);
   }
 }
 
