@@ -1,9 +1,11 @@
 // CORS (transport-http's cors option): off by default; for the listed origins the
-// allow headers on every answer, errors included, and preflights answered 204.
+// allow headers on every answer, errors included, and preflights answered 204 (other origins'
+// preflights too, without allow headers). Requests through fastify's inject(): no socket needed.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { createSawt } from '@sawt/core';
 import { defaultConfigPath, silentLogger, startServer, tempDir } from '../helpers/server.js';
+import { checkedInjectFetch } from '../helpers/inject.js';
 
 function withCors(cors) {
   const config = JSON.parse(readFileSync(defaultConfigPath, 'utf8'));
@@ -11,14 +13,15 @@ function withCors(cors) {
   http.options = { ...http.options, cors };
   return config;
 }
-const preflight = (api, path, origin) => fetch(`${api}${path}`, {
+const preflight = (fetch, url, origin) => fetch(url, {
   method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-api-key' },
 });
 
 t.test('off by default: no CORS headers, preflight not allowed', async (t) => {
   const srv = await startServer(t);
+  const fetch = checkedInjectFetch(t, srv);
   const { headers } = await srv.client();
-  const pre = await preflight(srv.api, '/text-to-speech/sawt-mini', 'http://app.example');
+  const pre = await preflight(fetch, `${srv.api}/text-to-speech/sawt-mini`, 'http://app.example');
   t.equal(pre.headers.get('access-control-allow-origin'), null);
   const res = await fetch(`${srv.api}/models`, { headers: { ...headers, origin: 'http://app.example' } });
   t.equal(res.status, 200);
@@ -27,8 +30,9 @@ t.test('off by default: no CORS headers, preflight not allowed', async (t) => {
 
 t.test('listed origins: preflight, answers and errors carry the allow headers; others get none', async (t) => {
   const srv = await startServer(t, { config: withCors({ origins: ['http://app.example', 'https://studio.example:8443'], maxAgeSeconds: 120 }) });
+  const fetch = checkedInjectFetch(t, srv);
   const { headers } = await srv.client();
-  const pre = await preflight(srv.api, '/text-to-speech/sawt-mini', 'http://app.example');
+  const pre = await preflight(fetch, `${srv.api}/text-to-speech/sawt-mini`, 'http://app.example');
   t.equal(pre.status, 204);
   t.equal(pre.headers.get('access-control-allow-origin'), 'http://app.example');
   t.match(pre.headers.get('access-control-allow-methods'), /POST/);
@@ -56,13 +60,13 @@ t.test('listed origins: preflight, answers and errors carry the allow headers; o
   t.equal(denied.headers.get('access-control-allow-origin'), 'http://app.example', 'a refusal is readable by the page');
   t.equal((await denied.json()).errorCode, 40101);
 
-  const other = await preflight(srv.api, '/models', 'http://evil.example');
+  const other = await preflight(fetch, `${srv.api}/models`, 'http://evil.example');
   t.equal(other.status, 204, 'an unlisted origin\'s preflight is answered, as a listed one\'s, before routing');
   t.equal(other.headers.get('access-control-allow-origin'), null, 'an unlisted origin is not allowed');
   t.equal(other.headers.get('access-control-allow-methods'), null);
   t.equal(other.headers.get('access-control-allow-headers'), null);
   t.match(other.headers.get('vary'), /Origin/);
-  const otherTts = await preflight(srv.api, '/text-to-speech/sawt-mini', 'http://evil.example');
+  const otherTts = await preflight(fetch, `${srv.api}/text-to-speech/sawt-mini`, 'http://evil.example');
   t.equal(otherTts.status, 204);
   t.equal(otherTts.headers.get('access-control-allow-origin'), null);
   const otherGet = await fetch(`${srv.api}/models`, { headers: { ...headers, origin: 'http://evil.example' } });
@@ -71,8 +75,9 @@ t.test('listed origins: preflight, answers and errors carry the allow headers; o
 
 t.test('the OpenAI-compatible route answers CORS as the others and exposes the speed it applied', async (t) => {
   const srv = await startServer(t, { config: withCors({ origins: ['http://app.example'] }) });
+  const fetch = checkedInjectFetch(t, srv);
   const { headers } = await srv.client();
-  const pre = await preflight(srv.base, '/v1/audio/speech', 'http://app.example');
+  const pre = await preflight(fetch, `${srv.base}/v1/audio/speech`, 'http://app.example');
   t.equal(pre.status, 204);
   t.equal(pre.headers.get('access-control-allow-origin'), 'http://app.example');
   t.match(pre.headers.get('access-control-allow-headers'), /authorization/);
@@ -89,7 +94,8 @@ t.test('the OpenAI-compatible route answers CORS as the others and exposes the s
 
 t.test('"*" allows any origin', async (t) => {
   const srv = await startServer(t, { config: withCors({ origins: ['*'] }) });
-  const pre = await preflight(srv.api, '/voices/clone', 'http://anything.example');
+  const fetch = checkedInjectFetch(t, srv);
+  const pre = await preflight(fetch, `${srv.api}/voices/clone`, 'http://anything.example');
   t.equal(pre.status, 204);
   t.equal(pre.headers.get('access-control-allow-origin'), '*');
 });
