@@ -4,7 +4,6 @@
  * in the locators' order. The engine's front end applies them (frontend/ssml/pronunciations.ts).
  */
 import { errors } from '../errors.js';
-import { tokens } from '../tokens.js';
 
 export type PhoneticAlphabet = 'ipa' | 'x-sawt';
 
@@ -83,6 +82,3 @@ export interface PronunciationDictionaries {
    */
   parseRulesFile(source: string): PronunciationRule[];
 }
-
-/** @deprecated tokens.pronunciationDictionaries (the same service). */
-export const pronunciationDictionariesToken = tokens.pronunciationDictionaries;
