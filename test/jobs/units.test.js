@@ -9,7 +9,7 @@ import path from 'node:path';
 import t from 'tap';
 import { billableChars } from '@sawt/core';
 import {
-  PartCues, parseAllowList, parseRange, resolveWebhookTarget, rf64Header, sentenceStarts, signature, spokenText, splitParts, toSrt, toWebVtt, wavFileHeader,
+  PartCues, parseAllowList, parseRange, resolveWebhookTarget, rf64Header, sentenceStarts, signature, spokenText, splitParts, ssmlParts, toSrt, toWebVtt, wavFileHeader,
 } from '@sawt/plugin-jobs';
 
 t.test('Markdown: markup is dropped, headings are sentences and chapters', async (t) => {
@@ -101,4 +101,17 @@ t.test('a WAV past 4 GiB is RF64; its header is read by ffprobe', async (t) => {
   t.equal(probe.format.format_name, 'wav');
   t.equal(probe.streams[0].sample_rate, '24000');
   t.equal(Number(probe.streams[0].duration), 1);
+});
+
+t.test('SSML parts: a speak step cut into parts keeps each <mark> before its own word', async (t) => {
+  // Three sentences of four words; parts of about 30 characters hold one sentence each.
+  const text = 'كلمة أولى ثانية ثالثة. كلمة رابعة خامسة سادسة. كلمة سابعة ثامنة تاسعة.';
+  const step = { kind: 'speak', text, marks: [{ name: 'start', words: 0 }, { name: 'mid', words: 5 }, { name: 'late', words: 10 }, { name: 'end', words: 12 }] };
+  const parts = ssmlParts([step, { kind: 'pause', ms: 500 }], 30);
+  t.equal(parts.length, 3, 'one part a sentence');
+  const marksOf = (p) => p.steps.filter((s) => s.kind === 'speak').flatMap((s) => (s.marks ?? []).map((m) => [m.name, s.text.split(/\s+/u)[m.words] ?? '(end)']));
+  t.same(marksOf(parts[0]), [['start', 'كلمة']], 'the first part has only its own mark, before its first word');
+  t.same(marksOf(parts[1]), [['mid', 'رابعة']], 'a mark in the second sentence is re-indexed to its word there');
+  t.same(marksOf(parts[2]), [['late', 'ثامنة'], ['end', '(end)']], 'a mark after the last word rides on the last part');
+  t.same(parts[2].steps.at(-1), { kind: 'pause', ms: 500 }, 'the trailing pause stays with the last part');
 });

@@ -8,6 +8,7 @@ import { parseAllowList } from './webhook-target.js';
 
 export { spokenText, looksLikeMarkdown, type Chapter, type SpokenText } from './spoken-text.js';
 export { splitParts, sentenceStarts, type TextPart } from './parts.js';
+export { ssmlParts } from './prepared-parts.js';
 export { PartCues, toSrt, toWebVtt, type Cue } from './captions.js';
 export { signature, SIGNATURE_HEADER } from './webhooks.js';
 export { parseAllowList, resolveWebhookTarget } from './webhook-target.js';

@@ -35,10 +35,19 @@ export function ssmlParts(steps: readonly SpeechStep[], partChars: number): Text
       current.steps.push(step);
       continue;
     }
-    for (const piece of splitParts(step.text, partChars)) {
+    // A step's marks sit before a word (its index in the step's text): each goes with the piece
+    // holding that word, re-indexed there; a mark after the last word rides on the last piece.
+    const pieces = splitParts(step.text, partChars);
+    const { marks: stepMarks, ...rest } = step;
+    let before = 0; // words of the step before this piece
+    for (const [p, piece] of pieces.entries()) {
       const text = piece.text.trim();
+      const n = text ? text.split(/\s+/u).length : 0;
+      const last = p === pieces.length - 1;
+      const marks = (stepMarks ?? []).filter((m) => m.words >= before && (m.words < before + n || last)).map((m) => ({ name: m.name, words: m.words - before }));
+      before += n;
       if (current.chars > 0 && current.chars + text.length > partChars) close();
-      current.steps.push({ ...step, text } satisfies SpeakStep);
+      current.steps.push({ ...rest, text, ...(marks.length && { marks }) } satisfies SpeakStep);
       current.texts.push(text);
       current.chars += text.length + 1;
     }
