@@ -3,11 +3,12 @@
 // in 4 overlapping streams as babble, seeded pink noise, or a recorded noise of ../shared/testdata/noise;
 // 0 and 5 dB SNR over the clip), uploaded to POST /denoise of a default server (DFN3),
 // scored by SI-SDR against the clean speech and by DNSMOS P.835 OVRL (bench/dnsmos.js).
-// The same mixes also run in-process through the engine with its speech guard off (DeepFilterNet3
-// as enhance.py runs it) and on (the default), so the two can be told apart.
+// The same mixes also run in-process through the engine: DeepFilterNet3 as enhance.py runs it
+// (speech guard and high-SNR blend off) and as configured by default, so the two can be told apart.
 // Options: --clips=N (target clips per mix, about 1 s each; default 12)  --offset=N (first clip of
 // each speaker: 0 the tuning mixes, 12 other sentences and noise seeds)  --kinds=babble,pink,freesound
-// --snrs=0,5  --quiet (each mix also 26 dB quieter, as a quiet recording)  --no-http  --no-engine
+// --snrs=0,5  --engine=off,guard,default (in-process variants; default off,default)  --snr-blend-db=N
+// (the engine's snrBlendDb)  --quiet (each mix also 26 dB quieter, as a quiet recording)  --no-http  --no-engine
 import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
@@ -84,19 +85,23 @@ if (!args['no-http']) {
     await srv.stop();
   }
 }
+// In-process variants (--engine=off,guard,default): DeepFilterNet3 as enhance.py runs it, with the
+// speech guard only, and as configured by default (speech guard and high-SNR blend).
+const VARIANTS = { off: { speechGuard: false, snrBlend: false }, guard: { speechGuard: true, snrBlend: false }, default: {} };
 if (!args['no-engine']) {
-  console.error('bench:denoise-quality: the engine in-process, speech guard off and on…');
+  console.error('bench:denoise-quality: the engine in-process…');
   const { Dfn3Model, DFN3_FILES } = await import('@sawt/native');
   const files = Object.fromEntries(Object.entries(DFN3_FILES).map(([k, f]) => [k, path.join(here, '../models/denoise/dfn3', f)]));
-  for (const speechGuard of [false, true]) {
-    const model = await Dfn3Model.load(files, { speechGuard });
+  const extra = args['snr-blend-db'] !== undefined ? { snrBlendDb: Number(args['snr-blend-db']) } : {};
+  for (const variant of String(args.engine ?? 'off,default').split(',')) {
+    const model = await Dfn3Model.load(files, { ...VARIANTS[variant], ...extra });
     for (const m of mixes) {
       const y = resample(await model.openStream().process(resample(m.noisy, RATE, 48000), true), 48000, RATE);
-      results.engine.push({ speechGuard, ...key(m), ...(await score(m, y)) });
+      results.engine.push({ variant, ...key(m), ...(await score(m, y)) });
     }
   }
 }
-const table = (rows) => rows.map((r) => `${r.speechGuard === undefined ? 'http ' : `guard=${r.speechGuard} `}${r.speaker} ${r.noise} ${r.snr} dB ${r.level}: SI-SDR ${r.siSdrIn} → ${r.siSdrOut} (${r.improvement >= 0 ? '+' : ''}${r.improvement})${r.ovrlIn !== undefined ? `  OVRL ${r.ovrlIn} → ${r.ovrlOut}` : ''}`).join('\n');
+const table = (rows) => rows.map((r) => `${r.variant === undefined ? 'http ' : `${r.variant} `}${r.speaker} ${r.noise} ${r.snr} dB ${r.level}: SI-SDR ${r.siSdrIn} → ${r.siSdrOut} (${r.improvement >= 0 ? '+' : ''}${r.improvement})${r.ovrlIn !== undefined ? `  OVRL ${r.ovrlIn} → ${r.ovrlOut}` : ''}`).join('\n');
 console.log(table(results.http));
 console.log(table(results.engine));
 results.command = `npm run bench:denoise-quality${process.argv.length > 2 ? ' -- ' + process.argv.slice(2).join(' ') : ''}`;

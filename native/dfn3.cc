@@ -316,7 +316,7 @@ class Dfn3Stream::Impl {
     for (int j = 0; j < W; ++j) {
       Enhance(w0 + j, gains + static_cast<size_t>(j) * kErb, coefs + static_cast<size_t>(j) * kDf * kOrder * 2, &Y[static_cast<size_t>(j) * kBins]);
     }
-    const float wet = GuardWet(Y, w0, W, static_cast<int>(end - nextOut_));
+    const float wet = WindowWet(Y, w0, W, static_cast<int>(end - nextOut_));
     if (!wetSet_) {
       prevWet_ = wet;
       wetSet_ = true;
@@ -376,19 +376,20 @@ class Dfn3Stream::Impl {
     }
   }
 
-  // The wet fraction of a window (Dfn3Settings::speechGuard), from what the model removed,
-  // |X - Y|^2, and its masks |Y| / |X|, over frames [w0, w0 + W) and bins of 100 Hz-8 kHz:
-  // speech-like when both the removed part is modulated (median over ERB bands of the mean over
-  // the 10th percentile of its 50 ms power, dB) and the masks are undecided (energy-weighted
-  // mean of 4 g (1 - g), g the mask clamped to 1).
-  float GuardWet(const std::vector<cf>& Y, int64_t w0, int W, int newFrames) {
+  // The wet fraction of a window: the speech guard's (Dfn3Settings::speechGuard) times the
+  // high-SNR blend's (Dfn3Settings::snrBlend), from what the model removed, |X - Y|^2, what it
+  // kept, |Y|^2 (all bins), and its masks |Y| / |X| (bins of 100 Hz-8 kHz), over frames [w0, w0 + W).
+  // Guard: speech-like when both the removed part is modulated (median over ERB bands of the
+  // mean over the 10th percentile of its 50 ms power, dB) and the masks are undecided
+  // (energy-weighted mean of 4 g (1 - g), g the mask clamped to 1).
+  float WindowWet(const std::vector<cf>& Y, int64_t w0, int W, int newFrames) {
     const Dfn3Settings& s = model_->settings;
-    if (!s.speechGuard) return 1.f;
+    if (!s.speechGuard && !s.snrBlend) return 1.f;
     if (W < kGuardMinFrames) return wetSet_ ? prevWet_ : 1.f;
     const Tables& t = T();
     std::vector<float> mods;
     std::vector<double> rem(W), inp(W), sm;
-    double uSum = 0, wSum = 0;
+    double uSum = 0, wSum = 0, keptSum = 0, remSum = 0;
     int lo = 0;
     for (int b = 0; b < kErb; lo += t.erb[b], ++b) {
       const int hi = lo + t.erb[b];
@@ -429,20 +430,43 @@ class Dfn3Stream::Impl {
       std::nth_element(sm.begin(), p10, sm.end());
       mods.push_back(static_cast<float>(10 * std::log10(mean / std::max(*p10, mean * 1e-4))));
     }
-    if (mods.empty() || !(wSum > 0)) return wetSet_ ? prevWet_ : 1.f;
-    auto mid = mods.begin() + static_cast<std::ptrdiff_t>(mods.size() / 2);
-    std::nth_element(mods.begin(), mid, mods.end());
-    // Both measures are running means over the windows so far (a window's new frames weighted,
+    // The high-SNR blend's energies over all bins: SI-SDR (and the ear) counts rumble below 100 Hz too.
+    for (int j = 0; j < W; ++j) {
+      const cf* X = &spec_[(w0 + j - bufStart_) * kBins];
+      const cf* Yj = &Y[static_cast<size_t>(j) * kBins];
+      for (int k = 0; k < kBins; ++k) {
+        keptSum += std::norm(Yj[k]);
+        remSum += std::norm(X[k] - Yj[k]);
+      }
+    }
+    // The measures are running means over the windows so far (a window's new frames weighted,
     // earlier ones forgotten with a time constant of kGuardMemory frames): a short last window
     // does not decide alone.
     const double keep = std::exp(-static_cast<double>(newFrames) / kGuardMemory);
-    guard_.mod = (guard_.mod * guard_.modWeight * keep + *mid * newFrames) / (guard_.modWeight * keep + newFrames);
-    guard_.modWeight = guard_.modWeight * keep + newFrames;
-    guard_.u = guard_.u * keep + uSum / W * newFrames;
-    guard_.w = guard_.w * keep + wSum / W * newFrames;
     auto ramp = [](double v, float a, float b) { return std::clamp(static_cast<float>((v - a) / std::max(b - a, 1e-6f)), 0.f, 1.f); };
-    const float speech = ramp(guard_.mod, s.guardLowDb, s.guardHighDb) * ramp(guard_.u / guard_.w, s.guardLowMask, s.guardHighMask);
-    return 1.f - speech * (1.f - s.guardWet);
+    guard_.kept = guard_.kept * keep + keptSum / W * newFrames;
+    guard_.removed = guard_.removed * keep + remSum / W * newFrames;
+    if (!mods.empty() && wSum > 0) {
+      auto mid = mods.begin() + static_cast<std::ptrdiff_t>(mods.size() / 2);
+      std::nth_element(mods.begin(), mid, mods.end());
+      guard_.mod = (guard_.mod * guard_.modWeight * keep + *mid * newFrames) / (guard_.modWeight * keep + newFrames);
+      guard_.modWeight = guard_.modWeight * keep + newFrames;
+      guard_.u = guard_.u * keep + uSum / W * newFrames;
+      guard_.w = guard_.w * keep + wSum / W * newFrames;
+    }
+    // How speech-like the removed part is, 0-1.
+    const float speech = guard_.w > 0 ? ramp(guard_.mod, s.guardLowDb, s.guardHighDb) * ramp(guard_.u / guard_.w, s.guardLowMask, s.guardHighMask) : 0.f;
+    const float guardWet = s.speechGuard ? 1.f - speech * (1.f - s.guardWet) : 1.f;
+    float dry = 0.f;  // the high-SNR blend's share of the input
+    if (s.snrBlend && guard_.removed > 0) {
+      // Kept over removed estimates the input's SNR; the nearer it comes to the model's own
+      // distortion of the speech (snrBlendDb below it; snrBlendSpeechDb less where the removed
+      // part is modulated like speech), the larger the input's share: (SNR / level)^2, at most 1.
+      const double snrDb = 10 * std::log10(std::max(guard_.kept, 1e-30) / guard_.removed);
+      const double levelDb = s.snrBlendDb - ramp(guard_.mod, s.guardLowDb, s.guardHighDb) * s.snrBlendSpeechDb;
+      dry = static_cast<float>(std::min(1.0, std::pow(10.0, (snrDb - levelDb) / 5)));
+    }
+    return guardWet * (1.f - dry);
   }
 
   // Y: kBins bins of a Hermitian spectrum (the imaginary parts of DC and Nyquist are ignored).
@@ -474,8 +498,8 @@ class Dfn3Stream::Impl {
   float prevWet_ = 1.f;  // the speech guard's wet fraction of the last window
   bool wetSet_ = false;
   struct {
-    double mod = 0, modWeight = 0, u = 0, w = 0;
-  } guard_;  // the guard's running measures
+    double mod = 0, modWeight = 0, u = 0, w = 0, kept = 0, removed = 0;
+  } guard_;  // the running measures of the guard and the high-SNR blend
   int toSkip_ = 0;
   uint64_t inTotal_ = 0, outTotal_ = 0;
 };

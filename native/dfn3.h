@@ -45,6 +45,15 @@ struct Dfn3Settings {
   // (output = wet * enhanced + (1 - wet) * input), each measure ramping between its low and high.
   bool speechGuard = true;
   float guardLowDb = 8.f, guardHighDb = 14.f, guardLowMask = 0.4f, guardHighMask = 0.6f, guardWet = 0.2f;
+  // High-SNR blend: DFN3 distorts the speech it keeps, so where it removes little (a high input
+  // SNR) its output is worse than its input. Per model window (running means as the guard's), the
+  // energy it kept over the energy it removed (all frequencies) estimates the input SNR, and the
+  // output takes a share min(1, (snr / level)^2) of the input (both as power ratios), level being
+  // snrBlendDb, lowered by up to snrBlendSpeechDb as the removed part is modulated like speech
+  // (the guard's first measure: on babble the model removes parts of the talker too, a larger
+  // distortion). Times the guard's wet fraction.
+  bool snrBlend = true;
+  float snrBlendDb = 16.5f, snrBlendSpeechDb = 8.f;
   bool cuda = false;  // ONNX Runtime's CUDA execution provider (AppendCudaProvider names what is missing)
 };
 

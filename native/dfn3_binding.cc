@@ -100,6 +100,9 @@ Napi::Value Dfn3Load(const Napi::CallbackInfo& info) {
     s.guardLowMask = static_cast<float>(args::NumberField(env, o, "guardLowMask", 0, 1, s.guardLowMask));
     s.guardHighMask = static_cast<float>(args::NumberField(env, o, "guardHighMask", 0, 1, s.guardHighMask));
     s.guardWet = static_cast<float>(args::NumberField(env, o, "guardWet", 0, 1, s.guardWet));
+    s.snrBlend = args::BooleanField(env, o, "snrBlend", s.snrBlend);
+    s.snrBlendDb = static_cast<float>(args::NumberField(env, o, "snrBlendDb", -20, 60, s.snrBlendDb));
+    s.snrBlendSpeechDb = static_cast<float>(args::NumberField(env, o, "snrBlendSpeechDb", 0, 60, s.snrBlendSpeechDb));
     s.cuda = args::CudaProvider(env, o);
   }
   return (new LoadWorker(env, s))->Start();

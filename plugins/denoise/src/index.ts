@@ -62,7 +62,7 @@ async function makeDenoiser(opts: DenoiseOptions, files: ModelFiles, logger: Log
     if (missing.length) {
       throw new Error(`denoise: backend 'dfn3' needs its model files (missing ${missing.join(', ')}; they ship in the repository's models/ folder: restore them (\`sawt models verify\` checks them), set the plugin option dfn3Dir, or use backend 'rnnoise')`);
     }
-    const d = await Dfn3Denoiser.load(found as Dfn3Files, { intraOpThreads: opts.dfn3Threads ?? 1, executionProvider: opts.executionProvider ?? 'cpu', speechGuard: opts.speechGuard ?? true });
+    const d = await Dfn3Denoiser.load(found as Dfn3Files, { intraOpThreads: opts.dfn3Threads ?? 1, executionProvider: opts.executionProvider ?? 'cpu', speechGuard: opts.speechGuard ?? true, snrBlend: opts.snrBlend ?? true });
     logger.info({ files: found }, 'denoise: DeepFilterNet3 loaded');
     return d;
   }
