@@ -157,6 +157,7 @@ void ParseStreaming(Napi::Env env, const Napi::Object& opts, HtsJobOptions& o) {
   o.firstWindowFrames = static_cast<int>(NumberField(env, opts, "firstWindowFrames", 10, 100000, 80));
   o.windowFrames = static_cast<int>(NumberField(env, opts, "windowFrames", 10, 100000, 600));
   o.urgent = args::BooleanField(env, opts, "urgent", true);
+  o.background = args::BooleanField(env, opts, "background", false);
 }
 
 // createHtsSynthesis(options, onEvent) -> { pause(), resume(), cancel() }

@@ -39,12 +39,13 @@ class HtsPool {
  public:
   using Task = std::function<void(HTS_Engine*)>;  // the thread's engine, null when the voice did not load
 
-  static HtsPool& For(const std::string& voicePath, int threads) {
+  // `background`: the voice's second pool, for work nobody waits to hear (pools::Hts).
+  static HtsPool& For(const std::string& voicePath, int threads, bool background) {
     static std::mutex mutex;
-    static auto* pools = new std::map<std::string, HtsPool*>();  // live as long as the process
+    static auto* pools = new std::map<std::pair<std::string, bool>, HtsPool*>();  // live as long as the process
     std::lock_guard<std::mutex> guard(mutex);
-    HtsPool*& pool = (*pools)[voicePath];
-    if (!pool) pool = new HtsPool(voicePath, threads);
+    HtsPool*& pool = (*pools)[{voicePath, background}];
+    if (!pool) pool = new HtsPool(voicePath, threads, background);
     return *pool;
   }
 
@@ -54,8 +55,8 @@ class HtsPool {
   }
 
  private:
-  HtsPool(std::string voicePath, int threads)
-      : voicePath_(std::move(voicePath)), engines_(threads), loaded_(threads), pool_(pools::Hts(threads), [this](int slot) { Load(slot); }) {}
+  HtsPool(std::string voicePath, int threads, bool background)
+      : voicePath_(std::move(voicePath)), engines_(threads), loaded_(threads), pool_(pools::Hts(threads, background), [this](int slot) { Load(slot); }) {}
 
   // The slot's own thread, before its first task.
   void Load(int slot) {
@@ -277,7 +278,7 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
   explicit HtsJob(JobOptions o)
       : ChunkStream(o.maxQueuedChunks, ErrorCode::kHts),
         options_(std::move(o)),
-        pool_(HtsPool::For(options_.voicePath, options_.threads)),
+        pool_(HtsPool::For(options_.voicePath, options_.threads, options_.background)),
         gain_(std::pow(10.0, options_.controls.gainDb / 20.0)),
         chunkSamples_(static_cast<size_t>(options_.chunkMs) * options_.sampleRate / 1000) {}
 
@@ -457,7 +458,7 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
 std::shared_ptr<ChunkStream> MakeHtsJob(HtsJobOptions options) { return std::make_shared<HtsJob>(std::move(options)); }
 
 HtsGenerated GenerateHtsParameters(const HtsJobOptions& o) {
-  HtsPool& pool = HtsPool::For(o.voicePath, o.threads);
+  HtsPool& pool = HtsPool::For(o.voicePath, o.threads, o.background);
   HtsGenerated out;
   for (const auto& labels : o.utterances) {
     auto done = std::make_shared<std::promise<void>>();

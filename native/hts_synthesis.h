@@ -71,6 +71,7 @@ struct HtsJobOptions {
   int firstWindowFrames = 80;  // 0.4 s at 5 ms frames
   int windowFrames = 600;  // 3 s
   bool urgent = true;  // the turns up to the first window go ahead of other jobs' later turns
+  bool background = false;  // work nobody waits to hear (a long-form job's part): the voice's background pool
 };
 
 // A streaming job over `options` (its events are opened by ChunkStream::Start).

@@ -50,9 +50,14 @@ PriorityPool::Settings EspeakSynthesis() {
 
 // `threads` per voice file (the caller's option, default 2), each with an HTS_Engine of its own:
 // concurrent requests do not wait behind one lock. Niced like espeak's first segments.
-PriorityPool::Settings Hts(int threads) {
-  PriorityPool::Settings s{"sawt-hts", threads};
-  s.nice = 5;
+// Background work (a long-form job's parts) has a pool of its own per voice file, niced like espeak's
+// later segments (nice 12, not SCHED_IDLE, so jobs still progress under steady live load): on one
+// pool at nice 5, 2 jobs' HTS threads took an equal share of the cores from live requests' first
+// audio (bench/jobs-book.js, quiet 2-core machine: live HTTP first byte p50 9.5 -> 13.3 ms with 2
+// jobs running).
+PriorityPool::Settings Hts(int threads, bool background) {
+  PriorityPool::Settings s{background ? "sawt-hts-bg" : "sawt-hts", threads};
+  s.nice = background ? 12 : 5;
   return s;
 }
 

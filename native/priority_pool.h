@@ -73,7 +73,7 @@ class PriorityPool {
 namespace pools {
 PriorityPool::Settings Phonemize();
 PriorityPool::Settings EspeakSynthesis();
-PriorityPool::Settings Hts(int threads);
+PriorityPool::Settings Hts(int threads, bool background);
 PriorityPool::Settings OnnxRuns();
 // At most this many ONNX runs of one environment at once (its pool's threads).
 constexpr int kMaxConcurrentOnnxRuns = 2;

@@ -107,6 +107,8 @@ export interface NativeHtsSynthesisSettings {
   windowFrames?: number;
   /** The turns up to the first vocoded window go ahead of other jobs' later turns on the pool (default true). */
   urgent?: boolean;
+  /** Work nobody waits to hear (a long-form job's part): runs on the voice's background pool, niced below live requests (default false). */
+  background?: boolean;
 }
 
 /** The generated streams of one utterance, between parameter generation and vocoding. */

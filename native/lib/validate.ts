@@ -273,6 +273,7 @@ export function validateHtsOptions(options: unknown, streaming: boolean): void {
     o.mgcOffset.forEach((x: unknown, i) => numberBetween(`mgcOffset[${i}]`, x, -10, 10));
   }
   if (streaming && o.urgent !== undefined && typeof o.urgent !== 'boolean') throw fail(`Expected a boolean for urgent but received ${kindOf(o.urgent)}`);
+  if (streaming && o.background !== undefined && typeof o.background !== 'boolean') throw fail(`Expected a boolean for background but received ${kindOf(o.background)}`);
   if (streaming && (o.utterances === undefined) === (o.parameters === undefined)) {
     throw fail(`Expected exactly one of utterances (labels) and parameters (streams) for options but received ${o.utterances === undefined ? 'neither' : 'both'}`);
   }

@@ -71,6 +71,8 @@ export interface BackendSynthesis<Input, Voice = BackendVoice> {
   sampleRate: number;
   /** A request's first sentences are 'urgent' (nothing is heard before them). */
   urgency: Urgency;
+  /** Work nobody waits to hear (a long-form job's part): a back end may run it below live requests. */
+  background?: boolean;
   /** Aborted when nobody wants the audio any more: stop the work and return. */
   signal: AbortSignal;
 }

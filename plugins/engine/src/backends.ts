@@ -150,6 +150,7 @@ export class HtsBackend implements SpeechBackend<HtsUtterance, VoiceConfig> {
       chunkMs: this.chunkMs,
       threads: this.threads,
       urgent: job.urgency === 'urgent',
+      ...(job.background === true && { background: true }),
     }), job);
   }
 }

@@ -136,7 +136,7 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
       throw errors.voiceNotOnModel(req.voiceId, model.model_id, this.voices.voicesOf(model.model_id).map((v) => v.voice_id));
     }
     const dialect = voice.dialect[0] ?? null;
-    const job: Job = { model, voice, speed: req.speed, stability: req.stability, sampleRate: req.sampleRate ?? 24000 };
+    const job: Job = { model, voice, speed: req.speed, stability: req.stability, sampleRate: req.sampleRate ?? 24000, ...(req.background === true && { background: true }) };
     const urgent = req.background !== true;
     if (req.steps?.length) return this.synthesizeSteps(backend, req.steps, job, dialect, urgent);
     // [[ ]] passages: symbols the model can say, within the caps espeak survives (400 / 40001 otherwise).
