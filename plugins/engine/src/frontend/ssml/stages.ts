@@ -20,10 +20,29 @@ export function readsMarkup(opts: MarkupStageOptions): boolean {
   return opts.textType === 'ssml' || (opts.rules?.length ?? 0) > 0;
 }
 
-/** The steps of one text as the engine would read it (400 / 40001 for bad markup or an unusable rule). */
+/**
+ * The steps of one text as the engine would read it (400 / 40001 for bad markup or an unusable rule),
+ * a speak step's marks shown where they fall: the step cut before each mark's word (the engine
+ * keeps the step whole and times the mark at that word; a stage's output has words of its own).
+ */
 export function textSteps(text: string, opts: MarkupStageOptions, matcher: PronunciationMatcher | null): SpeechStep[] {
   const parsed = parseSpeechText(text, opts.textType ? { textType: opts.textType } : {});
-  return speechSteps(matcher ? applyPronunciations(parsed, matcher) : parsed);
+  return speechSteps(matcher ? applyPronunciations(parsed, matcher) : parsed).flatMap(atMarks);
+}
+
+function atMarks(step: SpeechStep): SpeechStep[] {
+  if (step.kind !== 'speak' || !step.marks?.length) return [step];
+  const { marks, ...speak } = step;
+  const words = speak.text.split(/\s+/u);
+  const out: SpeechStep[] = [];
+  let from = 0;
+  for (const mark of marks) {
+    if (mark.words > from) out.push({ ...speak, text: words.slice(from, mark.words).join(' ') });
+    out.push({ kind: 'mark', name: mark.name });
+    from = Math.max(from, mark.words);
+  }
+  if (from < words.length) out.push({ ...speak, text: words.slice(from).join(' ') });
+  return out;
 }
 
 const attr = (s: string) => s.replace(/&/gu, '&amp;').replace(/"/gu, '&quot;').replace(/</gu, '&lt;');
