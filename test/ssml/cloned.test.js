@@ -24,7 +24,9 @@ t.test('a cloned voice reads SSML: breaks keep their time, marks come back in or
   const none = await timed(t, '<speak>مرحبا بكم في خدمة <break strength="none"/> صوت للنطق العربي</speak>');
   const paused = await timed(t, '<speak>مرحبا بكم في <mark name="a"/>خدمة <break time="1s"/><mark name="b"/> صوت للنطق العربي<mark name="end"/></speak>');
   const added = seconds(paused.audio) - seconds(none.audio);
-  t.ok(Math.abs(added - 1) < 0.05, `a 1 s break adds ${added.toFixed(3)} s on the converted voice`);
+  // The speech around the break varies from one rendering to the next on the converted voice
+  // (stability 0.5): 0.947 to 1.090 s of difference was seen, so ±0.2 s (a missing or doubled break fails).
+  t.ok(Math.abs(added - 1) < 0.2, `a 1 s break adds ${added.toFixed(3)} s on the converted voice`);
   t.same(paused.marks.map((m) => m.name), ['a', 'b', 'end']);
   t.ok(paused.marks[0].timeMs < paused.marks[1].timeMs && paused.marks[1].timeMs < paused.marks[2].timeMs, JSON.stringify(paused.marks));
   t.ok(paused.marks[1].timeMs - paused.marks[0].timeMs >= 1000, 'the break lies between a and b');
