@@ -1,26 +1,12 @@
 // `sawt text … --file PATH|-`: one output line per input line, in order, in one process; --json
 // one object per line; the diacritizer (when the shared model is there) batched across lines.
-import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { tempDir, repoRoot } from '../helpers/server.js';
+import { tempDir, repoRoot, runSawt as sawt } from '../helpers/server.js';
 
-const bin = path.join(repoRoot, 'packages/cli/bin/sawt.js');
 // The CLI finds the diacritizer as the server does: SAWT_MODELS_DIR (empty here), then the bundled models/.
 const haveTashkeel = existsSync(path.join(repoRoot, 'models/tashkeel/libtashkeel-2024-01-04.onnx'));
-
-function sawt(args, { input, env = {} } = {}) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, cwd: repoRoot });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input ?? '');
-  });
-}
 
 const LINES = ['وصل في 15/3/2024 ودفع $25', '', 'نظام GPS في القرن 21', 'كتاباً', '   ', 'الخصم 30% على 500 منتج'];
 

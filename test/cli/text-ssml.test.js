@@ -1,25 +1,10 @@
 // `sawt text normalize|diacritize|phonemize --ssml | --dictionary FILE`: each stage's output for a
 // text read as a request reads it (issue 32): SSML markup is never read as words, breaks, marks,
 // prosody and language stay visible as markup, dictionary rules (PLS or JSON) apply first.
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { tempDir, repoRoot } from '../helpers/server.js';
-
-const bin = path.join(repoRoot, 'packages/cli/bin/sawt.js');
-
-function sawt(args, { input, env = {} } = {}) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, cwd: repoRoot });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input ?? '');
-  });
-}
+import { tempDir, repoRoot, runSawt as sawt } from '../helpers/server.js';
 
 const dir = tempDir(t);
 const env = { SAWT_DATA_DIR: dir, SAWT_MODELS_DIR: path.join(dir, 'models') };

@@ -125,6 +125,19 @@ export function pcmStats(pcm) {
 /** The `sawt` command of this checkout. */
 export const sawtBin = path.join(repoRoot, 'packages/cli/bin/sawt.js');
 
+/** Runs `sawt ARGS` of this checkout in a child (stdin `input`, env added to this process's): { code, stdout, stderr }. */
+export function runSawt(args, { input, env = {} } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [sawtBin, ...args], { env: { ...process.env, ...env }, cwd: repoRoot });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input ?? '');
+  });
+}
+
 /** Polls fn() every `every` ms until it returns something truthy (returned); throws naming `what` after `ms`. */
 export async function pollUntil(what, fn, ms = 30_000, every = 25) {
   const end = Date.now() + ms;
