@@ -122,6 +122,18 @@ export function pcmStats(pcm) {
   return { samples: n, rms: n ? Math.sqrt(sum / n) : 0, peak, seconds: n / 24000 };
 }
 
+/**
+ * Runs fn() and tells what it cost the account: { out: fn's result, micro: the balance taken };
+ * asserts nothing is left reserved (on `t`).
+ */
+export async function charged(t, srv, accountId, fn) {
+  const before = await srv.balance(accountId);
+  const out = await fn();
+  const after = await srv.balance(accountId);
+  t.equal(after.reserved, 0, 'nothing left reserved');
+  return { out, micro: before.balance - after.balance };
+}
+
 /** The `sawt` command of this checkout. */
 export const sawtBin = path.join(repoRoot, 'packages/cli/bin/sawt.js');
 

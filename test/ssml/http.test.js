@@ -5,7 +5,7 @@
 import t from 'tap';
 import { tokens } from '@sawt/core';
 import { trackF0 } from '@sawt/native';
-import { startServer, parseWav } from '../helpers/server.js';
+import { charged as chargedTo, startServer, parseWav } from '../helpers/server.js';
 import { injectFetch } from '../http/inject.js';
 import { envelopeCorrelation, seconds } from './listening.js';
 
@@ -40,13 +40,7 @@ function soundsUnlike(t, a, b, what) {
   t.ok(Math.abs(da - db) / db > 0.04 || r <= 0.9, `${what}: duration ${da.toFixed(3)} s vs ${db.toFixed(3)} s, correlation ${r.toFixed(3)}`);
 }
 
-const charged = async (fn) => {
-  const before = await srv.balance(account.id);
-  const out = await fn();
-  const after = await srv.balance(account.id);
-  t.equal(after.reserved, 0, 'nothing left reserved');
-  return { out, micro: before.balance - after.balance };
-};
+const charged = (fn) => chargedTo(t, srv, account.id, fn);
 
 t.test('markup is never read aloud: <speak> text sounds like the plain text', async (t) => {
   const plain = await speech(t, { text: 'مرحبا بكم في خدمة صوت للنطق العربي.' });

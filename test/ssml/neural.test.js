@@ -5,7 +5,7 @@
 // is exact (its zero samples), and the marks, the alignment and the money are deterministic.
 import t from 'tap';
 import { tokens } from '@sawt/core';
-import { parseWav, startServer } from '../helpers/server.js';
+import { charged as chargedTo, parseWav, startServer } from '../helpers/server.js';
 import { injectFetch } from '../http/inject.js';
 import { standinModelsDir } from '../piper/models-dir.js';
 import { seconds } from './listening.js';
@@ -64,13 +64,7 @@ function longestSilence(pcm) {
 
 const within = (a, b, tol) => Math.abs(a - b) / b <= tol;
 
-const charged = async (fn) => {
-  const before = await srv.balance(account.id);
-  const out = await fn();
-  const after = await srv.balance(account.id);
-  t.equal(after.reserved, 0, 'nothing left reserved');
-  return { out, micro: before.balance - after.balance };
-};
+const charged = (fn) => chargedTo(t, srv, account.id, fn);
 
 t.test('<speak> is not read as markup: as long as the plain text, the same characters aligned', async (t) => {
   const plain = await meanSeconds(t, { text: TEXT });
