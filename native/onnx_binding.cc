@@ -197,7 +197,7 @@ class OnnxSessionObject : public Napi::ObjectWrap<OnnxSessionObject> {
     return (new CreateSessionWorker(env, std::move(settings)))->Start();
   }
 
-  // run(feeds, outputNames?) -> Promise<Record<string, Tensor>>
+  // run(feeds, outputNames?, background?) -> Promise<Record<string, Tensor>> (background: OnnxRuns)
   Napi::Value Run(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (!model_) ThrowInvalidArgument(env, "This OnnxSession has been released");
@@ -233,7 +233,7 @@ class OnnxSessionObject : public Napi::ObjectWrap<OnnxSessionObject> {
       delete worker;
       throw;
     }
-    return worker->Start();
+    return worker->Start(info[2].ToBoolean().Value());
   }
 
   Napi::Value Release(const Napi::CallbackInfo& info) {

@@ -58,24 +58,34 @@ void ExecuteOnnxRun(OnnxRun& run, OnnxRunChannel& channel) {
 
 }  // namespace
 
-void OnnxRuns::Queue(OnnxRunPromiseWorker* worker) {
-  if (active_ < pools::kMaxConcurrentOnnxRuns) {
-    Start(worker);
+void OnnxRuns::Queue(OnnxRunPromiseWorker* worker, bool background) {
+  if (background) {
+    if (!backgroundPool_) backgroundPool_ = std::make_unique<PriorityPool>(pools::OnnxBackground());
+    Start(worker, *backgroundPool_);
+  } else if (active_ < pools::kMaxConcurrentOnnxRuns) {
+    Start(worker, Pool());
+    ++active_;
   } else {
     waiting_.push_back(worker);
   }
 }
 
-void OnnxRuns::Finished() {
+void OnnxRuns::Finished(bool background) {
+  if (background) return;
   --active_;
   if (waiting_.empty()) return;
   OnnxRunPromiseWorker* next = waiting_.front();
   waiting_.pop_front();
-  Start(next);
+  Start(next, Pool());
+  ++active_;
 }
 
-void OnnxRuns::Start(OnnxRunPromiseWorker* worker) {
+PriorityPool& OnnxRuns::Pool() {
   if (!pool_) pool_ = std::make_unique<PriorityPool>(pools::OnnxRuns());
+  return *pool_;
+}
+
+void OnnxRuns::Start(OnnxRunPromiseWorker* worker, PriorityPool& pool) {
   auto run = std::make_shared<OnnxRun>(worker);
   auto* context = new OnnxRunHandle(run);
   OnnxRunChannel channel;
@@ -85,8 +95,7 @@ void OnnxRuns::Start(OnnxRunPromiseWorker* worker) {
     delete context;
     throw;
   }
-  pool_->Submit([run, channel](int slot) mutable { ExecuteOnnxRun(*run, channel); }, false);
-  ++active_;
+  pool.Submit([run, channel](int slot) mutable { ExecuteOnnxRun(*run, channel); }, false);
 }
 
 }  // namespace sawt

@@ -70,6 +70,17 @@ PriorityPool::Settings OnnxRuns() {
   return s;
 }
 
+// Background runs (a long-form job's diacritizer and Piper runs): one thread per environment,
+// niced like the HTS background pool (nice 12, not SCHED_IDLE, so jobs still progress under steady
+// live load), outside the kMaxConcurrentOnnxRuns slots. In those slots, FIFO with live runs, 2 jobs'
+// diacritizer runs (up to 32 rows of 400 characters each) held both slots while a live request's
+// first segment waited behind them (bench/jobs-book.js latency: live first byte p95 up to 1.40 x idle).
+PriorityPool::Settings OnnxBackground() {
+  PriorityPool::Settings s{"sawt-onnx-bg", 1};
+  s.nice = 12;
+  return s;
+}
+
 }  // namespace pools
 
 namespace {

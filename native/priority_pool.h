@@ -75,6 +75,7 @@ PriorityPool::Settings Phonemize();
 PriorityPool::Settings EspeakSynthesis();
 PriorityPool::Settings Hts(int threads, bool background);
 PriorityPool::Settings OnnxRuns();
+PriorityPool::Settings OnnxBackground();
 // At most this many ONNX runs of one environment at once (its pool's threads).
 constexpr int kMaxConcurrentOnnxRuns = 2;
 }  // namespace pools

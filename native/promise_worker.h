@@ -58,9 +58,12 @@ class CodedPromiseWorker : public PromiseWorker {
 // frees its place in the queue when it settles, before OnOK or OnError.
 class OnnxRunPromiseWorker : public CodedPromiseWorker {
  public:
-  Napi::Promise Start() {
+  // `background`: work nobody waits to hear (a long-form job's); it runs on the environment's
+  // background ONNX thread (OnnxRuns), never in a slot a live request could take.
+  Napi::Promise Start(bool background = false) {
     Napi::Promise p = deferred_.Promise();
-    AddonState::Of(Env()).onnxRuns.Queue(this);
+    background_ = background;
+    AddonState::Of(Env()).onnxRuns.Queue(this, background);
     return p;
   }
   // An ONNX thread of the addon: the work, as libuv's pool would run it (an exception becomes the error).
@@ -73,12 +76,15 @@ class OnnxRunPromiseWorker : public CodedPromiseWorker {
   }
   // Main thread, once ExecuteOnRunThread returned (status napi_ok): settles, then deletes the worker.
   void OnWorkComplete(Napi::Env env, napi_status status) override {
-    AddonState::Of(env).onnxRuns.Finished();
+    AddonState::Of(env).onnxRuns.Finished(background_);
     CodedPromiseWorker::OnWorkComplete(env, status);
   }
 
  protected:
   OnnxRunPromiseWorker(Napi::Env env, const char* name) : CodedPromiseWorker(env, name, ErrorCode::kOnnx) {}
+
+ private:
+  bool background_ = false;
 };
 
 }  // namespace sawt

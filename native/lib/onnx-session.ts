@@ -17,7 +17,7 @@ export interface NativeOnnxSession {
   /** Custom metadata map stored in the ONNX file. */
   readonly metadata: Record<string, string>;
   /** Feeds' TypedArrays must not be written to until the promise settles. */
-  run(feeds: Record<string, Tensor>, outputNames?: string[]): Promise<Record<string, Tensor>>;
+  run(feeds: Record<string, Tensor>, outputNames?: string[], background?: boolean): Promise<Record<string, Tensor>>;
   release(): void;
 }
 
@@ -75,8 +75,10 @@ export class OnnxSession {
   /**
    * Runs the model. Feeds are checked against the model's inputs first; their
    * TypedArrays are used in place and must not change until the promise settles.
+   * `background`: work nobody waits to hear (a long-form job's): it runs on a lower-priority thread
+   * of its own and takes none of the run slots live requests use (native/onnx_runs.h).
    */
-  async run(feeds: Record<string, Tensor>, outputNames?: string[]): Promise<Record<string, Tensor>> {
+  async run(feeds: Record<string, Tensor>, outputNames?: string[], options: { background?: boolean } = {}): Promise<Record<string, Tensor>> {
     const callSite = captureCallSite();
     if (this.#released) throw new EngineError('SAWT_ENGINE_INVALID_ARGUMENT', 'This OnnxSession has been released');
     const checked = validateFeeds(feeds, this.inputs);
@@ -87,7 +89,7 @@ export class OnnxSession {
       for (const name of outputNames) oneOf('outputNames[]', name, this.outputNames);
     }
     try {
-      return await this.#native.run(checked, outputNames);
+      return await this.#native.run(checked, outputNames, options.background === true);
     } catch (error) {
       throw fromNative(error, callSite, 'SAWT_ENGINE_ONNX');
     }

@@ -118,3 +118,36 @@ t.test('run queue: a failed run fails every request in it', async (t) => {
   });
   await t.rejects(queue.submit(['a'], 'later'), /model failed/);
 });
+
+t.test('run queue: background work runs one batch at a time beside the slots, never merged with live work', async (t) => {
+  const runs = [];
+  const finish = new Map();
+  const queue = new RunQueue(1, 8, (rows, background) => {
+    runs.push({ rows, background });
+    return new Promise((resolve) => finish.set(rows[0], resolve));
+  });
+  const done = [];
+  const ask = (row, lane) => queue.submit([row], lane).then(() => done.push(row));
+  ask('b1', 'background');
+  ask('b2', 'background');
+  ask('b3', 'background');
+  ask('l1', 'later');
+  ask('u1', 'urgent');
+  t.same(runs, [
+    { rows: ['b1'], background: true },
+    { rows: ['l1'], background: false },
+    { rows: ['u1'], background: false },
+  ], 'a background run takes no slot: the later run and the urgent run start beside it; the other background rows wait');
+  finish.get('l1')();
+  finish.get('u1')();
+  ask('l2', 'later');
+  await new Promise(setImmediate);
+  t.same(runs.at(-1), { rows: ['l2'], background: false }, 'live work goes on while background work is still running');
+  finish.get('b1')();
+  await new Promise(setImmediate);
+  t.same(runs.at(-1), { rows: ['b2', 'b3'], background: true }, 'the waiting background rows share the next background run');
+  finish.get('l2')();
+  finish.get('b2')();
+  await new Promise(setImmediate);
+  t.same(done.sort(), ['b1', 'b2', 'b3', 'l1', 'l2', 'u1']);
+});

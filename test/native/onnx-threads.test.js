@@ -67,3 +67,41 @@ t.test('ONNX runs run niced on threads of their own; libuv work does not wait be
   t.same([...runThreads, ...ortThreads].map((thread) => thread.nice), Array(runThreads.length + ortThreads.length).fill(expected),
     `every ONNX thread runs at nice ${expected} while the JavaScript thread runs at ${main.nice}`);
 });
+
+// A long-form job's model runs (background: true) run on a thread of their own, niced 12 above the
+// JavaScript thread, and take none of the two run slots live requests use (native/onnx_runs.h).
+const backgroundChild = `
+import { readdirSync, readFileSync } from 'node:fs';
+const { OnnxSession } = await import(${JSON.stringify(pathToFileURL(NATIVE).href)});
+const { tinyAddModel } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, 'tiny-onnx.js')).href)});
+const threads = () => readdirSync('/proc/self/task').flatMap((tid) => {
+  try {
+    const stat = readFileSync('/proc/self/task/' + tid + '/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return [{ tid: Number(tid), name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), nice: Number(fields[16]) }];
+  } catch { return []; }
+});
+const session = await OnnxSession.create(tinyAddModel(), { intraOpThreads: 1 });
+const X = { type: 'float32', dims: [2, 3], data: Float32Array.from([1, 2, 3, 4, 5, 6]) };
+const K = { type: 'int64', dims: [2], data: BigInt64Array.from([1n, 2n]) };
+const background = await Promise.all([1, 2, 3].map(() => session.run({ X, K }, ['Y'], { background: true })));
+const afterBackground = threads();
+const live = await session.run({ X, K }, ['Y']);
+const afterLive = threads();
+session.release();
+console.log(JSON.stringify({ background: background.map((o) => [...o.Y.data]), live: [...live.Y.data], afterBackground, afterLive, pid: process.pid }));
+`;
+
+t.test('background ONNX runs: the same outputs, on one thread of their own niced 12, no live run thread started', async (t) => {
+  const { NODE_OPTIONS, NODE_V8_COVERAGE, ...env } = process.env;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', backgroundChild], { env, timeout: 120000 });
+  const { background, live, afterBackground, afterLive, pid } = JSON.parse(stdout.trim().split('\n').at(-1));
+  t.same(background, Array(3).fill([2, 4, 6, 8, 10, 12]), 'each background run gives Y = X + X');
+  t.same(live, [2, 4, 6, 8, 10, 12], 'a live run gives the same');
+  const main = afterBackground.find((thread) => thread.tid === pid);
+  const named = (list, name) => list.filter((thread) => thread.name === name);
+  t.equal(named(afterBackground, 'sawt-onnx-bg').length, 1, 'three background runs went to one background thread');
+  t.equal(named(afterBackground, 'sawt-onnx').length, 0, 'no live run thread was started for them');
+  t.same(named(afterBackground, 'sawt-onnx-bg').map((thread) => thread.nice), [Math.min(19, main.nice + 12)], 'the background thread runs at nice +12');
+  t.equal(named(afterLive, 'sawt-onnx').length, 2, 'a live run starts the two live run threads');
+});

@@ -139,11 +139,12 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
     const job: Job = { model, voice, speed: req.speed, stability: req.stability, sampleRate: req.sampleRate ?? 24000, ...(req.background === true && { background: true }) };
     const urgent = req.background !== true;
     if (req.steps?.length) return this.synthesizeSteps(backend, req.steps, job, dialect, urgent);
+    const lanes = urgent ? {} : { urgent: false, background: true };
     // [[ ]] passages: symbols the model can say, within the caps espeak survives (400 / 40001 otherwise).
     checkPhonemePassages(req.text, phonemeInventoryOf(backend.input, model.model_id));
     // The first segment is synthesized as soon as it is through the front end; the others follow
     // (their front end runs meanwhile), so the first audio does not wait for the whole text.
-    const { count, first, rest } = await this.frontEnd.processInParts({ text: req.text, dialect, diacritize: this.models.wantsDiacritics(model.model_id), phonemes: phonesFor(backend.input), ...(!urgent && { urgent: false }) });
+    const { count, first, rest } = await this.frontEnd.processInParts({ text: req.text, dialect, diacritize: this.models.wantsDiacritics(model.model_id), phonemes: phonesFor(backend.input), ...lanes });
     if (count === 0) throw errors.validation('text contains nothing that can be spoken');
     const ready = (segments: string[], isFirst = false) => this.handOff.sentences(backend.input, segments, { modelId: model.model_id, dialect, first: isFirst });
     const parts: Array<unknown[] | Promise<unknown[]>> = [ready(await first, urgent)];
@@ -169,7 +170,7 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
     const front = (k: number) => {
       let f = fronts.get(k);
       if (!f) {
-        f = this.frontParts(backend, job.model, (steps[k] as Extract<SpeechStep, { kind: 'speak' }>).text, dialect, urgent && k === firstSpeak);
+        f = this.frontParts(backend, job, (steps[k] as Extract<SpeechStep, { kind: 'speak' }>).text, dialect, urgent && k === firstSpeak);
         f.catch(() => {}); // awaited when its step plays
         fronts.set(k, f);
       }
@@ -194,9 +195,10 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
   }
 
   /** `text` through the front end in two parts (the first segment, then the others), each ready for `backend`. */
-  private async frontParts(backend: EngineBackend, model: ModelInfo, text: string, dialect: string | null, isFirst: boolean): Promise<{ count: number; parts: Array<Promise<unknown[]>> }> {
+  private async frontParts(backend: EngineBackend, job: Job, text: string, dialect: string | null, isFirst: boolean): Promise<{ count: number; parts: Array<Promise<unknown[]>> }> {
+    const model = job.model;
     // Only a request's first step goes ahead of waiting work (processInParts makes a first segment urgent unless told not to).
-    const { count, first, rest } = await this.frontEnd.processInParts({ text, dialect, diacritize: this.models.wantsDiacritics(model.model_id), phonemes: phonesFor(backend.input), ...(!isFirst && { urgent: false }) });
+    const { count, first, rest } = await this.frontEnd.processInParts({ text, dialect, diacritize: this.models.wantsDiacritics(model.model_id), phonemes: phonesFor(backend.input), ...(!isFirst && { urgent: false }), ...(job.background === true && { background: true }) });
     if (count === 0) return { count, parts: [] };
     const ready = (segments: string[], first = false) => this.handOff.sentences(backend.input, segments, { modelId: model.model_id, dialect, first });
     const parts = [first.then((segments) => ready(segments, isFirst))];

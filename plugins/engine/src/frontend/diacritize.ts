@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { RunQueue } from '@sawt/core';
+import { RunQueue, type RunLane } from '@sawt/core';
 import { OnnxSession } from '@sawt/native';
 import { hasRawSpan, mapTextParts, RAW_SPAN } from './raw.js';
 import { rewriteTashkeelGraph, type GraphRewrite } from './tashkeel-graph.js';
@@ -259,7 +259,7 @@ export class Diacritizer {
     private readonly options: Required<Omit<DiacritizerOptions, 'executionProvider' | 'rewriteGraph'>>,
   ) {
     this.cache = new SegmentCache(options.cacheEntries);
-    this.runs = new RunQueue(options.maxConcurrent, BATCH_ROWS, (rows) => this.runModel(rows));
+    this.runs = new RunQueue(options.maxConcurrent, BATCH_ROWS, (rows, background) => this.runModel(rows, background));
   }
 
   /** Loads the model and its maps; paths are absolute or relative to `dir`. */
@@ -303,17 +303,19 @@ export class Diacritizer {
 
   /**
    * Adds the missing diacritics to `text`; [[raw phoneme]] spans are left alone. `urgent`: the model
-   * run goes ahead of waiting ones that are not (the first segment of a request). `dialect`: a
+   * run goes ahead of waiting ones that are not (the first segment of a request); `background`:
+   * nobody waits to hear it (a long-form job's), so it runs in RunQueue's background lane. `dialect`: a
    * colloquial dialect's words are read in pausal form (dialects.ts, pausalForm).
    */
-  async diacritize(text: string, opts: { urgent?: boolean; dialect?: Dialect; before?: string } = {}): Promise<string> {
+  async diacritize(text: string, opts: { urgent?: boolean; background?: boolean; dialect?: Dialect; before?: string } = {}): Promise<string> {
     const dialect = opts.dialect?.colloquial ? opts.dialect : undefined;
     // (a text with raw spans is read without the context: its parts are read apart anyway)
     const context = opts.before && !hasRawSpan(text) ? contextBefore(opts.before) : '';
     const key = `${dialect ? dialect.name : ''}\u0000${context}\u0000${text}`;
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
-    const out = await mapTextParts(text, (part) => this.diacritizePlain(tanweenBeforeAlif(part), opts.urgent === true, dialect, context));
+    const lane: RunLane = opts.urgent === true ? 'urgent' : opts.background === true ? 'background' : 'later';
+    const out = await mapTextParts(text, (part) => this.diacritizePlain(tanweenBeforeAlif(part), lane, dialect, context));
     this.cache.set(key, out);
     return out;
   }
@@ -357,11 +359,11 @@ export class Diacritizer {
    * `context`: the text before `text` in its sentence; the model and the word rules read both, and
    * only `text`'s letters are returned.
    */
-  private async diacritizePlain(text: string, urgent = false, dialect?: Dialect, context = ''): Promise<string> {
+  private async diacritizePlain(text: string, lane: RunLane, dialect?: Dialect, context = ''): Promise<string> {
     const own = splitLetters(text);
     if (!own.some((l, i) => needsMarks(own, i))) return this.render(own, own, dialect);
     const letters = context ? [...splitLetters(tanweenBeforeAlif(context)), { ch: ' ', marks: '', keep: false }, ...own] : own;
-    await this.predict(windows(letters, this.options.maxInputChars), urgent);
+    await this.predict(windows(letters, this.options.maxInputChars), lane);
     return this.render(letters, own, dialect);
   }
 
@@ -372,13 +374,13 @@ export class Diacritizer {
   }
 
   /** Runs the model over rows (alone or in a run shared with other waiting rows) and merges its marks into the letters. */
-  private async predict(rows: Letter[][], urgent = false): Promise<void> {
+  private async predict(rows: Letter[][], lane: RunLane = 'later'): Promise<void> {
     if (rows.every((r) => !r.some((l) => ARABIC_LETTER.test(l.ch) && this.inputIds.has(l.ch)))) return;
-    await this.runs.submit(rows, urgent);
+    await this.runs.submit(rows, lane);
   }
 
   /** One model run over rows (one batch, padded with id 0). */
-  private async runModel(rows: Letter[][]): Promise<void> {
+  private async runModel(rows: Letter[][], background = false): Promise<void> {
     const fed = rows.map((row) => row.filter((l) => this.inputIds.has(l.ch)));
     const width = Math.max(1, ...fed.map((r) => r.length));
     const ids = new BigInt64Array(fed.length * width);
@@ -389,6 +391,7 @@ export class Diacritizer {
       const out = await this.session.run(
         { char_inputs: { type: 'int64', dims: [fed.length, width], data: ids }, input_lengths: { type: 'int64', dims: [fed.length], data: lengths } },
         ['output'],
+        { background },
       );
       const classes = out.output!.data as Uint8Array;
       fed.forEach((r, i) =>

@@ -28,6 +28,8 @@ export interface FrontEndInput {
   showPhonemes?: boolean;
   /** Set by processInParts on the first segment's run: model stages take it ahead of other waiting work. */
   urgent?: boolean;
+  /** Work nobody waits to hear (a long-form job's part): model stages run it in their background lane. */
+  background?: boolean;
   /**
    * Set on a segment cut out of a longer sentence (not its first): the sentence's text before it,
    * for context (the diacritizer reads the words before the cut). Stages never change it.

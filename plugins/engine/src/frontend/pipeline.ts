@@ -50,7 +50,7 @@ export class EngineTextPipeline implements TextPipeline {
         const diacritizer = this.parts.diacritizer;
         // A colloquial dialect's voice reads its words in pausal form (dialects.ts, pausalForm).
         const dialect = ctx.dialect ? dialects.get(ctx.dialect) : undefined;
-        return diacritizer && ctx.diacritize !== false ? diacritizer.diacritize(text, { urgent: ctx.urgent === true, dialect, before: ctx.before }) : plain(text);
+        return diacritizer && ctx.diacritize !== false ? diacritizer.diacritize(text, { urgent: ctx.urgent === true, background: ctx.background === true, dialect, before: ctx.before }) : plain(text);
       }, {
         perSegment: true,
         batch: async (texts, ctx, continues) => {
