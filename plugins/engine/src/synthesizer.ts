@@ -1,4 +1,4 @@
-import { checkBackendContract, errors, isSawtError, meetsTextMinimum, SawtError, speechStream, TEXT_TOO_SHORT_MESSAGE, type BackendSynthesis, type ModelInfo, type PreparedSpeech, type PronunciationDictionaries, type ResolvedDictionaryVersion, type SpeechBackendRegistry, type SpeechChunk, type SpeechPreparation, type SpeechStep, type SpeechStream, type SpeechSynthesizer, type SynthesisRequest } from '@sawt/core';
+import { checkBackendContract, errors, isSawtError, meetsTextMinimum, SawtError, speechStream, TEXT_TOO_SHORT_MESSAGE, type BackendSynthesis, type PreparedSpeech, type PronunciationDictionaries, type ResolvedDictionaryVersion, type SpeechBackendRegistry, type SpeechChunk, type SpeechPreparation, type SpeechStep, type SpeechStream, type SpeechSynthesizer, type SynthesisRequest } from '@sawt/core';
 import { Resampler } from '@sawt/native';
 import type { BuiltinVoiceCatalog, ConfiguredModelCatalog, VoiceConfig } from './catalog.js';
 import { phonemeInventoryOf, phonesFor, type EngineBackend } from './backends.js';
