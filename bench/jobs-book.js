@@ -10,15 +10,23 @@
 //    streaming HTTP requests (first byte) and as many WebSocket flushes (flush → first audio) of
 //    200/175 characters on BENCH_JOBS_LIVE_MODEL (sawt-mini); loaded/idle ratios of p50 and p95
 //    (issue 33's bar: within 20 %), and how fast the 2 jobs rendered meanwhile.
+//  - steady: what jobs keep of the machine under steady live load (issue 33: at least a quarter).
+//    Three sides of BENCH_JOBS_STEADY_S seconds each: 2 jobs alone, 2 jobs beside the live load,
+//    the live load alone. The live load: BENCH_JOBS_LISTENERS listeners on BENCH_JOBS_LIVE_MODEL,
+//    each asking for the next 200 characters (streamed) once the last answer's audio has played.
+//    Reported: the jobs' characters per second on each side and their ratio, the CPU share (of
+//    all cores) of the server's job threads (sawt-hts-bg, sawt-onnx-bg) and of the whole server
+//    (/proc/<pid>/task/*/stat), and the live first byte p50/p95 with and without the jobs.
 // Options (environment): BENCH_JOBS_RUNS=book,latency, BENCH_JOBS_CHARS (200000), BENCH_JOBS_MODEL
 // (sawt-hts), BENCH_JOBS_VOICE (fusha-ziad), BENCH_JOBS_FORMAT (mp3_44100_64), BENCH_JOBS_LOAD_CHARS
 // (characters of each background job, 40000: it must outlast a side), BENCH_JOBS_LATENCY_N (30),
 // BENCH_JOBS_PAIRS (2), BENCH_JOBS_OPTIONS (JSON options of @sawt/plugin-jobs, e.g. {"runners":2}),
-// BENCH_JOBS_NOTE (a note kept in the result file, e.g. "machine shared, noisy").
+// BENCH_JOBS_NOTE (a note kept in the result file, e.g. "machine shared, noisy"), BENCH_JOBS_STEADY_S
+// (60), BENCH_JOBS_LISTENERS (24).
 // Quick run: BENCH_JOBS_CHARS=20000 BENCH_JOBS_LOAD_CHARS=15000 BENCH_JOBS_LATENCY_N=15 BENCH_JOBS_PAIRS=1 node bench/jobs-book.js
 import { execFile, fork } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,6 +43,8 @@ const LOAD_CHARS = Number(env('BENCH_JOBS_LOAD_CHARS', 40_000));
 const N = Number(env('BENCH_JOBS_LATENCY_N', 30));
 const PAIRS = Number(env('BENCH_JOBS_PAIRS', 2));
 const LIVE_MODEL = env('BENCH_JOBS_LIVE_MODEL', 'sawt-mini');
+const STEADY_S = Number(env('BENCH_JOBS_STEADY_S', 60));
+const LISTENERS = Number(env('BENCH_JOBS_LISTENERS', 24));
 const WS_TEXT = TEXT.slice(0, 175);
 const MB = (b) => round(b / 1048576, 1);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -86,7 +96,7 @@ async function startServer() {
       if (m.type === msg) return m;
     }
   };
-  return { ...ready, ask, stop: async () => { stopping = true; child.send('stop'); await once(child, 'exit'); } };
+  return { ...ready, pid: child.pid, ask, stop: async () => { stopping = true; child.send('stop'); await once(child, 'exit'); } };
 }
 
 const server = await startServer();
@@ -218,6 +228,79 @@ if (RUNS.has('latency')) {
     with2Jobs: { httpFirstByteMs: summary(all.loaded.http), wsFlushToFirstAudioMs: summary(all.loaded.ws), jobsCharactersPerSecond: round(jobRates.reduce((a, b) => a + b, 0) / jobRates.length, 1), jobsRanThroughout },
     loadedOverIdle: ratios,
     within20Percent: Object.values(ratios).every((x) => x <= 1.2),
+  };
+}
+
+/** CPU seconds so far of the server's threads, all and those named in `names` (/proc/<pid>/task/<tid>/stat: utime + stime). */
+function serverCpu(names) {
+  const tick = 100; // USER_HZ on Linux
+  let all = 0, named = 0;
+  for (const tid of readdirSync(`/proc/${server.pid}/task`)) {
+    let stat;
+    try { stat = readFileSync(`/proc/${server.pid}/task/${tid}/stat`, 'utf8'); } catch { continue; }
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const seconds = (Number(fields[11]) + Number(fields[12])) / tick;
+    all += seconds;
+    if (names.includes(name)) named += seconds;
+  }
+  return { all, named };
+}
+
+/** Listeners, each asking for the next 200 characters once the last answer's audio has played, until `endAt`. */
+async function steadyLive(endAt) {
+  const firstBytes = [];
+  let audioSeconds = 0;
+  await Promise.all(Array.from({ length: LISTENERS }, async (_, i) => {
+    await sleep((i * 10_000) / LISTENERS); // arrivals spread over the first 10 s, then each at its own pace
+    while (performance.now() < endAt) {
+      const t0 = performance.now();
+      const r = await streamTts({ port: server.port, key: server.key, model: LIVE_MODEL });
+      firstBytes.push(r.firstByteMs);
+      audioSeconds += r.audioSeconds;
+      const rest = t0 + r.firstByteMs + r.audioSeconds * 1000 - performance.now();
+      if (rest > 0) await sleep(Math.min(rest, endAt - performance.now()));
+    }
+  }));
+  return { firstBytes, audioSeconds };
+}
+
+if (RUNS.has('steady')) {
+  const JOB_THREADS = ['sawt-hts-bg', 'sawt-onnx-bg'];
+  const side = async (jobs, live) => {
+    const ids = jobs ? [await submit(makeBook(LOAD_CHARS), 'steady 1'), await submit(makeBook(LOAD_CHARS), 'steady 2')] : [];
+    if (jobs) await until(ids[0], (j) => j.status === 'running' && j.characters_done > 0, 200);
+    const start = await Promise.all(ids.map(getJob));
+    const cpu0 = serverCpu(JOB_THREADS);
+    await server.ask('loop');
+    const t0 = performance.now();
+    const l = live ? await steadyLive(t0 + STEADY_S * 1000) : (await sleep(STEADY_S * 1000), null);
+    const seconds = (performance.now() - t0) / 1000;
+    const cpu1 = serverCpu(JOB_THREADS);
+    const { type, ...eventLoopDelayMs } = await server.ask('loop');
+    const end = await Promise.all(ids.map(getJob));
+    for (const id of ids) await call('DELETE', `/jobs/${id}`);
+    const cores = os.availableParallelism();
+    return {
+      seconds: round(seconds, 1),
+      ...(jobs && {
+        jobsCharactersPerSecond: round(end.reduce((n, j, i) => n + j.characters_done - start[i].characters_done, 0) / seconds, 1),
+        jobsRanThroughout: end.every((j) => ['queued', 'running'].includes(j.status)),
+      }),
+      jobThreadsCpuShare: round((cpu1.named - cpu0.named) / seconds / cores, 3),
+      serverCpuShare: round((cpu1.all - cpu0.all) / seconds / cores, 3),
+      eventLoopDelayMs,
+      ...(l && { liveRequests: l.firstBytes.length, liveAudioSecondsPerSecond: round(l.audioSeconds / seconds, 2), liveFirstByteMs: summary(l.firstBytes) }),
+    };
+  };
+  const alone = await side(true, false);
+  const beside = await side(true, true);
+  const liveAlone = await side(false, true);
+  const kept = round(beside.jobsCharactersPerSecond / alone.jobsCharactersPerSecond, 3);
+  results.runs.steady = {
+    listeners: LISTENERS, liveModel: LIVE_MODEL, seconds: STEADY_S, jobsAlone: alone, jobsBesideLive: beside, liveAlone,
+    jobsKeptOfTheirThroughput: kept, atLeastAQuarter: kept >= 0.25,
+    liveFirstByteWithJobsOverAlone: { p50: round(beside.liveFirstByteMs.p50 / liveAlone.liveFirstByteMs.p50, 3), p95: round(beside.liveFirstByteMs.p95 / liveAlone.liveFirstByteMs.p95, 3) },
   };
 }
 

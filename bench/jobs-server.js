@@ -4,6 +4,7 @@
 // @sawt/plugin-jobs (e.g. {"runners":2}).
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSawt, tokens, toMicro } from '@sawt/core';
@@ -56,6 +57,8 @@ const sampleDisk = () => {
   const now = diskUse(dataDir);
   disk = { database: Math.max(disk.database, now.database), other: Math.max(disk.other, now.other) };
 };
+const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+loopDelay.enable();
 setInterval(sampleRss, 50).unref();
 setInterval(sampleDisk, 500).unref();
 
@@ -69,6 +72,11 @@ process.on('message', async (msg) => {
     sampleRss();
     sampleDisk();
     process.send({ type: 'figures', rss: process.memoryUsage.rss(), rssPeak, diskPeak: disk, diskNow: diskUse(dataDir) });
+  } else if (msg === 'loop') {
+    // the event loop's delay since the last 'loop' (ms): how long a ready callback waited for the thread
+    const ms = (ns) => Math.round(ns / 1e4) / 100;
+    process.send({ type: 'loop', p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) });
+    loopDelay.reset();
   } else if (msg === 'stop') {
     await app.stop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -69,7 +69,8 @@ export class JobRunner {
   private sweeping: Promise<void> | null = null;
   private wakers: Array<() => void> = [];
   /** Parts being rendered here: destroyed and given back at stop. */
-  private readonly rendering = new Map<string, { part: ClaimedPart; stream: SpeechStream | null }>();
+  /** The parts this process renders now; `halt` stops one (its lease lost, or its job canceled here). */
+  private readonly rendering = new Map<string, { part: ClaimedPart; stream: SpeechStream | null; halt: () => void }>();
 
   constructor(private readonly deps: RunnerDeps, private readonly settings: RunnerSettings) {}
 
@@ -124,15 +125,17 @@ export class JobRunner {
     const job = await store.get(part.jobId);
     if (!job) return;
     const key = `${part.jobId}/${part.idx}`;
-    const slot: { part: ClaimedPart; stream: SpeechStream | null } = { part, stream: null };
-    this.rendering.set(key, slot);
     let leaseLost = false;
+    const slot: { part: ClaimedPart; stream: SpeechStream | null; halt: () => void } = {
+      part, stream: null, halt: () => {
+        leaseLost = true;
+        slot.stream?.destroy();
+      },
+    };
+    this.rendering.set(key, slot);
     const renew = setInterval(() => {
       void store.renewPart(part, this.ownerId, this.settings.leaseMs).then((held) => {
-        if (!held) {
-          leaseLost = true;
-          slot.stream?.destroy();
-        }
+        if (!held) slot.halt();
       }, (err) => logger.warn({ err, jobId: part.jobId }, 'could not renew a job part lease'));
     }, Math.max(100, Math.floor(this.settings.leaseMs / 3)));
     try {
@@ -222,6 +225,8 @@ export class JobRunner {
   /** Cancels a queued or running job; false when it had finished already. */
   async cancel(jobId: string): Promise<boolean> {
     if (!(await this.deps.store.end(jobId, ['queued', 'running'], 'canceled', {}, this.settings.retentionMs))) return false;
+    // Its parts rendering here stop now (another process's stop at their next lease renewal).
+    for (const slot of this.rendering.values()) if (slot.part.jobId === jobId) slot.halt();
     await this.closeMoney((await this.deps.store.get(jobId))!);
     await this.removeParts(jobId);
     this.ended();
