@@ -12,7 +12,8 @@ export const here = path.dirname(fileURLToPath(import.meta.url));
 
 // 200 characters of Arabic (a typical assistant reply).
 export const TEXT = 'مرحبا بكم في خدمة صوت للنطق العربي. نقدم لكم أصواتا بلهجات متعددة، من الفصحى إلى المصرية والخليجية، مع زمن استجابة منخفض جدا. جربوا الخدمة اليوم، وشاركونا آراءكم لنحسنها أكثر في الأسابيع القادمة، ونعدكم بالمزيد.'.slice(0, 200);
-export const VOICES = ['fusha-omar', 'fusha-layla', 'egyptian-karim', 'egyptian-nour', 'emirati-hamdan', 'najdi-noura', 'hijazi-reem', 'kuwaiti-bader'];
+// The voices of concurrent runs, in turn (BENCH_VOICES: a comma-separated list instead, e.g. to hold the dialects apart).
+export const VOICES = process.env.BENCH_VOICES ? process.env.BENCH_VOICES.split(',') : ['fusha-omar', 'fusha-layla', 'egyptian-karim', 'egyptian-nour', 'emirati-hamdan', 'najdi-noura', 'hijazi-reem', 'kuwaiti-bader'];
 
 /**
  * The server's event-loop figures from bench/server.js's 'eld' answer: max and p99 delay (ms), and

@@ -59,7 +59,7 @@ for (const [name, pick] of Object.entries(FIGURES)) {
   for (const q of ['p50', 'p95']) {
     const before = of('before', q);
     const after = of('after', q);
-    row[q] = { before: round(before), after: round(after), ratio: round(after / before, 3) };
+    row[q] = { before: round(before), after: round(after), ratio: round(after / before, 3), runs: { before: samples.before.map((r) => pick(r)?.[q]), after: samples.after.map((r) => pick(r)?.[q]) } };
   }
   figures[name] = row;
 }
