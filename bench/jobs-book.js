@@ -191,12 +191,16 @@ async function liveSide(session) {
 if (RUNS.has('latency')) {
   const session = await openWsSession(`ws://127.0.0.1:${server.port}/api/v1/websocket/text-to-speech?x-api-key=${encodeURIComponent(server.key)}`, 'fusha-omar');
   const all = { idle: { http: [], ws: [] }, loaded: { http: [], ws: [] } };
+  const loops = { idle: [], loaded: [] }; // the server's event-loop delay over each side
   const jobRates = [];
   let jobsRanThroughout = true;
   for (let pair = 0; pair < PAIRS; pair++) {
     for (const side of pair % 2 ? ['loaded', 'idle'] : ['idle', 'loaded']) {
       if (side === 'idle') {
+        await server.ask('loop');
         const r = await liveSide(session);
+        const { type, ...delay } = await server.ask('loop');
+        loops.idle.push(delay);
         all.idle.http.push(...r.http);
         all.idle.ws.push(...r.ws);
         continue;
@@ -208,9 +212,12 @@ if (RUNS.has('latency')) {
       const ids = [await submit(makeBook(LOAD_CHARS), 'load 1'), await submit(makeBook(LOAD_CHARS), 'load 2')];
       await until(ids[0], (j) => j.status === 'running' && j.characters_done > 0, 200);
       const start = await Promise.all(ids.map(getJob));
+      await server.ask('loop');
       const t0 = performance.now();
       const r = await liveSide(session);
       const seconds = (performance.now() - t0) / 1000;
+      const { type, ...delay } = await server.ask('loop');
+      loops.loaded.push(delay);
       const end = await Promise.all(ids.map(getJob));
       if (end.some((j) => !['queued', 'running'].includes(j.status))) jobsRanThroughout = false;
       jobRates.push(end.reduce((n, j, i) => n + j.characters_done - start[i].characters_done, 0) / seconds);
@@ -224,8 +231,8 @@ if (RUNS.has('latency')) {
   const ratios = { httpP50: ratio('http', 50), httpP95: ratio('http', 95), wsP50: ratio('ws', 50), wsP95: ratio('ws', 95) };
   results.runs.latency = {
     liveModel: LIVE_MODEL, httpChars: TEXT.length, wsChars: WS_TEXT.length,
-    idle: { httpFirstByteMs: summary(all.idle.http), wsFlushToFirstAudioMs: summary(all.idle.ws) },
-    with2Jobs: { httpFirstByteMs: summary(all.loaded.http), wsFlushToFirstAudioMs: summary(all.loaded.ws), jobsCharactersPerSecond: round(jobRates.reduce((a, b) => a + b, 0) / jobRates.length, 1), jobsRanThroughout },
+    idle: { httpFirstByteMs: summary(all.idle.http), wsFlushToFirstAudioMs: summary(all.idle.ws), eventLoopDelayMs: loops.idle },
+    with2Jobs: { httpFirstByteMs: summary(all.loaded.http), wsFlushToFirstAudioMs: summary(all.loaded.ws), jobsCharactersPerSecond: round(jobRates.reduce((a, b) => a + b, 0) / jobRates.length, 1), jobsCharactersPerSecondBySide: jobRates.map((x) => round(x, 1)), jobsRanThroughout, eventLoopDelayMs: loops.loaded },
     loadedOverIdle: ratios,
     within20Percent: Object.values(ratios).every((x) => x <= 1.2),
   };
@@ -259,7 +266,8 @@ async function steadyLive(endAt) {
       firstBytes.push(r.firstByteMs);
       audioSeconds += r.audioSeconds;
       const rest = t0 + r.firstByteMs + r.audioSeconds * 1000 - performance.now();
-      if (rest > 0) await sleep(Math.min(rest, endAt - performance.now()));
+      const wait = Math.min(rest, endAt - performance.now());
+      if (wait > 0) await sleep(wait);
     }
   }));
   return { firstBytes, audioSeconds };

@@ -57,7 +57,7 @@ const sampleDisk = () => {
   const now = diskUse(dataDir);
   disk = { database: Math.max(disk.database, now.database), other: Math.max(disk.other, now.other) };
 };
-const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
 loopDelay.enable();
 setInterval(sampleRss, 50).unref();
 setInterval(sampleDisk, 500).unref();

@@ -36,10 +36,13 @@ bool EnterIdle() {
   return tIdle;
 }
 
-HoldingSharedLocks::HoldingSharedLocks() : left_(tIdle && SetPolicy(SCHED_OTHER)) {}
+// While left, the thread counts as not idle, so a nested holder changes nothing.
+HoldingSharedLocks::HoldingSharedLocks() : left_(tIdle && SetPolicy(SCHED_OTHER)) {
+  if (left_) tIdle = false;
+}
 
 HoldingSharedLocks::~HoldingSharedLocks() {
-  if (left_) SetPolicy(SCHED_IDLE);
+  if (left_ && SetPolicy(SCHED_IDLE)) tIdle = true;
 }
 
 }  // namespace sawt::idle_priority

@@ -15,7 +15,8 @@ namespace sawt::idle_priority {
 bool EnterIdle();
 
 // For its lifetime, the calling thread runs at its nice value under the normal policy, if it is
-// an idle thread (a no-op on any other thread).
+// an idle thread (a no-op on any other thread, and inside another holder). Also what keeps an idle
+// pool's work from starving (PriorityPool: a task that barely got a core has the next one run so).
 class HoldingSharedLocks {
  public:
   HoldingSharedLocks();

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <ctime>
+#include <optional>
 #include <utility>
 
 #include "espeak_engine.h"
@@ -50,14 +52,18 @@ PriorityPool::Settings EspeakSynthesis() {
 
 // `threads` per voice file (the caller's option, default 2), each with an HTS_Engine of its own:
 // concurrent requests do not wait behind one lock. Niced like espeak's first segments.
-// Background work (a long-form job's parts) has a pool of its own per voice file, niced like espeak's
-// later segments (nice 12, not SCHED_IDLE, so jobs still progress under steady live load): on one
-// pool at nice 5, 2 jobs' HTS threads took an equal share of the cores from live requests' first
-// audio (bench/jobs-book.js, quiet 2-core machine: live HTTP first byte p50 9.5 -> 13.3 ms with 2
-// jobs running).
+// Background work (a long-form job's parts) has a pool of its own per voice file, like espeak's
+// later segments: SCHED_IDLE, else nice 12, and never starved (a task that barely got a core has
+// the next run at nice 12: kStarvedShare). On one pool at nice 5, 2 jobs' HTS threads took an equal
+// share of the cores from live requests' first audio (bench/jobs-book.js, quiet 2-core machine:
+// live HTTP first byte p50 9.5 -> 13.3 ms with 2 jobs running); at nice 12 the p50 held but a
+// quarter of live requests still waited 10-15 ms more for a core (p95 ratio 1.89 HTTP, 1.30 WS,
+// N=150); SCHED_IDLE: 1.29 / 1.22, and 1.20 / 1.15 over 3 pairs of 80, the jobs rendering
+// 218-345 characters/s meanwhile.
 PriorityPool::Settings Hts(int threads, bool background) {
   PriorityPool::Settings s{background ? "sawt-hts-bg" : "sawt-hts", threads};
   s.nice = background ? 12 : 5;
+  s.idle = background;
   return s;
 }
 
@@ -97,6 +103,19 @@ void SetUpThread(const char* name, int nice) {
 }
 
 thread_local bool tLaterLane = false;  // the calling thread is a pool's later-lane thread
+
+double ThreadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+}
+
+// An idle pool's task that ran on a core less than this share of its wall time (runnable, but the
+// cores busy with other work: its tasks never block) has the next task run under the normal policy
+// at the thread's nice value, until one gets its core again: background work yields at once to
+// anything else, yet is never starved by a steady load, only slowed to its nice value's share.
+constexpr double kStarvedShare = 0.25;
+constexpr double kStarvedMinSeconds = 0.02;  // shorter tasks say nothing about the cores
 
 }  // namespace
 
@@ -140,7 +159,10 @@ void PriorityPool::YieldToUrgent() {
 void PriorityPool::Loop(int slot, Lane lane, const std::function<void(int slot)>& onThreadStart) {
   const bool later = lane == Lane::kLater;
   SetUpThread(settings_.name, later ? settings_.laterNice : settings_.nice);
-  if (later && settings_.laterIdle) idle_priority::EnterIdle();
+  const bool idle = (later ? settings_.laterIdle : (lane == Lane::kBoth && settings_.idle)) && idle_priority::EnterIdle();
+  // (a later lane's task may wait in YieldToUrgent, which is not starvation: those keep no guard)
+  const bool guarded = idle && !later;
+  bool starved = false;
   tLaterLane = later;
   if (onThreadStart) onThreadStart(slot);
   auto& wake = later ? laterWake_ : urgentWake_;
@@ -158,7 +180,17 @@ void PriorityPool::Loop(int slot, Lane lane, const std::function<void(int slot)>
       task = std::move(queue.front());
       queue.pop_front();
     }
-    task(slot);
+    if (!guarded) {
+      task(slot);
+    } else {
+      std::optional<idle_priority::HoldingSharedLocks> boost;
+      if (starved) boost.emplace();
+      const auto wall0 = std::chrono::steady_clock::now();
+      const double cpu0 = ThreadCpuSeconds();
+      task(slot);
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+      if (wall >= kStarvedMinSeconds) starved = ThreadCpuSeconds() - cpu0 < kStarvedShare * wall;
+    }
     if (!urgent) continue;
     bool none;
     {

@@ -38,6 +38,7 @@ class PriorityPool {
     int nice = 0;  // added to the nice value of the thread that makes the pool (at most 19)
     int laterNice = 0;
     bool laterIdle = false;
+    bool idle = false;  // without split lanes: every thread SCHED_IDLE where the process may (idle_priority.h)
     std::chrono::milliseconds laterYield{0};
   };
 

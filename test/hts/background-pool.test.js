@@ -16,6 +16,13 @@ async function render(extra) {
   return Buffer.concat(bufs);
 }
 
+/** This process's threads named `name` (their ids). */
+function threadsNamed(name) {
+  return readdirSync('/proc/self/task').filter((tid) => {
+    try { return readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim() === name; } catch { return false; }
+  });
+}
+
 /** This process's threads named `name`: their nice values (/proc/self/task/<tid>/stat, field 19). */
 function niceOf(name) {
   const out = [];
@@ -39,5 +46,38 @@ t.test('background HTS work: its own niced threads, the same audio', async (t) =
   t.equal(bgNice.length, 2, 'the background pool has the voice\'s 2 threads');
   t.ok(liveNice.length >= 2, 'the live pool has its threads');
   for (const n of bgNice) t.equal(n, Math.min(19, liveNice[0] + 7), 'background threads run 7 nice levels below the live ones');
+  // /proc/self/task/<tid>/sched names a thread's policy (5: SCHED_IDLE); only a process that may
+  // raise a thread's priority again (root here, or CAP_SYS_NICE) uses it (idle_priority.h).
+  // (a thread waiting for work, or handing over a chunk, holds the pool's or the stream's lock and
+  // leaves the policy meanwhile: looked at while a render runs, some background thread is in it)
+  const idle = () => threadsNamed('sawt-hts-bg').filter((tid) => /^policy\s*:\s*5$/m.test(readFileSync(`/proc/self/task/${tid}/sched`, 'utf8'))).length;
+  let idleSeen = 0;
+  const sampler = setInterval(() => (idleSeen = Math.max(idleSeen, idle())), 1);
+  await render({ background: true, utterances: textToLabels(`${TEXT} `.repeat(6)) });
+  clearInterval(sampler);
+  if (process.getuid?.() === 0) t.ok(idleSeen >= 1, `background threads run SCHED_IDLE (seen: ${idleSeen}): any other work takes their core at once`);
+  else t.equal(idleSeen, 0, 'no SCHED_IDLE thread (this process may not leave it again)');
   t.throws(() => synthesizeHtsStream({ voicePath: VOICE_FILE, utterances: textToLabels(TEXT), background: 'yes' }), /Expected a boolean for background but received/);
+});
+
+t.test('background HTS work is never starved: under a load that fills every core, it keeps a share', async (t) => {
+  // Spinning threads at the JavaScript thread's priority, one per core. A SCHED_IDLE thread gets
+  // a weight of 3 against their 1024 (0.3 %); a task that barely got a core has the next one run
+  // at nice 12 (weight 56: 5 %), so the work keeps moving (priority_pool.cc, kStarvedShare).
+  const { Worker } = await import('node:worker_threads');
+  const { availableParallelism } = await import('node:os');
+  const spinners = Array.from({ length: availableParallelism() }, () => new Worker('for (;;) {}', { eval: true }));
+  t.teardown(() => Promise.all(spinners.map((w) => w.terminate())));
+  await new Promise((r) => setTimeout(r, 200));
+  const cpu = () => threadsNamed('sawt-hts-bg').reduce((n, tid) => {
+    const f = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').slice(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').lastIndexOf(')') + 2).split(' ');
+    return n + (Number(f[11]) + Number(f[12])) / 100;
+  }, 0);
+  const cpu0 = cpu();
+  const t0 = performance.now();
+  const pcm = await render({ background: true, utterances: textToLabels(`${TEXT} `.repeat(3)) });
+  const wall = (performance.now() - t0) / 1000;
+  const share = (cpu() - cpu0) / wall;
+  t.ok(pcm.length > 48000, `the background render finished under full load (${(pcm.length / 48000).toFixed(1)} s of audio in ${wall.toFixed(1)} s)`);
+  t.ok(share >= 0.015, `the background threads kept ${(100 * share).toFixed(1)} % of a core (SCHED_IDLE alone: about 0.3 %)`);
 });
