@@ -50,3 +50,29 @@ t.test('canceling a running job stops its rendering part at once; its money come
   await sleep(200);
   t.same((await filesUnder(server.dataDir)).filter((f) => f.includes(id)), [], 'no part file of the job is left');
 });
+
+t.test('canceling jobs back to back: a part claimed while its job was being canceled is not rendered', async (t) => {
+  // Two runners, as by default on two cores: the second job's parts are claimed as soon as the
+  // first job's stop, while its own cancel is on the way.
+  const two = await startServer(t, { config: jobsConfig({ runners: 2, partChars: 6000, leaseMs: 60_000 }) });
+  const inFlight = async () => Number(/^sawt_engine_jobs\{engine="hts"\} (\S+)$/m.exec(await (await fetch(`${two.base}/metrics`)).text())?.[1] ?? 0);
+  const { headers } = await two.client({ balance: '10' });
+  const ids = [];
+  for (let i = 0; i < 2; i++) ids.push((await submitJob(two.api, headers, 'sawt-hts', { voice_id: 'fusha-ziad', text: TEXT + TEXT, output_format: 'wav_24000' })).body.job_id);
+  const started = Date.now();
+  while ((await inFlight()) === 0) {
+    if (Date.now() - started > 60_000) throw new Error('the part never started rendering');
+    await sleep(20);
+  }
+  await sleep(300);
+  const key = { 'x-api-key': headers['x-api-key'] };
+  for (const id of ids) t.equal((await fetch(`${two.api}/jobs/${id}`, { method: 'DELETE', headers: key })).status, 200);
+  const canceledAt = Date.now();
+  let busy = 0;
+  while (Date.now() - canceledAt < 3000) {
+    if ((await inFlight()) > 0) busy = Date.now() - canceledAt;
+    await sleep(20);
+  }
+  t.ok(busy < 1000, `no synthesis ran past the cancels (the last seen ${busy} ms after them; a part's lease is renewed, and checked, every 20 s)`);
+  for (const id of ids) t.equal((await getJob(two.api, headers, id)).body.status, 'canceled');
+});

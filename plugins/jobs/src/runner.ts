@@ -122,8 +122,6 @@ export class JobRunner {
 
   private async render(part: ClaimedPart): Promise<void> {
     const { store, blobs, logger } = this.deps;
-    const job = await store.get(part.jobId);
-    if (!job) return;
     const key = `${part.jobId}/${part.idx}`;
     let leaseLost = false;
     const slot: { part: ClaimedPart; stream: SpeechStream | null; halt: () => void } = {
@@ -133,6 +131,14 @@ export class JobRunner {
       },
     };
     this.rendering.set(key, slot);
+    // Read once the slot is in place: a cancel here either finds the slot (and halts it) or was
+    // written before this read (the part was claimed while its job was being canceled).
+    const job = await store.get(part.jobId);
+    if (!job || job.status !== 'running') {
+      this.rendering.delete(key);
+      await store.releasePart(part, this.ownerId).catch(() => {});
+      return;
+    }
     const renew = setInterval(() => {
       void store.renewPart(part, this.ownerId, this.settings.leaseMs).then((held) => {
         if (!held) slot.halt();
