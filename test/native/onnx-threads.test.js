@@ -11,6 +11,14 @@ import { STANDIN } from '../piper/helpers.js';
 import { NATIVE } from './helpers.js';
 
 const IDS = 1500;
+// (in each child) name and nice value (field 19 of /proc/<pid>/task/<tid>/stat) of every thread of the process
+const THREADS = `const threads = () => readdirSync('/proc/self/task').flatMap((tid) => {
+  try {
+    const stat = readFileSync('/proc/self/task/' + tid + '/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return [{ tid: Number(tid), name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), nice: Number(fields[16]) }];
+  } catch { return []; }
+});`;
 const child = `
 import { readFile } from 'node:fs/promises';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -18,14 +26,7 @@ const { PiperSession } = await import(${JSON.stringify(pathToFileURL(NATIVE).hre
 const sqlite3 = (await import('sqlite3')).default;
 const db = await new Promise((resolve, reject) => { const d = new sqlite3.Database(':memory:', (e) => (e ? reject(e) : resolve(d))); });
 const session = await PiperSession.create(${JSON.stringify(join(STANDIN, 'ar_JO-standin-tiny.onnx'))}, { intraOpThreads: 2 });
-// name and nice value (field 19 of /proc/<pid>/task/<tid>/stat) of every thread of the process
-const threads = () => readdirSync('/proc/self/task').flatMap((tid) => {
-  try {
-    const stat = readFileSync('/proc/self/task/' + tid + '/stat', 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return [{ tid: Number(tid), name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), nice: Number(fields[16]) }];
-  } catch { return []; }
-});
+${THREADS}
 const ids = BigInt64Array.from({ length: ${IDS} }, (_, i) => BigInt(i % 2 ? 0 : 14 + (i % 40)));
 const order = [];
 // The threads as the first run ends (6 runs still queued): each thread names and nices itself as it
@@ -74,13 +75,7 @@ const backgroundChild = `
 import { readdirSync, readFileSync } from 'node:fs';
 const { OnnxSession } = await import(${JSON.stringify(pathToFileURL(NATIVE).href)});
 const { tinyAddModel } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, 'tiny-onnx.js')).href)});
-const threads = () => readdirSync('/proc/self/task').flatMap((tid) => {
-  try {
-    const stat = readFileSync('/proc/self/task/' + tid + '/stat', 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return [{ tid: Number(tid), name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), nice: Number(fields[16]) }];
-  } catch { return []; }
-});
+${THREADS}
 const session = await OnnxSession.create(tinyAddModel(), { intraOpThreads: 1 });
 const X = { type: 'float32', dims: [2, 3], data: Float32Array.from([1, 2, 3, 4, 5, 6]) };
 const K = { type: 'int64', dims: [2], data: BigInt64Array.from([1n, 2n]) };
