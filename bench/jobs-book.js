@@ -172,6 +172,12 @@ if (RUNS.has('book')) {
   await call('DELETE', `/jobs/${id}`);
 }
 
+/** The server's event-loop delay (ms: p50, p99, max) since the last call. */
+async function loopDelay() {
+  const { type, ...delay } = await server.ask('loop');
+  return delay;
+}
+
 /** One side of a pair: N sequential HTTP first bytes, then N WebSocket flushes on one session (ms). */
 async function liveSide(session) {
   const http = [];
@@ -197,10 +203,9 @@ if (RUNS.has('latency')) {
   for (let pair = 0; pair < PAIRS; pair++) {
     for (const side of pair % 2 ? ['loaded', 'idle'] : ['idle', 'loaded']) {
       if (side === 'idle') {
-        await server.ask('loop');
+        await loopDelay();
         const r = await liveSide(session);
-        const { type, ...delay } = await server.ask('loop');
-        loops.idle.push(delay);
+        loops.idle.push(await loopDelay());
         all.idle.http.push(...r.http);
         all.idle.ws.push(...r.ws);
         continue;
@@ -212,12 +217,11 @@ if (RUNS.has('latency')) {
       const ids = [await submit(makeBook(LOAD_CHARS), 'load 1'), await submit(makeBook(LOAD_CHARS), 'load 2')];
       await until(ids[0], (j) => j.status === 'running' && j.characters_done > 0, 200);
       const start = await Promise.all(ids.map(getJob));
-      await server.ask('loop');
+      await loopDelay();
       const t0 = performance.now();
       const r = await liveSide(session);
       const seconds = (performance.now() - t0) / 1000;
-      const { type, ...delay } = await server.ask('loop');
-      loops.loaded.push(delay);
+      loops.loaded.push(await loopDelay());
       const end = await Promise.all(ids.map(getJob));
       if (end.some((j) => !['queued', 'running'].includes(j.status))) jobsRanThroughout = false;
       jobRates.push(end.reduce((n, j, i) => n + j.characters_done - start[i].characters_done, 0) / seconds);
@@ -280,12 +284,12 @@ if (RUNS.has('steady')) {
     if (jobs) await until(ids[0], (j) => j.status === 'running' && j.characters_done > 0, 200);
     const start = await Promise.all(ids.map(getJob));
     const cpu0 = serverCpu(JOB_THREADS);
-    await server.ask('loop');
+    await loopDelay();
     const t0 = performance.now();
     const l = live ? await steadyLive(t0 + STEADY_S * 1000) : (await sleep(STEADY_S * 1000), null);
     const seconds = (performance.now() - t0) / 1000;
     const cpu1 = serverCpu(JOB_THREADS);
-    const { type, ...eventLoopDelayMs } = await server.ask('loop');
+    const eventLoopDelayMs = await loopDelay();
     const end = await Promise.all(ids.map(getJob));
     for (const id of ids) await call('DELETE', `/jobs/${id}`);
     const cores = os.availableParallelism();

@@ -19,6 +19,10 @@ namespace sawt {
 
 namespace pools {
 
+// Work nobody waits to hear (a long-form job's) where it is not SCHED_IDLE: espeak's later lane, a
+// starved idle task (kStarvedShare) and the background ONNX runs.
+constexpr int kBackgroundNice = 12;
+
 // Phonemization runs on threads of its own, not on libuv's pool: a call waits for an espeak-ng
 // instance, which a synthesis holds for a whole segment, and on a pool thread that wait held the
 // pool (4 threads) from database queries, model runs and file reads queued behind it (with 10
@@ -44,7 +48,7 @@ PriorityPool::Settings EspeakSynthesis() {
   PriorityPool::Settings s{"sawt-espeak", espeak::Instances()};
   s.splitLanes = true;
   s.nice = 5;
-  s.laterNice = 12;
+  s.laterNice = kBackgroundNice;
   s.laterIdle = true;
   s.laterYield = std::chrono::milliseconds(50);
   return s;
@@ -62,7 +66,7 @@ PriorityPool::Settings EspeakSynthesis() {
 // 218-345 characters/s meanwhile.
 PriorityPool::Settings Hts(int threads, bool background) {
   PriorityPool::Settings s{background ? "sawt-hts-bg" : "sawt-hts", threads};
-  s.nice = background ? 12 : 5;
+  s.nice = background ? kBackgroundNice : 5;
   s.idle = background;
   return s;
 }
@@ -76,14 +80,15 @@ PriorityPool::Settings OnnxRuns() {
   return s;
 }
 
-// Background runs (a long-form job's diacritizer and Piper runs): one thread per environment,
-// niced like the HTS background pool (nice 12, not SCHED_IDLE, so jobs still progress under steady
-// live load), outside the kMaxConcurrentOnnxRuns slots. In those slots, FIFO with live runs, 2 jobs'
+// Background runs (a long-form job's diacritizer runs): one thread per environment at
+// kBackgroundNice, outside the kMaxConcurrentOnnxRuns slots. Not SCHED_IDLE: a run shares its
+// session (and ONNX Runtime's locks, its arena's) with live runs, which an idle thread preempted
+// while holding them would hold up. In those slots, FIFO with live runs, 2 jobs'
 // diacritizer runs (up to 32 rows of 400 characters each) held both slots while a live request's
 // first segment waited behind them (bench/jobs-book.js latency: live first byte p95 up to 1.40 x idle).
 PriorityPool::Settings OnnxBackground() {
   PriorityPool::Settings s{"sawt-onnx-bg", 1};
-  s.nice = 12;
+  s.nice = kBackgroundNice;
   return s;
 }
 

@@ -2,21 +2,14 @@
 // background lane: its model runs go to the addon's background ONNX thread ("sawt-onnx-bg", niced
 // 12 above the JavaScript thread), not to the two run slots live requests use. The reading is the
 // same either way.
-import { readdirSync, readFileSync } from 'node:fs';
 import t from 'tap';
 import { ENGINE, TASHKEEL, bundledModels } from './helpers.js';
+import { threadsNamed } from '../helpers/threads.js';
 
 const { Diacritizer, EngineTextPipeline } = await import(ENGINE);
 
 const d = await Diacritizer.load(bundledModels, TASHKEEL, { cacheEntries: 0 });
 t.teardown(() => d.release());
-
-/** This process's threads named `name`. */
-function threadsNamed(name) {
-  return readdirSync('/proc/self/task').filter((tid) => {
-    try { return readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim() === name; } catch { return false; }
-  });
-}
 
 const TEXT = 'وأعلنت الوزارة في بيانها الصادر صباح اليوم عن خطة جديدة لدعم المزارعين. ويأمل السكان أن تنتهي أعمال الصيانة قبل حلول فصل الشتاء.';
 

@@ -1,9 +1,10 @@
 // A long-form job's HTS work runs on the voice's background pool (native/priority_pool.cc,
-// pools::Hts): threads of their own ("sawt-hts-bg"), niced 7 above the live pool's ("sawt-hts"),
-// so live requests' first audio goes first on busy cores. Same audio either way.
-import { readdirSync, readFileSync } from 'node:fs';
+// pools::Hts): threads of their own ("sawt-hts-bg"), niced 7 above the live pool's ("sawt-hts") and
+// SCHED_IDLE where the process may, so live requests' first audio goes first on busy cores, yet
+// never starved. Same audio either way.
 import t from 'tap';
 import { ENGINE, VOICE_FILE } from './helpers.js';
+import { isIdleThread, threadStat, threadsNamed } from '../helpers/threads.js';
 
 const { textToLabels } = await import(ENGINE);
 const { synthesizeHtsStream } = await import('@sawt/native');
@@ -16,25 +17,8 @@ async function render(extra) {
   return Buffer.concat(bufs);
 }
 
-/** This process's threads named `name` (their ids). */
-function threadsNamed(name) {
-  return readdirSync('/proc/self/task').filter((tid) => {
-    try { return readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim() === name; } catch { return false; }
-  });
-}
-
-/** This process's threads named `name`: their nice values (/proc/self/task/<tid>/stat, field 19). */
-function niceOf(name) {
-  const out = [];
-  for (const tid of readdirSync('/proc/self/task')) {
-    let comm;
-    try { comm = readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim(); } catch { continue; }
-    if (comm !== name) continue;
-    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-    out.push(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
-  }
-  return out;
-}
+/** The nice values of this process's threads named `name`. */
+const niceOf = (name) => threadsNamed(name).map((tid) => threadStat(tid).nice);
 
 t.test('background HTS work: its own niced threads, the same audio', async (t) => {
   const live = await render({});
@@ -50,7 +34,7 @@ t.test('background HTS work: its own niced threads, the same audio', async (t) =
   // raise a thread's priority again (root here, or CAP_SYS_NICE) uses it (idle_priority.h).
   // (a thread waiting for work, or handing over a chunk, holds the pool's or the stream's lock and
   // leaves the policy meanwhile: looked at while a render runs, some background thread is in it)
-  const idle = () => threadsNamed('sawt-hts-bg').filter((tid) => /^policy\s*:\s*5$/m.test(readFileSync(`/proc/self/task/${tid}/sched`, 'utf8'))).length;
+  const idle = () => threadsNamed('sawt-hts-bg').filter(isIdleThread).length;
   let idleSeen = 0;
   const sampler = setInterval(() => (idleSeen = Math.max(idleSeen, idle())), 1);
   await render({ background: true, utterances: textToLabels(`${TEXT} `.repeat(6)) });
@@ -69,10 +53,7 @@ t.test('background HTS work is never starved: under a load that fills every core
   const spinners = Array.from({ length: availableParallelism() }, () => new Worker('for (;;) {}', { eval: true }));
   t.teardown(() => Promise.all(spinners.map((w) => w.terminate())));
   await new Promise((r) => setTimeout(r, 200));
-  const cpu = () => threadsNamed('sawt-hts-bg').reduce((n, tid) => {
-    const f = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').slice(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').lastIndexOf(')') + 2).split(' ');
-    return n + (Number(f[11]) + Number(f[12])) / 100;
-  }, 0);
+  const cpu = () => threadsNamed('sawt-hts-bg').reduce((n, tid) => n + threadStat(tid).cpuSeconds, 0);
   const cpu0 = cpu();
   const t0 = performance.now();
   const pcm = await render({ background: true, utterances: textToLabels(`${TEXT} `.repeat(3)) });

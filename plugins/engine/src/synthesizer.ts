@@ -139,12 +139,11 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
     const job: Job = { model, voice, speed: req.speed, stability: req.stability, sampleRate: req.sampleRate ?? 24000, ...(req.background === true && { background: true }) };
     const urgent = req.background !== true;
     if (req.steps?.length) return this.synthesizeSteps(backend, req.steps, job, dialect, urgent);
-    const lanes = urgent ? {} : { urgent: false, background: true };
     // [[ ]] passages: symbols the model can say, within the caps espeak survives (400 / 40001 otherwise).
     checkPhonemePassages(req.text, phonemeInventoryOf(backend.input, model.model_id));
     // The first segment is synthesized as soon as it is through the front end; the others follow
     // (their front end runs meanwhile), so the first audio does not wait for the whole text.
-    const { count, first, rest } = await this.frontEnd.processInParts({ text: req.text, dialect, diacritize: this.models.wantsDiacritics(model.model_id), phonemes: phonesFor(backend.input), ...lanes });
+    const { count, first, rest } = await this.frontEnd.processInParts({ text: req.text, dialect, diacritize: this.models.wantsDiacritics(model.model_id), phonemes: phonesFor(backend.input), ...frontEndLanes(job, urgent) });
     if (count === 0) throw errors.validation('text contains nothing that can be spoken');
     const ready = (segments: string[], isFirst = false) => this.handOff.sentences(backend.input, segments, { modelId: model.model_id, dialect, first: isFirst });
     const parts: Array<unknown[] | Promise<unknown[]>> = [ready(await first, urgent)];
@@ -197,8 +196,7 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
   /** `text` through the front end in two parts (the first segment, then the others), each ready for `backend`. */
   private async frontParts(backend: EngineBackend, job: Job, text: string, dialect: string | null, isFirst: boolean): Promise<{ count: number; parts: Array<Promise<unknown[]>> }> {
     const model = job.model;
-    // Only a request's first step goes ahead of waiting work (processInParts makes a first segment urgent unless told not to).
-    const { count, first, rest } = await this.frontEnd.processInParts({ text, dialect, diacritize: this.models.wantsDiacritics(model.model_id), phonemes: phonesFor(backend.input), ...(!isFirst && { urgent: false }), ...(job.background === true && { background: true }) });
+    const { count, first, rest } = await this.frontEnd.processInParts({ text, dialect, diacritize: this.models.wantsDiacritics(model.model_id), phonemes: phonesFor(backend.input), ...frontEndLanes(job, isFirst) });
     if (count === 0) return { count, parts: [] };
     const ready = (segments: string[], first = false) => this.handOff.sentences(backend.input, segments, { modelId: model.model_id, dialect, first });
     const parts = [first.then((segments) => ready(segments, isFirst))];
@@ -253,6 +251,15 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
       base += last + 1;
     }
   }
+}
+
+/**
+ * How the front end ranks a text's model work: only a request's first text goes ahead of waiting
+ * work (processInParts makes a first segment urgent unless told not to); a long-form job's work
+ * (job.background) runs in the background lanes.
+ */
+function frontEndLanes(job: Job, isFirst: boolean): { urgent?: false; background?: true } {
+  return { ...(!isFirst && { urgent: false as const }), ...(job.background === true && { background: true as const }) };
 }
 
 /** `chunk` at `rate` (the resampler's tail joins the last chunk). */

@@ -61,6 +61,13 @@ export function webhookBody(job: JobRow): string {
   });
 }
 
+/** A part being rendered in this process; `halt` ends its synthesis, and the part is given back, not failed. */
+interface RenderingSlot {
+  part: ClaimedPart;
+  stream: SpeechStream | null;
+  halt: () => void;
+}
+
 export class JobRunner {
   readonly ownerId = randomUUID();
   private stopped = false;
@@ -68,9 +75,8 @@ export class JobRunner {
   private sweeper: NodeJS.Timeout | null = null;
   private sweeping: Promise<void> | null = null;
   private wakers: Array<() => void> = [];
-  /** Parts being rendered here: destroyed and given back at stop. */
-  /** The parts this process renders now; `halt` stops one (its lease lost, or its job canceled here). */
-  private readonly rendering = new Map<string, { part: ClaimedPart; stream: SpeechStream | null; halt: () => void }>();
+  /** The parts this process renders now, by `jobId/idx`: halted at stop (their leases given back), at a lost lease, or when their job is canceled here. */
+  private readonly rendering = new Map<string, RenderingSlot>();
 
   constructor(private readonly deps: RunnerDeps, private readonly settings: RunnerSettings) {}
 
@@ -86,7 +92,7 @@ export class JobRunner {
     this.stopped = true;
     if (this.sweeper) clearInterval(this.sweeper);
     this.wake();
-    for (const { stream } of this.rendering.values()) stream?.destroy();
+    for (const slot of this.rendering.values()) slot.halt();
     await Promise.allSettled(this.loops);
     await this.sweeping?.catch(() => {});
   }
@@ -124,7 +130,7 @@ export class JobRunner {
     const { store, blobs, logger } = this.deps;
     const key = `${part.jobId}/${part.idx}`;
     let leaseLost = false;
-    const slot: { part: ClaimedPart; stream: SpeechStream | null; halt: () => void } = {
+    const slot: RenderingSlot = {
       part, stream: null, halt: () => {
         leaseLost = true;
         slot.stream?.destroy();
