@@ -66,14 +66,24 @@ t.test('later segments are synthesized on SCHED_IDLE threads where the process m
   const { readdirSync, readFileSync } = await import('node:fs');
   const idleThreads = () => readdirSync('/proc/self/task').filter((tid) => /^policy\s*:\s*5$/m.test(readFileSync(`/proc/self/task/${tid}/sched`, 'utf8'))).length;
   const mayRaise = process.getuid?.() === 0;
-  const stream = synthesizeStream({ ...BASE, segments: [SENTENCE, LONG_SENTENCE, LONG_SENTENCE], sampleRate: 24000, chunkMs: 100 });
+  // A later thread is idle only while it synthesizes (it leaves the policy while it waits for
+  // work or hands a chunk over), so its segments are long enough to be seen in, and the policy is
+  // read on a timer from the start as well as on each chunk: the producer runs ahead of this
+  // reader, and CI once saw none when it looked only as later chunks were read. (This process
+  // runs nothing else: the first segment's thread is never idle, so an idle one is a later one.)
+  const LATER = LONG_SENTENCE.repeat(6);
+  const stream = synthesizeStream({ ...BASE, segments: [SENTENCE, LATER, LATER], sampleRate: 24000, chunkMs: 100 });
   let samples = 0;
   let idleSeen = 0;
-  stream.on('data', ({ pcm, info }) => {
+  const look = () => {
+    idleSeen = Math.max(idleSeen, idleThreads());
+  };
+  const timer = setInterval(look, 1);
+  stream.on('data', ({ pcm }) => {
     samples += pcm.length / 2;
-    if (info.segment > 0) idleSeen = Math.max(idleSeen, idleThreads());
+    look();
   });
-  await new Promise((resolve, reject) => stream.on('end', resolve).on('error', reject));
+  await new Promise((resolve, reject) => stream.on('end', resolve).on('error', reject)).finally(() => clearInterval(timer));
   if (mayRaise) t.ok(idleSeen >= 1, `a SCHED_IDLE thread while later segments were made (${idleSeen})`);
   else t.equal(idleSeen, 0, 'no SCHED_IDLE thread (this process may not leave it again)');
   t.ok(samples / 24000 > 5, `all the audio came (${(samples / 24000).toFixed(1)} s)`);
