@@ -84,3 +84,34 @@ t.test('the query output_format counts; errors keep Sawt\'s shape', async (t) =>
   t.equal(noKey.status, 401);
   t.equal((await noKey.json()).errorCode, 40101);
 });
+
+/** ms at which the speech in 16 kHz PCM ends: the end of the last 20 ms window above a quiet level. */
+function speechEndMs(pcm) {
+  const win = 320;
+  let end = 0;
+  for (let at = 0; at + win <= pcm.length / 2; at += win) {
+    let sum = 0;
+    for (let i = at; i < at + win; i++) sum += pcm.readInt16LE(2 * i) ** 2;
+    if (Math.sqrt(sum / win) > 300) end = ((at + win) / 16000) * 1000;
+  }
+  return end;
+}
+
+// A number is read as several words (a phone number digit by digit, 1250 as three words): the
+// words after it are timed where they are heard, not squeezed in after the number's first words.
+for (const model of ['sawt-mini', 'sawt-hts']) {
+  t.test(`${model}: words after a number are timed where they are spoken`, async (t) => {
+    const text = 'اتصل على 0501234567 الآن من فضلك، وصل 1250 شخصا.';
+    const res = await fetch(`${srv.api}/text-to-speech/${model}/with-timestamps`, { method: 'POST', headers, body: JSON.stringify({ ...base, text, output_format: 'pcm_16000' }) });
+    t.equal(res.status, 200);
+    const { alignment: a, audio_base64 } = await res.json();
+    t.equal(a.chars.join(''), text, 'the chars join to the text');
+    const speechMs = speechEndMs(Buffer.from(audio_base64, 'base64'));
+    const startOf = (word) => a.charStartTimesMs[text.indexOf(word)];
+    const end = Math.max(...a.charStartTimesMs.map((s, i) => s + a.charDurationsMs[i]));
+    // The phone number is ten words of the sentence's 21: the word after it starts well past the first third.
+    t.ok(startOf('الآن') > speechMs * 0.45, `'الآن' at ${startOf('الآن')} ms of ${speechMs} ms of speech`);
+    t.ok(startOf('شخصا') > speechMs * 0.75, `'شخصا' at ${startOf('شخصا')} ms`);
+    t.ok(end > speechMs - 600 && end <= speechMs + 600, `the last character ends at ${end} ms, where the speech ends (${speechMs} ms)`);
+  });
+}

@@ -97,3 +97,22 @@ t.test('the issue\'s 0-sample input (`مرحبا [[aaaa…]] بكم…`) is 400 
   c.ws.close();
   t.equal((await srv.balance(account.id)).balance, before, 'nothing charged');
 });
+
+t.test('a NUL (or another control character) in the text is a space: the words after it are spoken, on both models', async (t) => {
+  const srv = await startServer(t, { config: wsConfig() });
+  const { headers } = await srv.client({ plan: 'enterprise', balance: '10' });
+  const TEXT = 'مرحبا بكم في خدمة نهاية النص هنا';
+  for (const model of ['sawt-mini', 'sawt-hts']) {
+    const seconds = async (text) => {
+      const res = await tts(srv, headers, model, text);
+      t.equal(res.status, 200, `${model}: ${JSON.stringify(text.slice(0, 20))}…`);
+      return parseWav(Buffer.from(await res.arrayBuffer())).data.length / 48000;
+    };
+    const plain = await seconds(TEXT);
+    // espeak-ng read a NUL as the end of its text: a leading one gave 6 ms of audio, billed in full.
+    for (const text of [`\u0000 ${TEXT}`, TEXT.replace('خدمة', 'خدمة \u0000'), TEXT.replace('بكم', 'بكم\u0000\u001f\u0085')]) {
+      const s = await seconds(text);
+      t.ok(s > plain * 0.9, `${model}: ${s.toFixed(2)} s of audio with the control characters, ${plain.toFixed(2)} s without`);
+    }
+  }
+});

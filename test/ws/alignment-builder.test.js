@@ -62,3 +62,15 @@ t.test('durations follow the sample rate of the stream', async (t) => {
   a.add({ segment: 0, segmentEnd: true, samples: 4800, words: [{ textOffset: 0, length: 3, audioMs: 0 }] });
   t.same(a.take(), { chars: ['ن', 'ع', 'م'], charStartTimesMs: [0, 100, 200], charDurationsMs: [100, 100, 100] }, '4800 samples at 16 kHz: 300 ms');
 });
+
+t.test('a spoken word names the text word it reads: a number read as several words is timed as one word, a dash alone as none', async (t) => {
+  const sourced = (ms, words) => ({ ...chunk(ms, []), words: words.map(([audioMs, sourceWord]) => ({ textOffset: 0, length: 0, audioMs, sourceWord })) });
+  const a = new AlignmentBuilder('رقم 12 - تم', RATE, { exact: true });
+  // "رقم" 0 ms; "12" read as "اثنا عشر" (two spoken words, 200 and 500 ms); "-" unspoken; "تم" 800 ms.
+  a.add(sourced(1000, [[0, 0], [200, 1], [500, 1], [800, 3]]));
+  t.same(a.finish(), {
+    chars: ['ر', 'ق', 'م', ' ', '1', '2', ' ', '-', ' ', 'ت', 'م'],
+    charStartTimesMs: [0, 67, 133, 200, 200, 500, 800, 800, 800, 800, 900],
+    charDurationsMs: [67, 66, 67, 0, 300, 300, 0, 0, 0, 100, 100],
+  }, '"12" spans both of its spoken words (200–800 ms); "-" at the next word\'s start, 0 ms');
+});

@@ -21,12 +21,12 @@ export interface AlignmentOptions {
 
 /**
  * Per-character timings for the chunks of one synthesis, from the start of its audio. The engine
- * reports word timings with each chunk (info.words: audioMs from the start of the chunk); they are
- * matched in order to the whitespace-separated words of the text, and each word's duration (up to
- * the next word, or the chunk's end) is spread evenly over its characters; the whitespace before a
- * word starts with it and lasts 0 ms. Text normalization may change the word count: extra engine
- * words are ignored, and words the engine never reported get no timings (exact: they come at the
- * end, from finish()).
+ * reports word timings with each chunk (info.words: audioMs from the start of the chunk), each
+ * naming the word of the text it reads (sourceWord), else matched in order to the
+ * whitespace-separated words of the text. A word's duration (up to the next spoken word that reads
+ * another word, or the chunk's end) is spread evenly over its characters; the whitespace before a
+ * word starts with it and lasts 0 ms, as do words nothing was spoken for (a dash alone). Words the
+ * engine never reported get no timings (exact: they come at the end, from finish()).
  */
 export class AlignmentBuilder {
   /** Each word with the whitespace before it. */
@@ -72,14 +72,19 @@ export class AlignmentBuilder {
     const chunkMs = (info.samples / this.sampleRate) * 1000;
     const ws = info.words;
     for (let i = 0; i < ws.length; i++) {
+      const k = ws[i]!.sourceWord ?? this.wordIndex;
+      if (k < this.wordIndex) continue; // one more spoken word of a word already timed
+      let next = i + 1;
+      while (next < ws.length && ws[next]!.sourceWord === k) next++;
+      const start = this.chunkStartMs + (this.exact ? Math.min(ws[i]!.audioMs, chunkMs) : ws[i]!.audioMs);
+      const endMs = next < ws.length ? ws[next]!.audioMs : chunkMs;
+      // Exact: clamped into the chunk, so that no character ends past the audio.
+      const end = this.chunkStartMs + (this.exact ? Math.min(Math.max(ws[i]!.audioMs, endMs), chunkMs) : endMs);
+      while (this.wordIndex < k && this.wordIndex < this.words.length) this.word(this.words[this.wordIndex++]!, start, start);
       const w = this.words[this.wordIndex];
       if (w === undefined) break;
       this.wordIndex++;
-      const start = ws[i]!.audioMs;
-      const end = i + 1 < ws.length ? ws[i + 1]!.audioMs : chunkMs;
-      // Exact: clamped into the chunk, so that no character ends past the audio.
-      if (this.exact) this.word(w, this.chunkStartMs + Math.min(start, chunkMs), this.chunkStartMs + Math.min(Math.max(start, end), chunkMs));
-      else this.word(w, this.chunkStartMs + start, this.chunkStartMs + end);
+      this.word(w, start, end);
     }
     this.chunkStartMs += chunkMs;
   }

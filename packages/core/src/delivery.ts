@@ -31,8 +31,9 @@ export function whenDelivered(res: ServerResponse): Promise<boolean> {
 /**
  * What a synthesis cut short (client clear, disconnect, reset, the output cap) is charged: the
  * characters whose audio went out. The engine's word timings (each chunk's info.words, as the
- * WebSocket alignment uses them) place each word's start in the audio; they are matched in order
- * to the whitespace-separated words of the text. The words that start before the end of the
+ * WebSocket alignment uses them) place each word's start in the audio; each names the word of
+ * the text it reads (sourceWord; a number read as several words starts at the first), else they
+ * are matched in order to the whitespace-separated words of the text. The words that start before the end of the
  * delivered audio are charged whole (the word in progress is rounded up), with the spaces between
  * them; any delivered audio pays at least the first word. Without word timings the position comes
  * from the model's measured seconds per character, rounded up to the whole word the same way.
@@ -69,8 +70,12 @@ export class DeliveryMeter {
   }
 
   /** Adds the next chunk of the audio, in order. */
-  add(info: { samples: number; words: ReadonlyArray<{ audioMs: number }> }): void {
-    for (const w of info.words) this.starts.push(this.generated + Math.round((w.audioMs * this.sampleRate) / 1000));
+  add(info: { samples: number; words: ReadonlyArray<{ audioMs: number; sourceWord?: number }> }): void {
+    for (const w of info.words) {
+      const at = this.generated + Math.round((w.audioMs * this.sampleRate) / 1000);
+      if (w.sourceWord === undefined) this.starts.push(at);
+      else while (this.starts.length <= w.sourceWord) this.starts.push(at); // (words nothing was spoken for start with the next)
+    }
     this.generated += info.samples;
   }
 

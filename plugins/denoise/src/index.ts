@@ -213,7 +213,18 @@ export default definePlugin({
           reply.takeOver();
           res.writeHead(200, { 'content-type': 'audio/wav', 'cache-control': 'no-cache', 'content-length': size, 'x-request-id': req.id });
           const sent = { bytes: 0, contentLength: size };
-          const counter = new Transform({ transform(chunk: Buffer, _e, cb) { sent.bytes += chunk.length; cb(null, chunk); } });
+          // The plan's slot is freed before the last byte, so a request sent once the client has it
+          // is never refused for concurrency (it was freed after the money was settled: 50-80 ms later).
+          const counter = new Transform({
+            transform(chunk: Buffer, _e, cb) {
+              sent.bytes += chunk.length;
+              const held = slot;
+              if (sent.bytes < size || !held || chunk.length === 0) return cb(null, chunk);
+              slot = null;
+              this.push(chunk.subarray(0, chunk.length - 1));
+              held.release().then(() => cb(null, chunk.subarray(chunk.length - 1)), cb);
+            },
+          });
           try {
             await pipeline(createReadStream(output), counter, res);
           } catch {

@@ -6,6 +6,7 @@ import { checkPhonemePassages } from './frontend/phoneme-passages.js';
 import type { TextFrontEnd } from './frontend/index.js';
 import type { BackendHandOff } from './frontend/ready-input.js';
 import { isSsml, prepareSpeechText, PronunciationMatcher } from './frontend/ssml/index.js';
+import { SourceWords } from './source-words.js';
 import { stepsAudio, withGain } from './speech-steps.js';
 
 export const OUTPUT_RATES = [8000, 16000, 22050, 24000] as const;
@@ -146,13 +147,19 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
     const { count, first, rest } = await this.frontEnd.processInParts({ text: req.text, dialect, diacritize: this.models.wantsDiacritics(model.model_id), phonemes: phonesFor(backend.input), ...frontEndLanes(job, urgent) });
     if (count === 0) throw errors.validation('text contains nothing that can be spoken');
     const ready = (segments: string[], isFirst = false) => this.handOff.sentences(backend.input, segments, { modelId: model.model_id, dialect, first: isFirst });
-    const parts: Array<unknown[] | Promise<unknown[]>> = [ready(await first, urgent)];
+    const source = new SourceWords(req.text);
+    const firstSegments = await first;
+    source.addSegments(firstSegments);
+    const parts: Array<unknown[] | Promise<unknown[]>> = [ready(firstSegments, urgent)];
     if (rest) {
-      const later = rest.then((segments) => ready(segments));
+      const later = rest.then((segments) => {
+        source.addSegments(segments);
+        return ready(segments);
+      });
       later.catch(() => {}); // awaited in partsAudio(), after the first part's audio
       parts.push(later);
     }
-    return speechStream((signal) => this.counted(backend.engine, this.partsAudio(backend, parts, job, signal, urgent)));
+    return speechStream((signal) => this.counted(backend.engine, this.partsAudio(backend, parts, job, signal, urgent, source)));
   }
 
   /**
@@ -230,13 +237,14 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
   /**
    * The parts' audio one after the other, as one stream: a part's back-end synthesis starts once
    * the previous part's audio has been generated (so it never competes with it), its segment
-   * numbers continue the previous part's. A back end's own rate is resampled to the job's; a chunk
-   * that does not come in time is 503. `urgent`: the request's first sentences (nothing is heard before them).
+   * numbers continue the previous part's; `source` names the text word each spoken word reads. A
+   * back end's own rate is resampled to the job's; a chunk that does not come in time is 503. `urgent`: the request's first sentences (nothing is heard before them).
    */
-  private async *partsAudio(backend: EngineBackend, parts: Array<unknown[] | Promise<unknown[]>>, job: Job, signal: AbortSignal, urgent = true): AsyncGenerator<SpeechChunk> {
+  private async *partsAudio(backend: EngineBackend, parts: Array<unknown[] | Promise<unknown[]>>, job: Job, signal: AbortSignal, urgent = true, source?: SourceWords): AsyncGenerator<SpeechChunk> {
     const engine = backend.engine;
     const resampler = backend.sampleRate && backend.sampleRate !== job.sampleRate ? new Resampler(backend.sampleRate, job.sampleRate) : null;
     let base = 0;
+    let spoken = 0;
     for (const [i, part] of parts.entries()) {
       const sentences = await part;
       if (signal.aborted) return;
@@ -246,6 +254,10 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
       for await (let chunk of chunks) {
         last = chunk.info.segment;
         if (resampler) chunk = resampled(resampler, chunk, job.sampleRate);
+        if (source && chunk.info.words.length) {
+          chunk = { ...chunk, info: { ...chunk.info, words: source.label(chunk.info.words, spoken) } };
+          spoken += chunk.info.words.length;
+        }
         yield base === 0 && (final || !chunk.isLast) ? chunk : { ...chunk, isLast: final && chunk.isLast, info: { ...chunk.info, segment: chunk.info.segment + base } };
       }
       base += last + 1;

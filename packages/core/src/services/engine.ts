@@ -179,6 +179,12 @@ export interface WordTiming {
   length: number;
   /** When the word starts, in ms from the start of the chunk that carries it. */
   audioMs: number;
+  /**
+   * The word of the request's text (its whitespace-separated words, from 0) this spoken word
+   * reads: a number, a date or an abbreviation is read as several words, a dash alone as none.
+   * Absent: the spoken words are matched to the text's words in order.
+   */
+  sourceWord?: number;
 }
 
 /** What the engine reports about one chunk of audio. */

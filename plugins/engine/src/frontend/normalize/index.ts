@@ -54,8 +54,15 @@ function normalizePlain(text: string, opts: NormalizeOptions): string {
   return finish(text);
 }
 
+/**
+ * Control characters (C0 but tab and line breaks, DEL, C1) are spaces: espeak-ng reads a NUL as the
+ * end of its text, so the words after one were dropped and billed (a leading NUL: 6 ms of audio).
+ */
+// eslint-disable-next-line no-control-regex -- control characters are what it matches
+const CONTROLS = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/gu;
+
 export function normalizeArabic(text: string, opts: NormalizeOptions = {}): string {
-  const parts = text.split(/(\[\[[\s\S]*?\]\])/u);
+  const parts = text.replace(CONTROLS, ' ').split(/(\[\[[\s\S]*?\]\])/u);
   return parts
     .map((p, i) => (i % 2 ? p : normalizePlain(p, opts)))
     .join(' ')

@@ -1,0 +1,96 @@
+/**
+ * Which word of a request's text each spoken word reads. The front end reads a number, a date, a
+ * phone number or an abbreviation as several words and a dash alone as none, so the engine's word
+ * timings, matched in order to the text's words, drifted from the audio after the first number
+ * (a ten-digit phone number put every later word 5 s early). The engine reports its words in the
+ * order of the front end's segments, one for each of their words with a letter or a digit.
+ *
+ * The text's words are matched to the spoken words with anchors: a word of letters alone (most
+ * words) is read as itself, diacritized, and is found among the spoken words near where it is
+ * expected; the spoken words between two anchors are shared among the text's words between them,
+ * in order, each taking as many as it reads on its own (normalized alone) and the last the rest.
+ */
+import type { WordTiming } from '@sawt/core';
+import { normalizeArabic } from './frontend/normalize.js';
+
+/** How far past where it is expected an anchor is looked for (spoken words). */
+const ANCHOR_SLACK = 6;
+
+/** A word's letters, for comparing a text's word with its spoken form (diacritics, hamza seats, punctuation aside). */
+function letters(word: string): string {
+  return word
+    .replace(/[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0640]/gu, '')
+    .replace(/[أإآٱ]/gu, 'ا')
+    .replace(/ى/gu, 'ي')
+    .replace(/ة/gu, 'ه')
+    .replace(/[^\p{L}]/gu, '')
+    .toLowerCase();
+}
+
+/** A word of Arabic letters (diacritics allowed) with punctuation at most around it: read as itself. */
+// eslint-disable-next-line no-misleading-character-class -- letters and their diacritics, each on its own
+const PLAIN = /^[^\p{L}\p{N}]*[\u0621-\u063a\u0641-\u064a\u064b-\u065f\u0670\u0671\u0640]+[^\p{L}\p{N}[\]]*$/u;
+
+/** How many words `word` is read as on its own (0 for punctuation alone). */
+function spokenCount(word: string): number {
+  if (!/[\p{L}\p{N}\p{S}%@#&]/u.test(word)) return 0;
+  return normalizeArabic(word).split(/\s+/u).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+}
+
+export class SourceWords {
+  private readonly words: string[];
+  /** The text word each spoken word reads, in the order the engine reports them. */
+  private readonly owners: number[] = [];
+  /** The next text word not matched yet. */
+  private next = 0;
+
+  constructor(text: string) {
+    this.words = text.match(/\S+/gu) ?? [];
+  }
+
+  /** The front end's next segments (in the order their audio comes): their words matched to the text's next words. */
+  addSegments(segments: readonly string[]): void {
+    const spoken = segments.join(' ').split(/\s+/u).filter((w) => /[\p{L}\p{N}]/u.test(w)).map(letters);
+    let j = 0;
+    let pending: Array<{ word: number; count: number }> = [];
+    const share = (upTo: number) => {
+      pending.forEach(({ word, count }, p) => {
+        const n = p === pending.length - 1 ? upTo - j : Math.min(count, upTo - j);
+        for (let k = 0; k < n; k++) this.owners.push(word);
+        j += n;
+      });
+      pending = [];
+    };
+    for (; this.next < this.words.length && j < spoken.length; this.next++) {
+      const word = this.words[this.next]!;
+      if (PLAIN.test(word)) {
+        const key = letters(word);
+        const expected = j + pending.reduce((n, p) => n + p.count, 0);
+        let at = -1;
+        for (let k = j; k < Math.min(spoken.length, expected + ANCHOR_SLACK + 1); k++) {
+          if (spoken[k] === key && (at < 0 || Math.abs(k - expected) < Math.abs(at - expected))) at = k;
+        }
+        if (at >= 0) {
+          share(at);
+          this.owners.push(this.next);
+          j = at + 1;
+          continue;
+        }
+        pending.push({ word: this.next, count: 1 });
+      } else {
+        const count = spokenCount(word);
+        if (count > 0) pending.push({ word: this.next, count });
+      }
+    }
+    if (pending.length) share(spoken.length);
+    // Spoken words beyond the text's (none expected): the last word's.
+    const last = this.owners[this.owners.length - 1] ?? 0;
+    while (j++ < spoken.length) this.owners.push(last);
+  }
+
+  /** `words` (a chunk's, the `spokenBefore`th spoken word first) with the text word each one reads. */
+  label(words: WordTiming[], spokenBefore: number): WordTiming[] {
+    if (this.owners.length === 0) return words;
+    return words.map((w, i) => ({ ...w, sourceWord: this.owners[Math.min(spokenBefore + i, this.owners.length - 1)]! }));
+  }
+}
