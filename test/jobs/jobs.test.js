@@ -110,9 +110,9 @@ t.test('a Markdown text becomes one MP3 with captions and chapters, charged once
   t.equal(list.next_cursor, null);
 });
 
-t.test('Opus and WAV: one continuous stream across parts', async (t) => {
+t.test('Opus, WAV and FLAC: one continuous stream across parts', async (t) => {
   const { headers } = await server.client({ balance: '10' });
-  for (const name of ['opus_48000_64', 'wav_24000', 'flac_24000']) {
+  for (const name of ['opus_48000_64', 'wav_24000', 'flac_24000', 'flac_44100']) {
     const sub = await submitJob(api, headers, 'sawt-mini', { voice_id: 'fusha-layla', text: BOOK_SPOKEN, output_format: name });
     t.equal(sub.status, 202);
     const job = (await pollJob(api, headers, sub.body.job_id)).at(-1);
@@ -129,6 +129,17 @@ t.test('Opus and WAV: one continuous stream across parts', async (t) => {
       t.ok(packets.length > 50);
       const gaps = packets.slice(1).filter(([pts], i) => pts !== packets[i][0] + packets[i][1]);
       t.same(gaps, [], 'each packet starts where the one before ends (granule positions continue across parts)');
+    }
+    if (name.startsWith('flac')) {
+      // ffprobe's duration comes from STREAMINFO's total samples (0, "unknown", as the encoder writes it first).
+      const dir = mkdtempSync(path.join(tmpdir(), 'sawt-job-flac-'));
+      try {
+        writeFileSync(path.join(dir, 'a.flac'), bytes);
+        const probe = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=duration_ts', '-of', 'json', path.join(dir, 'a.flac')], { encoding: 'utf8' }));
+        t.equal(Number(probe.streams[0].duration_ts), d.samples, `${name}: STREAMINFO gives the total samples (players show the duration)`);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     }
     if (name === 'wav_24000') {
       t.equal(bytes.toString('ascii', 0, 4), 'RIFF');

@@ -5,12 +5,16 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import t from 'tap';
-import { pollUntil, startServer } from '../helpers/server.js';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { pollUntil, repoRoot, startServer, tempDir } from '../helpers/server.js';
 import { BOOK_SPOKEN, jobsConfig, pollJob, submitJob } from './helpers.js';
 
 // Only this loopback address is allowed (as an operator would for tests): 127.0.0.2 stays refused.
 process.env.SAWT_WEBHOOK_ALLOW = '127.0.0.1/32';
-const server = await startServer(t, { config: jobsConfig({ webhook: { retryBaseMs: 100, retryWindowHours: 0.001, timeoutMs: 2000 } }) });
+const dataDir = tempDir(t);
+const server = await startServer(t, { config: jobsConfig({ webhook: { retryBaseMs: 100, retryWindowHours: 0.001, timeoutMs: 2000 } }), runtime: { dataDir, modelsDir: path.join(dataDir, 'models') } });
 const { api } = server;
 
 /** A webhook receiver: answers each path with the given statuses in turn (then 200), keeps what it got. */
@@ -118,4 +122,23 @@ t.test('callback targets that resolve to non-public addresses are refused at sub
   const unresolvable = await submitJob(api, headers, 'sawt-mini', { voice_id: 'fusha-omar', text: BOOK_SPOKEN, callback_url: 'http://no-such-host.invalid/x' });
   t.equal(unresolvable.status, 400);
   t.match(unresolvable.body.errorMessage, /does not resolve/);
+});
+
+t.test('`sawt accounts webhook-secret` makes the secret (shown once, as {"secret"}) that the running server signs with', async (t) => {
+  const { account, headers } = await server.client();
+  const sawt = (...args) => promisify(execFile)(process.execPath, [path.join(repoRoot, 'packages/cli/bin/sawt.js'), ...args], { env: { ...process.env, SAWT_DATA_DIR: dataDir, SAWT_MODELS_DIR: path.join(dataDir, 'models') } });
+  const hook = await receiver(t);
+  const refused = await submitJob(api, headers, 'sawt-mini', { voice_id: 'fusha-omar', text: BOOK_SPOKEN, callback_url: hook.url('/cli') });
+  t.equal(refused.status, 400, 'no secret yet: callback_url is refused');
+  const made = JSON.parse((await sawt('accounts', 'webhook-secret', '--account', account.id, '--json')).stdout);
+  t.same(Object.keys(made), ['secret']);
+  t.match(made.secret, /^whsec_[0-9a-f]{64}$/);
+  const sub = await submitJob(api, headers, 'sawt-mini', { voice_id: 'fusha-omar', text: BOOK_SPOKEN, callback_url: hook.url('/cli') });
+  t.equal(sub.status, 202, JSON.stringify(sub.body));
+  await pollJob(api, headers, sub.body.job_id, { until: (j) => j.webhook?.state === 'delivered' || j.webhook?.state === 'failed' });
+  t.equal(hook.got.length, 1);
+  t.ok(verify(made.secret, hook.got[0].headers['sawt-signature'], hook.got[0].body), 'the webhook verifies with the secret the CLI printed');
+  const unknown = await sawt('accounts', 'webhook-secret', '--account', 'nope').catch((e) => e);
+  t.equal(unknown.code, 1, 'an unknown account: exit 1');
+  t.match(unknown.stderr, /Account 'nope' not found/);
 });

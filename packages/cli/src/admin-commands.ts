@@ -84,6 +84,15 @@ export const commands: Record<string, Handler> = {
       return { json, text: json.map((a) => human`${a.id}  ${a.plan.padEnd(10)} ${String(a.balance).padStart(12)}  ${a.name}`).join('\n') || '(no accounts)' };
     });
   },
+  async 'accounts webhook-secret'({ values }) {
+    const accountId = required(values, 'account');
+    return withAdminApp(async (app) => {
+      await accountOrFail(app, accountId);
+      if (!app.has(tokens.webhookSecrets)) throw new Error('long-form jobs are not enabled on this server (the jobs plugin is not in its config): there are no webhooks to sign');
+      const secret = await app.get(tokens.webhookSecrets).rotate(accountId);
+      return { json: { secret }, text: human`${secret}\n(the account's new webhook secret, shown only now; job webhooks are signed with it, the old one no longer verifies)` };
+    });
+  },
   async 'keys create'({ values }) {
     const accountId = required(values, 'account');
     const endpoints: EndpointScope[] | null = typeof values.endpoints === 'string' ? values.endpoints.split(',').map((s) => s.trim()).filter(Boolean) : null;

@@ -82,6 +82,12 @@ const SPECS: CommandSpec[] = [
   },
   { path: 'accounts list', summary: 'List accounts with plan and balance', examples: ['sawt accounts list'], run: { handler: commands['accounts list']! } },
   {
+    path: 'accounts webhook-secret', summary: 'Make or rotate the account\'s webhook secret (job webhooks are signed with it); shown only here',
+    options: [account()],
+    examples: ['sawt accounts webhook-secret --account ACCOUNT_ID --json'],
+    run: { handler: commands['accounts webhook-secret']! },
+  },
+  {
     path: 'keys create', summary: 'Create an API key (the secret is shown only here, stored only as a hash)',
     options: [
       account(),

@@ -31,3 +31,4 @@ export * from './work-dir.js';
 export * from './typed-arrays.js';
 export * from './clock.js';
 export * from './scheduling.js';
+export * from './flac-length.js';

@@ -52,6 +52,8 @@ export const tokens = {
   voiceCloning: createServiceRef<S.VoiceCloning>('engine.voiceCloning'),
   /** Pronunciation dictionaries (@sawt/plugin-dictionaries); optional for the engine and transports (absent: no locator is accepted). */
   pronunciationDictionaries: createServiceRef<S.PronunciationDictionaries>('dictionaries.pronunciation'),
+  /** The accounts' webhook secrets (@sawt/plugin-jobs; the admin CLI's `accounts webhook-secret`). */
+  webhookSecrets: createServiceRef<S.WebhookSecrets>('jobs.webhookSecrets'),
   /** The fastify instance of transport-http (typed loosely so core needs no fastify). */
   httpServer: createServiceRef<HttpServerService>('http.server'),
 } as const;

@@ -9,7 +9,7 @@ import { rm, stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import { AudioEncoder } from '@sawt/native';
-import { playedDelayMs, wavHeader, type BlobStore, type OutputFormatSpec, type WorkDir } from '@sawt/core';
+import { playedDelayMs, setFlacTotalSamples, wavHeader, type BlobStore, type OutputFormatSpec, type WorkDir } from '@sawt/core';
 import { timeChapters, type Cue, type TimedChapter } from './captions.js';
 import type { DonePart } from './job-store.js';
 import type { Chapter } from './spoken-text.js';
@@ -102,6 +102,8 @@ export async function assemble(input: {
     await write(await encoder.end());
     out.end();
     await once(out, 'finish');
+    // The encoder wrote FLAC's STREAMINFO first, with 0 samples: a player would show no duration.
+    if (format.codec === 'flac') await setFlacTotalSamples(spool);
     const bytes = (await stat(spool)).size;
     const header = format.codec === 'wav' ? wavFileHeader(bytes, format.sampleRate) : null;
     const audioKey = `jobs/${jobId}/audio-${attempt}.${format.extension}`;

@@ -61,7 +61,7 @@ export type JobsOptions = FromSchema<typeof configSchema>;
 /** Long-form speech as durable jobs (issue 33). */
 export default definePlugin({
   id: 'jobs',
-  provides: [],
+  provides: [tokens.webhookSecrets],
   // Without an HTTP server (admin commands, the primary of `sawt serve --workers`) it only adds its
   // migrations, which the primary then applies once; routes and runners live where requests are served.
   optionalDeps: { http: tokens.httpServer },
@@ -74,8 +74,9 @@ export default definePlugin({
     const o = ctx.options;
     outputFormat(o.defaultOutputFormat);
     db.addMigrations(ctx.pluginId, jobMigrations);
-    if (!http) return;
     const store = new JobStore(db);
+    ctx.provide(tokens.webhookSecrets, store);
+    if (!http) return;
     const limits = { ...DEFAULT_JOBS_PER_PLAN, ...o.jobsPerPlan };
     const jobLimit = (plan: Plan) => limits[plan] ?? null;
     const allow = parseAllowList(process.env.SAWT_WEBHOOK_ALLOW);

@@ -5,10 +5,11 @@
  * by the lease holder; a lease that runs out (its process died) makes the part claimable again.
  */
 import type { Knex } from 'knex';
-import type { Database, Plan, SpeechStep } from '@sawt/core';
+import type { Database, Plan, SpeechStep, WebhookSecrets } from '@sawt/core';
 import type { TextPart } from './parts.js';
 import type { Chapter } from './spoken-text.js';
 import type { Cue } from './captions.js';
+import { newWebhookSecret } from './webhooks.js';
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
 export const FINISHED: readonly JobStatus[] = ['succeeded', 'failed', 'canceled'];
@@ -104,7 +105,7 @@ export const iso = (ms: number) => new Date(ms).toISOString();
 /** Parts inserted per statement (SQLite binds at most 32766 values). */
 const INSERT_BATCH = 500;
 
-export class JobStore {
+export class JobStore implements WebhookSecrets {
   /** When this process last gave each account a part (fairness: the least recently served goes first). */
   private readonly served = new Map<string, number>();
   private claims = 0;
@@ -363,7 +364,10 @@ export class JobStore {
     return row ? String(row.secret) : null;
   }
 
-  async setWebhookSecret(accountId: string, secret: string): Promise<void> {
+  /** Makes or rotates the account's webhook secret (POST /webhooks/secret, `sawt accounts webhook-secret`). */
+  async rotate(accountId: string): Promise<string> {
+    const secret = newWebhookSecret();
     await this.knex('webhook_secrets').insert({ account_id: accountId, secret, created_at: iso(this.clock()) }).onConflict('account_id').merge(['secret', 'created_at']);
+    return secret;
   }
 }

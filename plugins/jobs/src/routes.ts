@@ -22,7 +22,6 @@ import { dictionaryParts, ssmlParts } from './prepared-parts.js';
 import type { JobRunner } from './runner.js';
 import { spokenText, type TextFormat } from './spoken-text.js';
 import { resolveWebhookTarget, type WebhookAllowList } from './webhook-target.js';
-import { newWebhookSecret } from './webhooks.js';
 
 export interface JobRouteDeps {
   store: JobStore;
@@ -440,9 +439,7 @@ export function registerJobRoutes(http: HttpRoutes, deps: JobRouteDeps): void {
       200: { description: 'The new secret', content: { 'application/json': { schema: { type: 'object', required: ['secret'], properties: { secret: { type: 'string' } } } } } },
     },
   }, async (req, reply) => {
-    const secret = newWebhookSecret();
-    await store.setWebhookSecret(req.auth!.account.id, secret);
-    reply.json({ secret });
+    reply.json({ secret: await store.rotate(req.auth!.account.id) });
   });
 }
 

@@ -2,9 +2,8 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
-import { wavHeader, type OutputFormatSpec, type SpeechStream, type WorkDir } from '@sawt/core';
+import { setFlacTotalSamples, wavHeader, type OutputFormatSpec, type SpeechStream, type WorkDir } from '@sawt/core';
 import { encodedAudio, type AudioLimits } from './encoded-audio.js';
-import { setFlacTotalSamples } from './flac-length.js';
 import type { PaidBody } from './paid-response.js';
 
 /** A spooled file up to this size is read back and sent in one write (as most answers are). */

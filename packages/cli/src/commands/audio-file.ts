@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { AudioEncoder } from '@sawt/native';
-import { outputFormat, wavHeader, type OutputFormatSpec } from '@sawt/core';
+import { outputFormat, setFlacTotalSamples, wavHeader, type OutputFormatSpec } from '@sawt/core';
 import { UsageError } from '../args.js';
 
 /** The format each extension of --out gets (MP3 at 128 kbit/s, Ogg Opus at 64, FLAC and WAV at the synthesis rate). */
@@ -68,7 +68,7 @@ export function audioFile(out: string, format: OutputFormatSpec, inRate: number)
         await encoder.end().catch(() => {});
       }
       if (format.codec === 'wav') await patch(tmp, wavHeader(dataBytes, format.sampleRate), 0);
-      if (format.codec === 'flac' && format.sampleRate === inRate) await setFlacTotalSamples(tmp, encoder.samplesIn);
+      if (format.codec === 'flac') await setFlacTotalSamples(tmp);
       await rename(tmp, out);
       return dataBytes + (format.codec === 'wav' ? 44 : 0);
     },
@@ -80,26 +80,6 @@ async function patch(file: string, bytes: Buffer, at: number): Promise<void> {
   const fd = await open(file, 'r+');
   try {
     await fd.write(bytes, 0, bytes.length, at);
-  } finally {
-    await fd.close();
-  }
-}
-
-/**
- * The encoder writes FLAC's STREAMINFO before the audio, with 0 total samples (unknown), so a
- * player would show no duration; at the file's own rate the total is the samples put in. It sits
- * in STREAMINFO's 36-bit field (file bytes 21–25, below the 4 bits of bits-per-sample).
- */
-async function setFlacTotalSamples(file: string, total: number): Promise<void> {
-  const fd = await open(file, 'r+');
-  try {
-    const head = Buffer.alloc(26);
-    await fd.read(head, 0, 26, 0);
-    if (head.toString('latin1', 0, 4) !== 'fLaC' || (head[4]! & 0x7f) !== 0 || total >= 2 ** 36) return;
-    const field = Buffer.alloc(5);
-    field[0] = (head[21]! & 0xf0) | Math.floor(total / 2 ** 32);
-    field.writeUInt32BE(total % 2 ** 32, 1);
-    await fd.write(field, 0, 5, 21);
   } finally {
     await fd.close();
   }

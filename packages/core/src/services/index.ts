@@ -12,3 +12,4 @@ export * from './engine.js';
 export * from './http.js';
 export * from './cloning.js';
 export * from './pronunciation.js';
+export * from './webhooks.js';
