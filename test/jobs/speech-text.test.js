@@ -96,6 +96,20 @@ t.test('an SSML job: markup neither spoken nor billed, a break heard, parts cut 
 
 });
 
+t.test('an SSML job with say-as and phoneme content is billed as POST /text-to-speech bills the document (as written)', async (t) => {
+  const ssml = `<speak>${SENTENCES[0]} اتصل بنا على <say-as interpret-as="telephone">0551234567</say-as> وقل <phoneme alphabet="x-sawt" ph="s a l a: m">سلام</phoneme> الآن.</speak>`;
+  const before = await server.balance(account.id);
+  const live = await request(`${api}/text-to-speech/${MODEL}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ voice_id: VOICE, text: ssml, stability: 0.5, streaming: false }) });
+  t.equal(live.status, 200);
+  const liveCharged = before.balance - (await server.balance(account.id)).balance;
+  const r = await finished(t, { text: ssml });
+  // Before: the job billed what the say-as and phoneme expand to (the digits read out, [[…]]).
+  t.equal(r.charged, liveCharged, `the job charged ${r.charged / price} characters, as the live request (${liveCharged / price})`);
+  t.equal(r.job.characters * price, r.charged, 'and says so');
+  t.equal(r.reserved, 0);
+  t.equal(r.job.progress, 1);
+});
+
 t.test('refused before any money: bad markup, an unknown or another account\'s dictionary, malformed locators', async (t) => {
   const other = await server.client({ balance: '1' });
   const theirs = await dictionary(other.headers, [{ string_to_replace: 'WHO', type: 'alias', alias: 'منظمة' }]);

@@ -69,3 +69,21 @@ export async function dictionaryParts(parts: readonly TextPart[], prepare: Prepa
   }
   return out;
 }
+
+/**
+ * `parts` with `chars` billed characters shared among them in proportion to what each speaks (a
+ * part's chars are its share of the job's progress and price): an SSML document is billed as
+ * written, its parts speak what say-as and phoneme content expand to.
+ */
+export function billedAs(parts: readonly TextPart[], chars: number): TextPart[] {
+  const spoken = parts.reduce((n, p) => n + p.chars, 0);
+  let before = 0;
+  let billed = 0;
+  return parts.map((p) => {
+    before += p.chars;
+    const upTo = spoken ? Math.round((before / spoken) * chars) : chars;
+    const part = { ...p, chars: upTo - billed };
+    billed = upTo;
+    return part;
+  });
+}

@@ -18,7 +18,7 @@ import { toSrt, toWebVtt } from './captions.js';
 import type { Timeline } from './assemble.js';
 import { FINISHED, JobStore, type JobRow } from './job-store.js';
 import { splitParts, type TextPart } from './parts.js';
-import { dictionaryParts, ssmlParts } from './prepared-parts.js';
+import { billedAs, dictionaryParts, ssmlParts } from './prepared-parts.js';
 import type { JobRunner } from './runner.js';
 import { spokenText, type TextFormat } from './spoken-text.js';
 import { resolveWebhookTarget, type WebhookAllowList } from './webhook-target.js';
@@ -260,11 +260,18 @@ export function registerJobRoutes(http: HttpRoutes, deps: JobRouteDeps): void {
       auth, modelId: model.model_id, text, textType, speed: fields.speed ?? 1, textRule, transport: 'http', ...(locators?.length && { dictionaryLocators: locators }),
     }, model).then((r) => r.prepared);
     let parts: TextPart[];
-    if (ssml) parts = ssmlParts((await prepare(spoken.text, 'ssml', true)).steps, deps.partChars);
-    else if (locators?.length) parts = await dictionaryParts(splitParts(spoken.text, deps.partChars), (text) => prepare(text, 'text', false));
-    else parts = splitParts(spoken.text, deps.partChars);
+    let chars: number;
+    if (ssml) {
+      // Billed as POST /text-to-speech bills the document (say-as and phoneme content as written,
+      // never markup), shared among the parts, which speak what it expands to.
+      const prepared = await prepare(spoken.text, 'ssml', true);
+      chars = billableChars(prepared.billableText);
+      parts = billedAs(ssmlParts(prepared.steps, deps.partChars), chars);
+    } else {
+      parts = locators?.length ? await dictionaryParts(splitParts(spoken.text, deps.partChars), (text) => prepare(text, 'text', false)) : splitParts(spoken.text, deps.partChars);
+      chars = parts.some((p) => p.steps) ? parts.reduce((n, p) => n + p.chars, 0) : billableChars(spoken.text);
+    }
     if (parts.length === 0) throw errors.validation(TEXT_TOO_SHORT_MESSAGE);
-    const chars = parts.some((p) => p.steps) ? parts.reduce((n, p) => n + p.chars, 0) : billableChars(spoken.text);
     const id = randomUUID();
     const cost = chars * model.costPerCharMicro;
     const reservation = await deps.wallet.reserveDurable(auth.account.id, cost, {
