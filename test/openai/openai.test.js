@@ -37,6 +37,19 @@ t.test('a short input (no 3-word minimum on /v1) and a Sawt model and voice id',
   t.ok((await decode(await bytes(res), fmt('wav_24000'))).seconds > 0.1);
 });
 
+t.test('every voice and model name the openai package lists speaks (marin, cedar, the dated gpt-4o-mini-tts)', async (t) => {
+  const voices = { alloy: 'female', ash: 'male', ballad: 'male', coral: 'female', echo: 'male', fable: 'male', onyx: 'male', nova: 'female', sage: 'female', shimmer: 'female', verse: 'male', marin: 'female', cedar: 'male' };
+  const catalog = await (await injected(`${srv.api}/voices`, { headers: { 'x-api-key': key.key } })).json();
+  const gender = Object.fromEntries((catalog.voices ?? catalog).map((v) => [v.voice_id, v.gender]));
+  for (const [voice, want] of Object.entries(voices)) {
+    const res = await client.audio.speech.create({ model: 'gpt-4o-mini-tts-2025-12-15', voice, input: 'نعم.', response_format: 'wav' }).asResponse();
+    t.equal(res.status, 200, voice);
+    t.equal(res.headers.get('x-sawt-model'), 'sawt-hts');
+    t.equal(gender[res.headers.get('x-sawt-voice')], want, `${voice} → ${res.headers.get('x-sawt-voice')} (${want})`);
+    await res.arrayBuffer();
+  }
+});
+
 t.test('streaming: the body as generated (asResponse)', async (t) => {
   const res = await client.audio.speech.create({ model: 'sawt-mini', voice: 'onyx', input: SENTENCE.repeat(3) }).asResponse();
   t.equal(res.headers.get('transfer-encoding'), 'chunked');

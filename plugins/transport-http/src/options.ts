@@ -7,11 +7,11 @@ import { metricsSchema } from './metrics-endpoint.js';
 export const DEFAULT_CLONE_LIMITS: Record<Plan, number | null> = { free: 3, basic: 10, starter: 25, growth: 50, scale: 100, enterprise: null };
 
 /** OpenAI's speech models → Sawt models, the first one offered wins (README, OpenAI-compatible API). */
-export const DEFAULT_OPENAI_MODELS: Record<string, string[]> = { 'tts-1': ['sawt-hts'], 'tts-1-hd': ['sawt-neural', 'sawt-hts'], 'gpt-4o-mini-tts': ['sawt-hts'] };
+export const DEFAULT_OPENAI_MODELS: Record<string, string[]> = { 'tts-1': ['sawt-hts'], 'tts-1-hd': ['sawt-neural', 'sawt-hts'], 'gpt-4o-mini-tts': ['sawt-hts'], 'gpt-4o-mini-tts-2025-12-15': ['sawt-hts'] };
 /** OpenAI's voices → Sawt personas: male voices to male personas, female to female. */
 export const DEFAULT_OPENAI_VOICES: Record<string, string> = {
-  alloy: 'fusha-layla', coral: 'egyptian-nour', nova: 'emirati-mariam', sage: 'najdi-noura', shimmer: 'hijazi-reem',
-  ash: 'fusha-omar', ballad: 'egyptian-karim', echo: 'emirati-hamdan', fable: 'najdi-faisal', onyx: 'hijazi-yousef', verse: 'kuwaiti-bader',
+  alloy: 'fusha-layla', coral: 'egyptian-nour', nova: 'emirati-mariam', sage: 'najdi-noura', shimmer: 'hijazi-reem', marin: 'kuwaiti-dana',
+  ash: 'fusha-omar', ballad: 'egyptian-karim', echo: 'emirati-hamdan', fable: 'najdi-faisal', onyx: 'hijazi-yousef', verse: 'kuwaiti-bader', cedar: 'fusha-sami',
 };
 
 const planLimit = { type: ['integer', 'null'], minimum: 0 } as const;
