@@ -72,7 +72,9 @@ t.test('create from JSON, list, get, patch into versions, earlier versions stay 
   t.same(await dictionaries.resolveLocators(account.id, [{ pronunciation_dictionary_id: id, version_id: v1 }]), RULES, 'a locator with a version_id gets that version');
   t.same((await dictionaries.resolveLocators(account.id, [{ pronunciation_dictionary_id: id }])).map((r) => r.string_to_replace), ['WHO', 'ونسا'], 'without one, the latest');
 
-  const deleted = await call(headers, 'DELETE', `/pronunciation-dictionaries/${id}`);
+  // With the JSON content type (as clients that set it on every request send it) and no body.
+  const res = await fetch(`${api}/pronunciation-dictionaries/${id}`, { method: 'DELETE', headers: { 'x-api-key': headers['x-api-key'], 'content-type': 'application/json' } });
+  const deleted = { status: res.status, body: await res.json() };
   t.same([deleted.status, deleted.body], [200, { id, deleted: true }]);
   for (const path of [`/pronunciation-dictionaries/${id}`, `/pronunciation-dictionaries/${id}?version_id=${v1}`]) {
     const gone = await call(headers, 'GET', path);

@@ -79,10 +79,13 @@ export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () =
   });
 
   // JSON bodies as fastify parses them, except that a "__proto__" key (or constructor.prototype)
-  // is refused by name rather than as "not valid JSON" (fastify drops the reason).
+  // is refused by name rather than as "not valid JSON" (fastify drops the reason), and that a
+  // DELETE (or GET) sent with a JSON content type and no body is served: it takes none (clients
+  // that set the header on every request got 400 "Request body is empty" deleting a voice).
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     const text = String(body);
+    if (text === '' && (req.method === 'DELETE' || req.method === 'GET')) return done(null, undefined);
     if (text === '') return done(errors.validation(FASTIFY_MESSAGES.FST_ERR_CTP_EMPTY_JSON_BODY!), undefined);
     let json: unknown;
     try {
