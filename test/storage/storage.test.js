@@ -113,6 +113,13 @@ t.test('blob store: writes whole files only, validates keys', async (t) => {
   await blobs.delete('voices/v1/sample.wav'); // deleting a missing blob is fine
   t.equal(await blobs.exists('voices/v1/sample.wav'), false);
   await t.rejects(blobs.get('voices/v1/sample.wav'), { code: 40401 });
+  // A folder is removed with its last blob (a deleted job or voice leaves no empty folder), not before.
+  t.ok(existsSync(`${dataDir}/blobs/voices/v1`), 'the folder stays while it holds a blob');
+  await blobs.delete('voices/v1/stream.pcm');
+  t.notOk(existsSync(`${dataDir}/blobs/voices`), 'its last blob deleted: voices/v1/ and voices/ are gone');
+  t.ok(existsSync(`${dataDir}/blobs/x`) && existsSync(`${dataDir}/blobs/.tmp`), 'the root and its other entries stay');
+  await blobs.put('voices/v1/again.wav', Buffer.from('x'));
+  t.equal(await blobs.exists('voices/v1/again.wav'), true, 'and a folder is made again for a new blob');
 
   // A source that fails half-way leaves neither the blob nor a temporary file behind.
   const failing = new Readable({ read() { this.push(Buffer.alloc(64)); this.destroy(new Error('client went away')); } });

@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -50,7 +50,12 @@ export class FileBlobStore implements BlobStore {
       const source = Buffer.isBuffer(data) ? Readable.from([data]) : data;
       await pipeline(source, createWriteStream(tmp, { flags: 'wx' }));
       const { size } = await stat(tmp);
-      await rename(tmp, target);
+      await rename(tmp, target).catch(async (e: NodeJS.ErrnoException) => {
+        if (e.code !== 'ENOENT') throw e;
+        // A delete of the folder's last blob removed the folder meanwhile: made again.
+        await mkdir(path.dirname(target), { recursive: true });
+        await rename(tmp, target);
+      });
       return { key, size };
     } catch (e) {
       await rm(tmp, { force: true });
@@ -79,11 +84,20 @@ export class FileBlobStore implements BlobStore {
     }
   }
 
+  /** Removes the blob, and its folders that it leaves empty (a deleted job leaves no `jobs/<id>/`). */
   async delete(key: string): Promise<void> {
+    const file = this.localPath(key);
     try {
-      await unlink(this.localPath(key));
+      await unlink(file);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+    for (let dir = path.dirname(file); dir.startsWith(this.root + path.sep); dir = path.dirname(dir)) {
+      try {
+        await rmdir(dir);
+      } catch {
+        break; // not empty (or gone): the folders above it are not empty either
+      }
     }
   }
 }
