@@ -119,6 +119,10 @@ t.test('الـ + number: a definite cardinal before its noun, an ordinal after a
   t.equal(normalizeArabic('في الدورة الـ25 للمهرجان'), 'في الدورة الخامسة والعشرين للمهرجان');
   t.equal(normalizeArabic('خلال الـ5 سنوات المقبلة'), 'خلال الخمس سنوات المقبلة');
   t.equal(normalizeArabic('الـ30 يوما الأولى'), 'الثلاثون يوماً الأولى');
+  // Written apart from its number (a space after the tatweel), the same readings (it was «ال ثمان وأربعون»).
+  t.equal(normalizeArabic('خلال الـ 48 ساعة'), 'خلال الثماني والأربعين ساعة');
+  t.equal(normalizeArabic('في الدورة الـ 30'), 'في الدورة الثلاثين');
+  t.equal(normalizeArabic('حصل على المركز الـ 5'), 'حصل على المركز الخامس');
 });
 
 t.test('gender from the noun, not a list: ة, ـات, broken plurals, masculine ـات, exceptions', async (t) => {

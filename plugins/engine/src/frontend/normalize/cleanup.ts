@@ -38,7 +38,8 @@ const SHORT_VOWEL_THEN_SHADDA = /([\u064b-\u0650\u0652])\u0651/gu;
 export function cleanup(text: string): string {
   return text
     .normalize('NFC')
-    .replace(/(^|[^\p{L}])([وف]?[بل])\u0640+\s*(?=[\d\u0660-\u0669\u06f0-\u06f9])/gu, '$1$2')
+    // بـ 5، الـ 48، والـ 30، بالـ 5: a clitic or the article written apart from its number joins it.
+    .replace(/(^|[^\p{L}])([وف]?(?:[بلك]?ال|[بل]))\u0640+\s*(?=[\d\u0660-\u0669\u06f0-\u06f9])/gu, '$1$2')
     .replace(TATWEEL, '')
     .replace(INVISIBLE, '')
     .replace(EMOJI, ' ')
