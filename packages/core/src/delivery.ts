@@ -33,9 +33,9 @@ export function whenDelivered(res: ServerResponse): Promise<boolean> {
  * characters whose audio went out. The engine's word timings (each chunk's info.words, as the
  * WebSocket alignment uses them) place each word's start in the audio; each names the word of
  * the text it reads (sourceWord; a number read as several words starts at the first), else they
- * are matched in order to the whitespace-separated words of the text. The words that start before the end of the
- * delivered audio are charged whole (the word in progress is rounded up), with the spaces between
- * them; any delivered audio pays at least the first word. Without word timings the position comes
+ * are matched in order to the whitespace-separated words of the text. The words that start before
+ * the end of the delivered audio are charged whole (the word in progress is rounded up), with the
+ * spaces between them; any delivered audio pays at least the first word. Without word timings the position comes
  * from the model's measured seconds per character, rounded up to the whole word the same way.
  */
 export class DeliveryMeter {

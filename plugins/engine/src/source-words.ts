@@ -13,7 +13,10 @@
 import type { WordTiming } from '@sawt/core';
 import { normalizeArabic } from './frontend/normalize.js';
 
-/** How far past where it is expected an anchor is looked for (spoken words). */
+/**
+ * How far from where it is expected an anchor is looked for (spoken words): a bounded search, so
+ * a text of words the front end rewrites (a hostile one of 2,500 «د.») costs linear time.
+ */
 const ANCHOR_SLACK = 6;
 
 /** A word's letters, for comparing a text's word with its spoken form (diacritics, hamza seats, punctuation aside). */
@@ -31,10 +34,20 @@ function letters(word: string): string {
 // eslint-disable-next-line no-misleading-character-class -- letters and their diacritics, each on its own
 const PLAIN = /^[^\p{L}\p{N}]*[\u0621-\u063a\u0641-\u064a\u064b-\u065f\u0670\u0671\u0640]+[^\p{L}\p{N}[\]]*$/u;
 
+/** spokenCount's answers (normalizing a word costs about 35 µs; texts repeat their numbers and symbols), emptied when full. */
+const COUNTS = new Map<string, number>();
+const COUNTS_KEPT = 4096;
+
 /** How many words `word` is read as on its own (0 for punctuation alone). */
 function spokenCount(word: string): number {
   if (!/[\p{L}\p{N}\p{S}%@#&]/u.test(word)) return 0;
-  return normalizeArabic(word).split(/\s+/u).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+  let n = COUNTS.get(word);
+  if (n === undefined) {
+    n = normalizeArabic(word).split(/\s+/u).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+    if (COUNTS.size >= COUNTS_KEPT) COUNTS.clear();
+    COUNTS.set(word, n);
+  }
+  return n;
 }
 
 export class SourceWords {
@@ -53,6 +66,7 @@ export class SourceWords {
     const spoken = segments.join(' ').split(/\s+/u).filter((w) => /[\p{L}\p{N}]/u.test(w)).map(letters);
     let j = 0;
     let pending: Array<{ word: number; count: number }> = [];
+    let pendingCount = 0; // the spoken words the pending text words read on their own
     const share = (upTo: number) => {
       pending.forEach(({ word, count }, p) => {
         const n = p === pending.length - 1 ? upTo - j : Math.min(count, upTo - j);
@@ -60,14 +74,15 @@ export class SourceWords {
         j += n;
       });
       pending = [];
+      pendingCount = 0;
     };
     for (; this.next < this.words.length && j < spoken.length; this.next++) {
       const word = this.words[this.next]!;
       if (PLAIN.test(word)) {
         const key = letters(word);
-        const expected = j + pending.reduce((n, p) => n + p.count, 0);
+        const expected = j + pendingCount;
         let at = -1;
-        for (let k = j; k < Math.min(spoken.length, expected + ANCHOR_SLACK + 1); k++) {
+        for (let k = Math.max(j, expected - ANCHOR_SLACK); k < Math.min(spoken.length, expected + ANCHOR_SLACK + 1); k++) {
           if (spoken[k] === key && (at < 0 || Math.abs(k - expected) < Math.abs(at - expected))) at = k;
         }
         if (at >= 0) {
@@ -77,9 +92,11 @@ export class SourceWords {
           continue;
         }
         pending.push({ word: this.next, count: 1 });
+        pendingCount += 1;
       } else {
         const count = spokenCount(word);
         if (count > 0) pending.push({ word: this.next, count });
+        pendingCount += count;
       }
     }
     if (pending.length) share(spoken.length);

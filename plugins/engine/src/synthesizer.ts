@@ -238,7 +238,8 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
    * The parts' audio one after the other, as one stream: a part's back-end synthesis starts once
    * the previous part's audio has been generated (so it never competes with it), its segment
    * numbers continue the previous part's; `source` names the text word each spoken word reads. A
-   * back end's own rate is resampled to the job's; a chunk that does not come in time is 503. `urgent`: the request's first sentences (nothing is heard before them).
+   * back end's own rate is resampled to the job's; a chunk that does not come in time is 503.
+   * `urgent`: the request's first sentences (nothing is heard before them).
    */
   private async *partsAudio(backend: EngineBackend, parts: Array<unknown[] | Promise<unknown[]>>, job: Job, signal: AbortSignal, urgent = true, source?: SourceWords): AsyncGenerator<SpeechChunk> {
     const engine = backend.engine;
