@@ -105,6 +105,24 @@ t.test('with-timestamps: marks in order with increasing times, within the audio;
   t.notOk('marks' in plain, 'no marks field without marks');
 });
 
+t.test('with-timestamps: a mark on the first chunk comes back though that chunk was made while the wallet was still reserving', async (t) => {
+  // The synthesis starts while the admission is on its way; a slow wallet lets the first chunk be
+  // generated (and buffered) before the route has its stream.
+  const admission = srv.app.get(tokens.admission);
+  const admit = admission.admit;
+  admission.admit = async (...args) => {
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    return admit.apply(admission, args);
+  };
+  t.teardown(() => (admission.admit = admit));
+  for (const path of ['/with-timestamps', '/stream/with-timestamps']) {
+    const res = await post(path, { text: '<speak><mark name="start"/>مرحبا بكم <mark name="m1"/>في خدمة صوت</speak>' });
+    t.equal(res.status, 200);
+    const lines = (await res.text()).trim().split('\n').map((l) => JSON.parse(l));
+    t.same(lines.flatMap((l) => l.marks ?? []).map((m) => m.name), ['start', 'm1'], `${path}: both marks`);
+  }
+});
+
 t.test('billing counts the spoken characters: text, aliases as spoken, never markup', async (t) => {
   const text = '<speak>مرحبا <break time="200ms"/>بكم في <sub alias="منظمة الصحة">WHO</sub> <say-as interpret-as="digits">123</say-as></speak>';
   const spoken = 'مرحبا بكم في منظمة الصحة 123';

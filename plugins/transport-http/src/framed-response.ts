@@ -1,4 +1,4 @@
-import { AlignmentBuilder, playedDelayMs, streamingWavHeader, wavHeader, type Alignment, type Logger, type OutputFormatSpec, type PaidAdmission, type SpeechStream } from '@sawt/core';
+import { AlignmentBuilder, playedDelayMs, streamingWavHeader, wavHeader, type Alignment, type Logger, type OutputFormatSpec, type PaidAdmission, type SpeechChunk, type SpeechStream } from '@sawt/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OutputLimits } from './audio-response.js';
 import { encodedAudio } from './encoded-audio.js';
@@ -17,6 +17,8 @@ export interface Framing {
   end?(): string;
   /** Extra response headers. */
   headers?: Record<string, string>;
+  /** Sees each chunk of speech as it is read for encoding, before the piece that carries its audio. */
+  onChunk?(chunk: SpeechChunk): void;
 }
 
 /**
@@ -38,7 +40,10 @@ export async function sendFramed(
   let align: AlignmentBuilder | null = null;
   const audio = encodedAudio(run.stream, format, limits, {
     head: framing.streaming && format.codec === 'wav' ? streamingWavHeader(format.sampleRate) : undefined,
-    onChunk: (chunk) => (align ??= new AlignmentBuilder(run.text, chunk.sampleRate, { exact: true, offsetMs: playedDelayMs(format) })).add(chunk.info),
+    onChunk: (chunk) => {
+      (align ??= new AlignmentBuilder(run.text, chunk.sampleRate, { exact: true, offsetMs: playedDelayMs(format) })).add(chunk.info);
+      framing.onChunk?.(chunk);
+    },
   });
   const none = { chars: [], charStartTimesMs: [], charDurationsMs: [] };
   let length: number | null = null;

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { DEFAULT_SAMPLE_RATE, OUTPUT_FORMAT_NAMES, defineFields, observable, outputFormat, playedDelayMs, startPaidSynthesis, validateFields, type Alignment, type HttpRouteSpec, type Logger, type PaidSynthesisServices, type SpeechMark } from '@sawt/core';
+import { DEFAULT_SAMPLE_RATE, OUTPUT_FORMAT_NAMES, defineFields, outputFormat, playedDelayMs, startPaidSynthesis, validateFields, type Alignment, type HttpRouteSpec, type Logger, type PaidSynthesisServices, type SpeechChunk, type SpeechMark } from '@sawt/core';
 import type { OutputLimits } from '../audio-response.js';
 import { sendFramed } from '../framed-response.js';
 import { errorResponses, jsonBody } from '../openapi.js';
@@ -78,20 +78,21 @@ export function registerWithTimestampsRoutes(
         speed: body.speed, stability: body.stability, purpose: 'tts http', transport: 'http', startedAt: performance.now() - reply.elapsedTime,
         maxOutputSeconds: deps.output.maxOutputSeconds,
       });
-      // SSML marks as the engine reaches them (chunk.info.marks), shifted like the alignment to the audio as played.
+      // SSML marks as the engine reaches them (chunk.info.marks), shifted like the alignment to the audio as
+      // played; collected as the chunks are read (the stream may have made its first chunk during admission).
       let marks: SpeechMark[] = [];
       const delayMs = playedDelayMs(format);
-      observable(run.stream).observe(({ info }) => {
+      const onChunk = ({ info }: SpeechChunk) => {
         for (const m of info.marks ?? []) marks.push({ name: m.name, timeMs: m.timeMs + delayMs });
-      });
+      };
       const taken = () => {
         const out = marks;
         marks = [];
         return out;
       };
       const framing = streaming
-        ? { contentType: 'application/x-ndjson', streaming: true, piece: (audio: Buffer, a: Alignment | null) => `${json(audio, a, taken())}\n`, whole: (audio: Buffer, a: Alignment) => json(audio, a, taken()) }
-        : { contentType: 'application/json; charset=utf-8', streaming: false, piece: () => null, whole: (audio: Buffer, a: Alignment) => json(audio, a, taken()) };
+        ? { contentType: 'application/x-ndjson', streaming: true, onChunk, piece: (audio: Buffer, a: Alignment | null) => `${json(audio, a, taken())}\n`, whole: (audio: Buffer, a: Alignment) => json(audio, a, taken()) }
+        : { contentType: 'application/json; charset=utf-8', streaming: false, onChunk, piece: () => null, whole: (audio: Buffer, a: Alignment) => json(audio, a, taken()) };
       // The alignment is over the text as sent; over the spoken text when markup or rules changed it.
       const aligned = run.billableText === body.text.trim() ? body.text : run.billableText;
       await deps.track(sendFramed(req, reply, { stream: run.stream, admission: run.admission, format, text: aligned }, framing, deps.output, deps.logger), () => run.stream.destroy());
