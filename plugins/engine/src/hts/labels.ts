@@ -140,7 +140,6 @@ export function wordPhones(word: string, ctx: WordCtx = { phraseInitial: true, o
   // Kinds parallel to out: 'c' consonant, 'v' vowel (short or long), to decide emphatic colouring afterwards.
   let i = 0;
   let articleEnd = 0; // the article's own vowel is not coloured by a following emphatic (Festival)
-  // Article at the start of the word, possibly after a one-letter clitic (و ف ب ك ل + vowel).
   // A lam with kasra before a bare alif is the article joining hamzat al-wasl (الِاقْتِصَاد: a l i q…).
   const beforeWasl = (k: number) => L[k + 1]!.vowel === KASRA && L[k + 2]?.ch === 'ا' && L[k + 2]!.vowel === null;
   const articleAt = (k: number) => L[k]?.ch === 'ا' && L[k + 1]?.ch === 'ل' && L[k + 1]!.vowel !== FATHA && (L[k + 1]!.vowel !== KASRA || beforeWasl(k)) && L[k + 1]!.vowel !== DAMMA && L.length > k + 2;
@@ -154,22 +153,16 @@ export function wordPhones(word: string, ctx: WordCtx = { phraseInitial: true, o
   // Hamzat al-wasl of a known word (at k: 0, or 1 after a clitic); an alif with a vowel of its own is not one.
   const waslAt = (k: number) => ctx.opts.waslElision && L[k]?.ch === 'ا' && L[k]!.vowel === null && L.length > k + 2 &&
     waslWord(L.slice(k).map((x) => x.ch).join(''), !!L[k + 1]!.shadda);
-  if (articleAt(0)) {
-    const next = L[2]!;
-    const sun = next.shadda && SUN.has(next.ch);
+  // The article at the start, or after a one-letter clitic (و ف ب ك ل + vowel).
+  const at = articleAt(0) ? 0 : L.length > 3 && /[وفبكل]/.test(L[0]!.ch) && L[0]!.vowel && articleAt(1) ? 1 : -1;
+  if (at >= 0) {
     // Inside a phrase with waslElision the article's alif is silent (the previous word runs on).
-    if (!(ctx.opts.waslElision && !ctx.phraseInitial)) out.push('ah', 'a');
-    if (!sun) out.push('l');
-    i = 2;
-    joinWasl(0);
-    articleEnd = out.length;
-  } else if (L.length > 3 && /[وفبكل]/.test(L[0]!.ch) && L[0]!.vowel && articleAt(1)) {
-    out.push(CONSONANTS[L[0]!.ch]!, vowelOf(L[0]!.vowel)!);
-    const next = L[3]!;
-    const sun = next.shadda && SUN.has(next.ch);
-    if (!sun) out.push('l');
-    i = 3;
-    joinWasl(1);
+    if (at === 1) out.push(CONSONANTS[L[0]!.ch]!, vowelOf(L[0]!.vowel)!);
+    else if (!(ctx.opts.waslElision && !ctx.phraseInitial)) out.push('ah', 'a');
+    const next = L[at + 2]!;
+    if (!(next.shadda && SUN.has(next.ch))) out.push('l'); // a sun letter takes the l
+    i = at + 2;
+    joinWasl(at);
     articleEnd = out.length;
   }
   for (; i < L.length; i++) {
@@ -274,31 +267,19 @@ export function syllabify(phones: string[]): string[][] {
   return syls;
 }
 
-export interface Word {
-  text: string;
-  syllables: string[][];
-  /** Where the word's token (less its leading and trailing punctuation) lies in the text parseUtterance was given, in UTF-16 code units. */
-  textOffset?: number;
-  length?: number;
-}
-export interface Phrase { words: Word[] }
-export interface Utterance { phrases: Phrase[] }
+/** textOffset, length: the word's token (less leading and trailing punctuation) in the text parseUtterance was given. */
+interface Word { text: string; syllables: string[][]; textOffset: number; length: number }
+interface Utterance { phrases: Array<{ words: Word[] }> }
 
 const TOKEN_PUNCT = /["'`.,:;!?(){}[\]]/;
 const BREAK_END = /["'?.,:;]$/;
-
-/** Splits normalized text into utterances (Festival: at . ? ! before white space, and at blank lines / line ends). */
-export function splitUtterances(text: string, opts: LabelOptions = {}): string[] {
-  return splitUtterancesAt(text, opts).map((u) => u.text);
-}
 
 /** Arabic punctuation as its ASCII twin, and an ellipsis as a comma (a pause inside the sentence); one code unit each, so offsets hold. */
 const asAsciiPunctuation = (t: string) => t.replace(/،/g, ',').replace(/؛/g, ';').replace(/؟/g, '?').replace(/…/g, ',');
 
 /**
- * splitUtterances with where each utterance starts in `text` (UTF-16 code units). The Arabic
- * punctuation mapping replaces one code unit by one, so offsets into the mapped text are offsets
- * into `text`; the returned texts are the mapped ones, as splitUtterances returns them.
+ * Splits normalized text into utterances (Festival: at . ? ! before white space, and at blank lines / line
+ * ends), each with where it starts in `text` (the punctuation mapping keeps offsets; the texts are mapped).
  */
 export function splitUtterancesAt(text: string, opts: LabelOptions = {}): Array<{ text: string; offset: number }> {
   const o = { ...FESTIVAL_LABEL_OPTIONS, ...opts };
@@ -322,7 +303,7 @@ export function parseUtterance(text: string, opts: LabelOptions = {}, rewrite?: 
   const o = { ...FESTIVAL_LABEL_OPTIONS, ...opts };
   let t = text;
   if (o.arabicPunctuation) t = asAsciiPunctuation(t);
-  const phrases: Phrase[] = [];
+  const phrases: Utterance['phrases'] = [];
   let words: Word[] = [];
   // The tokens of t.split(/\s+/).filter(Boolean), with where each starts.
   for (const m of t.matchAll(/\S+/g)) {
@@ -411,28 +392,11 @@ export function utteranceLabels(u: Utterance): string[] {
   });
 }
 
-/** Index in utteranceLabels(u) of the first phone of each word, in order (the pau rows are no words). */
-export function wordStartLabels(u: Utterance): number[] {
-  const starts: number[] = [];
-  let k = 1; // after the utterance-initial pau
-  u.phrases.forEach((p, pi) => {
-    if (pi > 0) k++; // the pau at the phrase break
-    for (const w of p.words) {
-      starts.push(k);
-      k += w.syllables.reduce((n, s) => n + s.length, 0);
-    }
-  });
-  return starts;
-}
-
 /** A spoken word of an HTS utterance: the label of its first phone and where it is in the text. */
 export interface HtsWord {
   /** Index into the utterance's labels of the word's first phone. */
   label: number;
-  /**
-   * Start and length of the word in the text given to textToUtterances (not in the utterance), in
-   * UTF-16 code units; leading and trailing ASCII punctuation of its token is left out.
-   */
+  /** Start and length (UTF-16) in the text given to textToUtterances, less its token's ASCII punctuation. */
   textOffset: number;
   length: number;
 }
@@ -445,49 +409,41 @@ export interface HtsUtterance {
   voicedClosures: number[];
 }
 
-/** Indices of the labels of `u` (utteranceLabels) whose phone wants a voiced closure. */
-export function voicedClosureLabels(u: Utterance): number[] {
-  const out: number[] = [];
-  let k = 1; // after the utterance-initial pau
-  u.phrases.forEach((p, pi) => {
-    if (pi > 0) k++;
-    for (const w of p.words) for (const s of w.syllables) for (const ph of s) {
-      if (RENDERED_PHONES[ph]?.voicedClosure) out.push(k);
-      k++;
-    }
-  });
-  return out;
-}
-
 /**
- * textToLabels with the words: the same label lists, each with the label that starts each spoken word
- * and where the word is in `text` (the offsets are into `text` as given: splitting and the Arabic
- * punctuation mapping keep positions, and every token that has phones is one word).
+ * Text (diacritized, normalized) → its utterances' labels, each with the label that starts each spoken word
+ * and where the word is in `text` (splitting and the punctuation mapping keep positions); `rewrite`: a dialect's phone rules.
  */
 export function textToUtterances(text: string, opts: LabelOptions = DEFAULT_LABEL_OPTIONS, rewrite?: PhoneRewrite): HtsUtterance[] {
   return splitUtterancesAt(text, opts)
     .map((piece) => ({ piece, u: parseUtterance(piece.text, opts, rewrite) }))
     .filter(({ u }) => u.phrases.length > 0)
     .map(({ piece, u }) => {
-      const labels = utteranceLabels(u);
-      const starts = wordStartLabels(u);
-      const words = u.phrases.flatMap((p) => p.words).map((w, i) => ({ label: starts[i]!, textOffset: piece.offset + w.textOffset!, length: w.length! }));
-      return { labels, words, voicedClosures: voicedClosureLabels(u) };
+      const words: HtsWord[] = [];
+      const voicedClosures: number[] = [];
+      let k = 1; // after the utterance-initial pau
+      u.phrases.forEach((p, pi) => {
+        if (pi > 0) k++; // the pau at the phrase break
+        for (const w of p.words) {
+          words.push({ label: k, textOffset: piece.offset + w.textOffset, length: w.length });
+          for (const ph of w.syllables.flat()) {
+            if (RENDERED_PHONES[ph]?.voicedClosure) voicedClosures.push(k);
+            k++;
+          }
+        }
+      });
+      return { labels: utteranceLabels(u), words, voicedClosures };
     });
 }
 
-/** Text (diacritized, normalized) → one label list per utterance; `rewrite`: a dialect's phone rules. */
+/** One label list per utterance (textToUtterances' labels). */
 export function textToLabels(text: string, opts: LabelOptions = DEFAULT_LABEL_OPTIONS, rewrite?: PhoneRewrite): string[][] {
-  return splitUtterances(text, opts)
-    .map((u) => parseUtterance(u, opts, rewrite))
-    .filter((u) => u.phrases.length > 0)
-    .map(utteranceLabels);
+  return textToUtterances(text, opts, rewrite).map((u) => u.labels);
 }
 
 /** The phones the voice says (each label's centre phone), space-separated; `pau` between phrases and sentences, none at the ends. */
 export function textToPhones(text: string, opts: LabelOptions = DEFAULT_LABEL_OPTIONS, rewrite?: PhoneRewrite): string {
-  return splitUtterances(text, opts)
-    .flatMap((u) => parseUtterance(u, opts, rewrite).phrases)
+  return splitUtterancesAt(text, opts)
+    .flatMap((u) => parseUtterance(u.text, opts, rewrite).phrases)
     .map((p) => p.words.flatMap((w) => w.syllables.flat().map(voicePhone)).join(' '))
     .join(' pau ');
 }
