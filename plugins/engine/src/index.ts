@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { definePlugin, ModelFiles, tokens, type FromSchema, type ModelCatalog, type ModelDownload, type SpeechBackendRegistry, type SpeechSynthesizer, type TextPipeline, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
+import { definePlugin, ModelFiles, tokens, type FromSchema, type Logger, type ModelCatalog, type ModelDownload, type SpeechBackendRegistry, type SpeechSynthesizer, type TextPipeline, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
 import { BuiltinVoiceCatalog, ConfiguredModelCatalog, downloadSchema, modelSchema, voiceSchema, type VoiceConfig } from './catalog.js';
 import { EspeakBackend, HtsBackend, phonesFor, type EngineBackend } from './backends.js';
 import { BackendHandOff } from './frontend/ready-input.js';
@@ -29,6 +29,10 @@ const DIACRITIZER_DOWNLOADS: ModelDownload[] = [
   { file: DIACRITIZER_FILES.targetMap, url: `${LIBTASHKEEL}/target_id_map.json`, sha256: '6da34024bfd4c0ff54f7598bb74d5a00405144d746afe72c141fceeaba21ed30' },
 ];
 
+/** A config section whose keys all have defaults (absent: every default). */
+const section = <const P extends object>(properties: P) => ({ type: 'object', default: {}, properties }) as const;
+const firstChunkChars = { type: 'integer', minimum: 0, maximum: 1000, default: 40 } as const;
+
 const configSchema = {
   type: 'object',
   required: ['models', 'voices'],
@@ -38,102 +42,60 @@ const configSchema = {
     // Measured: 200 ms pieces bring the first audio of a 200-character text from
     // ~17 ms (whole first sentence) to ~1 ms after synthesis starts.
     chunkMs: { type: 'integer', minimum: 0, maximum: 5000, default: 200 },
-    segment: {
-      type: 'object',
-      default: {},
-      properties: {
-        maxChars: { type: 'integer', minimum: 20, default: 240 },
-        firstMaxChars: { type: 'integer', minimum: 10, default: 120 },
-      },
-    },
-    models: {
-      type: 'array',
-      minItems: 1,
-      items: modelSchema,
-    },
+    segment: section({ maxChars: { type: 'integer', minimum: 20, default: 240 }, firstMaxChars: { type: 'integer', minimum: 10, default: 120 } }),
+    models: { type: 'array', minItems: 1, items: modelSchema },
     voices: { type: 'array', minItems: 1, items: voiceSchema },
     // The libtashkeel diacritizer (bundled): files in the models layout (optional; text is read as written without it).
-    diacritizer: {
-      type: 'object',
-      default: {},
-      properties: {
-        files: {
-          type: 'object',
-          default: DIACRITIZER_FILES,
-          required: ['model', 'inputMap', 'targetMap'],
-          properties: { model: { type: 'string' }, inputMap: { type: 'string' }, targetMap: { type: 'string' } },
-        },
-        downloads: { type: 'array', default: DIACRITIZER_DOWNLOADS, items: downloadSchema },
-        maxConcurrent: { type: 'integer', minimum: 1, maximum: 16, default: 2 },
-        // Diacritized segments kept for reuse (repeated phrases skip the model); 0: no cache.
-        cacheEntries: { type: 'integer', minimum: 0, maximum: 1000000, default: 1000 },
+    diacritizer: section({
+      files: {
+        type: 'object',
+        default: DIACRITIZER_FILES,
+        required: ['model', 'inputMap', 'targetMap'],
+        properties: { model: { type: 'string' }, inputMap: { type: 'string' }, targetMap: { type: 'string' } },
       },
-    },
+      downloads: { type: 'array', default: DIACRITIZER_DOWNLOADS, items: downloadSchema },
+      maxConcurrent: { type: 'integer', minimum: 1, maximum: 16, default: 2 },
+      // Diacritized segments kept for reuse (repeated phrases skip the model); 0: no cache.
+      cacheEntries: { type: 'integer', minimum: 0, maximum: 1000000, default: 1000 },
+    }),
     // Pronunciation lexicon: word → replacement text or [[espeak phonemes]]; applied before diacritization.
     lexicon: { type: 'object', default: {}, additionalProperties: { type: 'string' } },
     // Latin-script words in Arabic text: acronym letter names and operator entries (word → Arabic text or English respelling).
-    latin: {
-      type: 'object',
-      default: {},
-      properties: {
-        letterNames: { enum: ['arabic', 'english'], default: 'arabic' },
-        lexicon: { type: 'object', default: {}, additionalProperties: { type: 'string' } },
-      },
-    },
+    latin: section({
+      letterNames: { enum: ['arabic', 'english'], default: 'arabic' },
+      lexicon: { type: 'object', default: {}, additionalProperties: { type: 'string' } },
+    }),
     // Extra folders of dialect rule files (relative to the config file); same-named dialects replace the built-in ones.
     dialectDirs: { type: 'array', default: [], items: { type: 'string' } },
     // Voice cloning: built-in voices a clone is made from (per model, the closest in log-F0 is chosen).
-    cloning: {
-      type: 'object',
-      default: {},
-      properties: { baseVoices: { type: 'array', minItems: 1, items: { type: 'string' }, default: ['fusha-omar', 'fusha-layla', 'fusha-ziad', 'fusha-sami', 'neural-kareem'] } },
-    },
-    // Piper voices (engine `piper`): ONNX threads per run, sentence silence, the first-chunk cut.
-    piper: {
-      type: 'object',
-      default: {},
-      properties: {
-        // Threads inside one ONNX run; at most 2 runs at once (the addon's run queue).
-        threads: { type: 'integer', minimum: 1, maximum: 64, default: 2 },
-        sentenceSilenceMs: { type: 'integer', minimum: 0, maximum: 5000, default: 200 },
-        firstChunkChars: { type: 'integer', minimum: 0, maximum: 1000, default: 40 },
-      },
-    },
-    // espeak-ng instances synthesizing in parallel (sawt-mini), each its own copy of the library and thread.
-    espeak: {
-      type: 'object',
-      default: {},
-      properties: {
-        // espeak-ng is not thread-safe: each instance is a private copy of the library with its own
-        // thread, so sawt-mini uses this many cores. Measured (bench:latency): 2 on 2 cores.
-        instances: { type: 'integer', minimum: 1, maximum: 8, default: 2 },
-      },
-    },
-    hts: {
-      type: 'object',
-      default: {},
-      properties: {
-        // Engines (each a worker thread with its own HTS_Engine) per voice file.
-        threads: { type: 'integer', minimum: 1, maximum: 64, default: 2 },
-        // A request's first clause longer than this is cut at a word boundary and its first part
-        // spoken as an utterance of its own (0: no cut): HTS plans a whole utterance before its first
-        // sample. The price: a phrase boundary there (the first part ends as an utterance, with a short
-        // pause and a final fall, and the rest starts a new intonation phrase). Measured (sawt-hts, a
-        // 175-character text with a 78-character first clause, 3 interleaved pairs of 12 requests on a
-        // shared 2-core machine): first byte p50 139 → 118 ms, p95 631 → 386 ms.
-        firstChunkChars: { type: 'integer', minimum: 0, maximum: 1000, default: 40 },
-        // Label front-end fixes of Festival's defects (each measurable on its own).
-        labels: {
-          type: 'object',
-          default: {},
-          properties: {
-            waslElision: { type: 'boolean', default: true },
-            allahLongVowel: { type: 'boolean', default: true },
-            arabicPunctuation: { type: 'boolean', default: true },
-          },
-        },
-      },
-    },
+    cloning: section({ baseVoices: { type: 'array', minItems: 1, items: { type: 'string' }, default: ['fusha-omar', 'fusha-layla', 'fusha-ziad', 'fusha-sami', 'neural-kareem'] } }),
+    // Piper voices (engine `piper`): ONNX threads per run (at most 2 runs at once: the addon's run queue),
+    // sentence silence, the first-chunk cut.
+    piper: section({
+      threads: { type: 'integer', minimum: 1, maximum: 64, default: 2 },
+      sentenceSilenceMs: { type: 'integer', minimum: 0, maximum: 5000, default: 200 },
+      firstChunkChars,
+    }),
+    // espeak-ng is not thread-safe: each instance is a private copy of the library with its own
+    // thread, so sawt-mini uses this many cores. Measured (bench:latency): 2 on 2 cores.
+    espeak: section({ instances: { type: 'integer', minimum: 1, maximum: 8, default: 2 } }),
+    hts: section({
+      // Engines (each a worker thread with its own HTS_Engine) per voice file.
+      threads: { type: 'integer', minimum: 1, maximum: 64, default: 2 },
+      // A request's first clause longer than this is cut at a word boundary and its first part
+      // spoken as an utterance of its own (0: no cut): HTS plans a whole utterance before its first
+      // sample. The price: a phrase boundary there (the first part ends as an utterance, with a short
+      // pause and a final fall, and the rest starts a new intonation phrase). Measured (sawt-hts, a
+      // 175-character text with a 78-character first clause, 3 interleaved pairs of 12 requests on a
+      // shared 2-core machine): first byte p50 139 → 118 ms, p95 631 → 386 ms.
+      firstChunkChars,
+      // Label front-end fixes of Festival's defects (each measurable on its own).
+      labels: section({
+        waslElision: { type: 'boolean', default: true },
+        allahLongVowel: { type: 'boolean', default: true },
+        arabicPunctuation: { type: 'boolean', default: true },
+      }),
+    }),
   },
 } as const;
 
@@ -192,8 +154,19 @@ export default definePlugin({
       else ctx.logger.warn({ model: m.model_id, missing: missing.map((f) => files.searched(f)) }, 'model files missing; model not offered');
     }
     models.addPart({ name: 'diacritizer', files: Object.values(options.diacritizer.files), downloads: options.diacritizer.downloads });
-    const diacritizerFiles = findDiacritizer(ctx, files, options);
-    if (!diacritizerFiles) noteNoDiacritizer(models, options);
+    const noDiacritizer = () => {
+      for (const m of models.list()) {
+        if (models.wantsDiacritics(m.model_id)) models.addNote(m.model_id, `(Diacritizer not installed: text without diacritics is read with missing vowels; \`sawt models pull diacritizer\` puts ${options.diacritizer.files.model} and its id maps in SAWT_MODELS_DIR.)`);
+      }
+    };
+    // The diacritizer's files: SAWT_MODELS_DIR first, then bundled.
+    const { model, inputMap, targetMap } = options.diacritizer.files;
+    const missingDiacritizer = files.missing(Object.values(options.diacritizer.files));
+    const diacritizerFiles = missingDiacritizer.length ? null : { model: files.find(model)!, inputMap: files.find(inputMap)!, targetMap: files.find(targetMap)! };
+    if (!diacritizerFiles) {
+      ctx.logger.warn({ missing: missingDiacritizer.map((f) => files.searched(f)) }, 'diacritizer files missing; undiacritized text is read as written (fewer vowels)');
+      noDiacritizer();
+    }
     for (const v of options.voices) {
       for (const d of v.dialect) if (!dialects.has(d)) ctx.logger.warn({ voice: v.voice_id, dialect: d }, 'voice dialect has no rules file; read as written');
     }
@@ -230,7 +203,7 @@ export default definePlugin({
         await Promise.all([
           // Piper voice files load here; a broken one (config, id map, inputs, CUDA) stops the start.
           loadPiperModels(piper, files, options, (o, m) => ctx.logger.info(o, m)),
-          diacritizerFiles && loadDiacritizer(ctx, diacritizerFiles, options).then((d) => (d ? pipeline.useDiacritizer(d) : noteNoDiacritizer(models, options))),
+          diacritizerFiles && loadDiacritizer(ctx.logger, diacritizerFiles, options).then((d) => (d ? pipeline.useDiacritizer(d) : noDiacritizer())),
           hts.voicePath && htsParameters({ voicePath: hts.voicePath, utterances: [textToLabels('نَعَمْ')[0]!], threads: options.hts.threads }),
         ]);
       },
@@ -242,53 +215,32 @@ export default definePlugin({
   },
 });
 
-type EngineLogger = { logger: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void } };
-
-/** The diacritizer's files (SAWT_MODELS_DIR first, then bundled), or null with a warning when one is missing. */
-function findDiacritizer(ctx: EngineLogger, modelFiles: ModelFiles, options: EngineOptions): DiacritizerFiles | null {
-  const files = options.diacritizer.files;
-  const missing = modelFiles.missing(Object.values(files));
-  if (missing.length) {
-    ctx.logger.warn({ missing: missing.map((f) => modelFiles.searched(f)) }, 'diacritizer files missing; undiacritized text is read as written (fewer vowels)');
-    return null;
-  }
-  return { model: modelFiles.find(files.model)!, inputMap: modelFiles.find(files.inputMap)!, targetMap: modelFiles.find(files.targetMap)! };
-}
-
-function noteNoDiacritizer(models: ConfiguredModelCatalog, options: EngineOptions): void {
-  for (const m of models.list()) {
-    if (models.wantsDiacritics(m.model_id)) models.addNote(m.model_id, `(Diacritizer not installed: text without diacritics is read with missing vowels; \`sawt models pull diacritizer\` puts ${options.diacritizer.files.model} and its id maps in SAWT_MODELS_DIR.)`);
-  }
-}
-
-async function loadDiacritizer(ctx: EngineLogger, files: DiacritizerFiles, options: EngineOptions): Promise<Diacritizer | null> {
+async function loadDiacritizer(logger: Logger, files: DiacritizerFiles, options: EngineOptions): Promise<Diacritizer | null> {
   try {
     const d = await Diacritizer.load('/', files, { executionProvider: options.executionProvider, maxConcurrent: options.diacritizer.maxConcurrent, cacheEntries: options.diacritizer.cacheEntries });
-    ctx.logger.info({ model: files.model, graphRewrite: d.graphRewrite }, 'diacritizer loaded');
+    logger.info({ model: files.model, graphRewrite: d.graphRewrite }, 'diacritizer loaded');
     return d;
   } catch (error) {
     // CUDA asked for and not usable: the server refuses to start (the message names what is missing).
     if ((error as { code?: string }).code === 'SAWT_ENGINE_CUDA_UNAVAILABLE') throw new Error(`diacritizer: ${(error as Error).message}`, { cause: error });
-    ctx.logger.error({ err: error, model: files.model }, 'diacritizer failed to load; undiacritized text is read as written');
+    logger.error({ err: error, model: files.model }, 'diacritizer failed to load; undiacritized text is read as written');
     return null;
   }
 }
 
 export { TextFrontEnd } from './frontend/index.js';
 export { Diacritizer, stripDiacritics, shaddaFirst } from './frontend/diacritize.js';
-export { Dialect, loadDialects, loadDialectFile, BUILTIN_DIALECTS_DIR } from './frontend/dialects.js';
+export { Dialect, loadDialects, BUILTIN_DIALECTS_DIR } from './frontend/dialects.js';
 export { Lexicon } from './frontend/lexicon.js';
-export { LatinReader, mapIpaWord, htsPhoneSpan, htsSpanPhones, type LatinOptions, type LetterNames, type PhoneSet } from './frontend/latin/index.js';
+export { LatinReader, htsSpanPhones } from './frontend/latin/index.js';
 export { EngineTextPipeline } from './frontend/pipeline.js';
 export { segmentText } from './frontend/segment.js';
 export { normalizeText } from './frontend/normalize.js';
-export { stableUuid, type PiperVoiceParams } from './catalog.js';
 export { HTS_QUALITY_DEFAULTS, HTS_OUTPUT_EQ } from './backends.js';
 export { firstChunk } from './frontend/ready-input.js';
-export { outputEqOffset, addOffsets, type OutputEq } from './hts/output-eq.js';
-export { piperSentences, phonemeIds, clausePhonemes } from './piper/phonemes.js';
+export { outputEqOffset, addOffsets } from './hts/output-eq.js';
+export { piperSentences, phonemeIds } from './piper/phonemes.js';
 export { readPiperVoiceConfig } from './piper/voice-config.js';
-export { ARABIC_PROBE, PiperBackend } from './piper/backend.js';
 export { piperChunks, wordsBySentence } from './piper/stream.js';
 export { textToLabels, textToPhones, textToUtterances, splitUtterancesAt, parseUtterance, utteranceLabels, wordPhones, syllabify, DEFAULT_LABEL_OPTIONS, FESTIVAL_LABEL_OPTIONS, type LabelOptions, type PhoneRewrite, type HtsUtterance, type HtsWord } from './hts/labels.js';
 export { alphaForWarp, eqToMelCepstrum, htsVoiceToward, keepLoudness, melCepstrumGainDb, warpFrequency, TRAINED_ALPHA, HTS_RATE, MCEP_LENGTH, type SpeakerMapping } from './hts/voice-mapping.js';
