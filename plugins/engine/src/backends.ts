@@ -4,15 +4,13 @@ import { espeakInventory, htsInventory, type PhonemeInventory } from './frontend
 import type { HtsUtterance } from './hts/labels.js';
 import type { Dialect } from './frontend/dialects.js';
 import { addOffsets, outputEqOffset, type OutputEq } from './hts/output-eq.js';
+import { clamp } from './hts/voice-mapping.js';
 import { ESPEAK_RATE_RANGE, synthesizeHtsStream, synthesizeStream } from '@sawt/native';
 
 /** A back end of this plugin, or one a plugin added (whose voices carry no engine parameters). */
 export type EngineBackend = SpeechBackend<unknown, VoiceConfig>;
 
-/**
- * Phones the front end writes for a back end's input: espeak-ng mnemonics in [[ ]] passages (text;
- * Piper voices phonemize through espeak-ng too), or the HTS voice's phone spans.
- */
+/** Phones the front end writes for a back end: espeak-ng mnemonics in [[ ]] (Piper reads them too), or HTS phone spans. */
 export const phonesFor = (input: BackendInputKind): 'espeak' | 'hts' => (input === 'hts-labels' ? 'hts' : 'espeak');
 
 /** What `modelId` can say in [[ ]] passages, by the phones its back end reads. */
@@ -20,18 +18,13 @@ export function phonemeInventoryOf(input: BackendInputKind, modelId: string): Ph
   return phonesFor(input) === 'hts' ? htsInventory(modelId) : espeakInventory(modelId);
 }
 
-/**
- * A native stream's chunks as the chunks of `job`: at its rate, `isLast` on the end of its last
- * sentence (the native event that ends the stream carries no audio).
- */
+/** A native stream's chunks as `job`'s: `isLast` on the end of its last sentence (the stream's end event has no audio). */
 async function* nativeChunks(source: SpeechStream, job: BackendSynthesis<unknown, unknown>): AsyncIterable<SpeechChunk> {
   const last = job.sentences.length - 1;
   for await (const { pcm, info } of chunksOf(source, job.signal) as AsyncIterable<Pick<SpeechChunk, 'pcm' | 'info'>>) {
     yield { pcm, sampleRate: job.sampleRate, isLast: info.segmentEnd && info.segment === last, info };
   }
 }
-
-const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
 /**
  * Semitones above pitch 0 of espeak-ng's pitch 0, 10, …, 100 (the median F0 of the Arabic voice
@@ -66,11 +59,7 @@ export function espeakPitchShifted(pitch: number, semitones: number): number {
 export const HTS_QUALITY_DEFAULTS = { gainDb: -9, postfilter: 0, highpassHz: 10 } as const;
 export const HTS_OUTPUT_EQ: OutputEq = { db: 3, fromHz: 2500, toHz: 4000 };
 
-/**
- * espeak-ng formant synthesis of the front end's text. speed scales the speaking rate (espeak's
- * duration is inversely proportional to words per minute); stability narrows the pitch range, so
- * lower stability gives livelier, more varied prosody.
- */
+/** espeak-ng formant synthesis: speed scales words per minute, stability narrows the pitch range. */
 export class EspeakBackend implements SpeechBackend<string, VoiceConfig> {
   readonly contract = SPEECH_BACKEND_CONTRACT;
   readonly engine = 'espeak';
@@ -102,10 +91,8 @@ export class EspeakBackend implements SpeechBackend<string, VoiceConfig> {
 }
 
 /**
- * The Arabic HMM voice through the HTS engine: it reads the front end's full-context labels, one
- * utterance per sentence, and the addon synthesizes them on its pool of engines. speed scales
- * durations (HTS_Engine_set_speed); stability lowers the log-F0 global-variance weight and the F0
- * spread (higher stability: flatter, steadier pitch); the voice's dialect scales the prosody.
+ * The Arabic HMM voice on the addon's pool of HTS engines, an utterance per sentence: stability lowers the
+ * log-F0 global-variance weight and the F0 spread; the voice's dialect scales the prosody.
  */
 export class HtsBackend implements SpeechBackend<HtsUtterance, VoiceConfig> {
   readonly contract = SPEECH_BACKEND_CONTRACT;

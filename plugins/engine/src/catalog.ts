@@ -90,8 +90,7 @@ export const voiceSchema = {
     languages: { type: 'array', items: { type: 'string' } },
     dialect: { type: 'array', items: { type: 'string' } },
     type: { enum: [...VOICE_TYPES, null] },
-    // model_ids this voice works with; absent = every model whose engine has the voice's parameters
-    // (espeak: the espeak models, hts: the HTS models, piper: the Piper models).
+    // model_ids this voice works with; absent = every model whose engine has the voice's parameters.
     models: { type: 'array', items: { type: 'string' } },
     espeak: espeakSchema,
     piper: piperSchema,
@@ -99,7 +98,6 @@ export const voiceSchema = {
   },
 } as const;
 
-export type EspeakVoiceParams = FromSchema<typeof espeakSchema>;
 export type PiperVoiceParams = FromSchema<typeof piperSchema>;
 /** The configured transforms, and a mel-cepstral offset that only cloned voices derive (never configured). */
 export type HtsVoiceParams = FromSchema<typeof htsSchema> & {
@@ -179,10 +177,7 @@ export class ConfiguredModelCatalog implements ModelCatalog {
     return this.configs.find((c) => c.model_id === modelId)?.diacritize !== false;
   }
 
-  /**
-   * Sets each model's default voice: its configured default_voice_id when that voice speaks on it,
-   * else the first voice that does (null when none does); `warn` hears of a configured one that does not.
-   */
+  /** Sets each model's default voice: its default_voice_id when that voice speaks on it, else the first that does. */
   resolveDefaultVoices(voices: BuiltinVoiceCatalog, warn: (modelId: string, voiceId: string, own: string[]) => void = () => {}): void {
     for (const m of this.models) {
       const own = voices.voicesOf(m.model_id).map((v) => v.voice_id);
@@ -202,11 +197,10 @@ export class ConfiguredModelCatalog implements ModelCatalog {
 export const samplePath = (voiceId: string) => `/api/v1/voices/${encodeURIComponent(voiceId)}/sample`;
 
 export class BuiltinVoiceCatalog implements VoiceCatalog {
-  /**
-   * @param speaksOn the model_ids (offered models only) a voice speaks on: its `models` when set,
-   * else every model whose engine has the voice's parameters (see index.ts).
-   */
-  constructor(private readonly voices: VoiceConfig[], private readonly speaksOn: (v: VoiceConfig) => string[] = (v) => v.models ?? []) {}
+  private readonly voices: VoiceConfig[] = [];
+
+  /** @param speaksOn the offered model_ids a voice speaks on (see index.ts). */
+  constructor(private readonly speaksOn: (v: VoiceConfig) => string[]) {}
 
   config(voiceId: string): VoiceConfig | undefined {
     return this.voices.find((v) => v.voice_id === voiceId);

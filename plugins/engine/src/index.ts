@@ -132,7 +132,7 @@ export default definePlugin({
     const speaksOn = (v: VoiceConfig): string[] => models.list()
       .filter((m) => m.available && (!v.models || v.models.includes(m.model_id)) && backendOf(m.model_id)?.acceptsVoice(v))
       .map((m) => m.model_id);
-    const voices: BuiltinVoiceCatalog = new BuiltinVoiceCatalog([], speaksOn);
+    const voices: BuiltinVoiceCatalog = new BuiltinVoiceCatalog(speaksOn);
     const phoneModels = {
       phonesOf: (id: string): 'espeak' | 'hts' | undefined => (models.get(id) ? phonesFor(backendOf(id)?.input ?? 'text') : undefined),
       known: () => models.list().map((m) => m.model_id),
@@ -232,7 +232,8 @@ export { TextFrontEnd } from './frontend/index.js';
 export { Diacritizer, stripDiacritics, shaddaFirst } from './frontend/diacritize.js';
 export { Dialect, loadDialects, BUILTIN_DIALECTS_DIR } from './frontend/dialects.js';
 export { Lexicon } from './frontend/lexicon.js';
-export { LatinReader, htsSpanPhones } from './frontend/latin/index.js';
+export { LatinReader } from './frontend/latin/index.js';
+export { htsSpanPhones } from './frontend/latin/phone-span.js';
 export { EngineTextPipeline } from './frontend/pipeline.js';
 export { segmentText } from './frontend/segment.js';
 export { normalizeText } from './frontend/normalize.js';

@@ -1,22 +1,13 @@
 /**
- * Which word of a request's text each spoken word reads. The front end reads a number, a date, a
- * phone number or an abbreviation as several words and a dash alone as none, so the engine's word
- * timings, matched in order to the text's words, drifted from the audio after the first number
- * (a ten-digit phone number put every later word 5 s early). The engine reports its words in the
- * order of the front end's segments, one for each of their words with a letter or a digit.
- *
- * The text's words are matched to the spoken words with anchors: a word of letters alone (most
- * words) is read as itself, diacritized, and is found among the spoken words near where it is
- * expected; the spoken words between two anchors are shared among the text's words between them,
- * in order, each taking as many as it reads on its own (normalized alone) and the last the rest.
+ * Which word of a request's text each spoken word reads (numbers, dates and abbreviations are read as
+ * several words: matched in order, a ten-digit phone number put every later word 5 s early). Words of
+ * letters alone are anchors, found near where expected; the spoken words between two anchors are shared
+ * among the text's words between them, each taking as many as it reads alone and the last the rest.
  */
 import type { WordTiming } from '@sawt/core';
 import { normalizeArabic } from './frontend/normalize.js';
 
-/**
- * How far from where it is expected an anchor is looked for (spoken words): a bounded search, so
- * a text of words the front end rewrites (a hostile one of 2,500 «د.») costs linear time.
- */
+/** How far from where expected an anchor is looked for: bounded, so a hostile text (2,500 «د.») costs linear time. */
 const ANCHOR_SLACK = 6;
 
 /** A word's letters, for comparing a text's word with its spoken form (diacritics, hamza seats, punctuation aside). */

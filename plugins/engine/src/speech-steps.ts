@@ -1,10 +1,6 @@
 /**
- * A prepared text's steps (SpeechSynthesizer.prepare: SSML, <break> in plain text, dictionary
- * rules) read as one audio stream: each `speak` step's audio from the back end (at its rate,
- * pitch and gain), each `pause` as silence at the output rate, each `mark` as its time carried by
- * the next chunk (info.marks); a mark inside a speak step at the start of its word (the engine's
- * word timings). Segment numbers run on across steps; `isLast` is on the last chunk
- * of the speech, whichever step gives it.
+ * A prepared text's steps (SpeechSynthesizer.prepare) as one audio stream: `speak` steps from the back end,
+ * `pause` as silence, each `mark` as its time on the next chunk (inside a speak step: its word's start).
  */
 import type { SpeechChunk, SpeechMark, SpeechStep } from '@sawt/core';
 
@@ -14,10 +10,7 @@ const PAUSE_PIECE_MS = 200;
 export interface StepSources {
   /** The output rate (Hz). */
   sampleRate: number;
-  /**
-   * Whether speak step `k` has anything to say (the front end found a segment in it); the step's
-   * front end may start here (the reader asks for the next steps while the current one plays).
-   */
+  /** Whether speak step `k` has anything to say (its front end may start here, while the step before plays). */
   hasAudio(k: number): Promise<boolean>;
   /** The audio of speak step `k` (its last chunk has isLast), or null when it has nothing to say. */
   speak(k: number, signal: AbortSignal): Promise<AsyncIterable<SpeechChunk> | null>;

@@ -9,8 +9,6 @@ import { isSsml, prepareSpeechText, PronunciationMatcher } from './frontend/ssml
 import { SourceWords } from './source-words.js';
 import { stepsAudio, withGain } from './speech-steps.js';
 
-export const OUTPUT_RATES = [8000, 16000, 22050, 24000] as const;
-
 /** How long a back end may take for its next chunk unless it says otherwise (then 503). */
 const CHUNK_TIMEOUT_MS = 30_000;
 
@@ -56,11 +54,7 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
     this.dictionaries = dictionaries;
   }
 
-  /**
-   * A request's text (SSML or plain), its dictionaries' rules and the model's limits → what billing
-   * counts and the steps synthesis reads (frontend/ssml/README.md). A plain text with no <break>
-   * and no rules is read as it is (no steps): the path of every request before SSML.
-   */
+  /** A request's text, dictionary rules and model → what billing counts and the steps synthesis reads (frontend/ssml/README.md). */
   async prepare(req: SpeechPreparation): Promise<PreparedSpeech> {
     const model = req.model?.model_id === req.modelId ? req.model : this.models.get(req.modelId);
     if (!model || !model.available) throw errors.modelNotFound(req.modelId);
@@ -82,9 +76,8 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
   }
 
   /**
-   * The compiled rules of a request's dictionaries (and its own rules), null when it has none; 404
-   * for a locator the account cannot use. A dictionary version's rules never change: the matchers
-   * of the last MATCHER_CACHE combinations of versions are kept (compiling 3,000 rules took 33 ms).
+   * The compiled rules of a request's dictionaries and own rules (null: none). A version's rules never
+   * change: the last MATCHER_CACHE combinations are kept (compiling 3,000 rules took 33 ms).
    */
   private async matcherFor(req: SpeechPreparation): Promise<PronunciationMatcher | null> {
     if (!req.dictionaryLocators?.length && !req.rules?.length) return null;
@@ -123,11 +116,7 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
     return model?.available ? model.engine : undefined;
   }
 
-  /**
-   * Synthesis with the voice parameters `voice` (a built-in voice's, or one derived from it, as a
-   * cloned voice's HTS parameters are); `voice.voice_id` names it in errors and logs. The model
-   * comes resolved with the request (the paid path), else by its id.
-   */
+  /** Synthesis with the voice parameters `voice` (a built-in voice's, or a clone's derived from one). */
   async synthesizeVoice(req: SynthesisRequest, voice: VoiceConfig): Promise<SpeechStream> {
     const model = req.model?.model_id === req.modelId ? req.model : this.models.get(req.modelId);
     if (!model || !model.available) throw errors.modelNotFound(req.modelId);
@@ -144,29 +133,16 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
     checkPhonemePassages(req.text, phonemeInventoryOf(backend.input, model.model_id));
     // The first segment is synthesized as soon as it is through the front end; the others follow
     // (their front end runs meanwhile), so the first audio does not wait for the whole text.
-    const { count, first, rest } = await this.frontEnd.processInParts({ text: req.text, dialect, diacritize: this.models.wantsDiacritics(model.model_id), phonemes: phonesFor(backend.input), ...frontEndLanes(job, urgent) });
-    if (count === 0) throw errors.validation('text contains nothing that can be spoken');
-    const ready = (segments: string[], isFirst = false) => this.handOff.sentences(backend.input, segments, { modelId: model.model_id, dialect, first: isFirst });
     const source = new SourceWords(req.text);
-    const firstSegments = await first;
-    source.addSegments(firstSegments);
-    const parts: Array<unknown[] | Promise<unknown[]>> = [ready(firstSegments, urgent)];
-    if (rest) {
-      const later = rest.then((segments) => {
-        source.addSegments(segments);
-        return ready(segments);
-      });
-      later.catch(() => {}); // awaited in partsAudio(), after the first part's audio
-      parts.push(later);
-    }
+    const { count, parts } = await this.frontParts(backend, job, req.text, dialect, urgent, source);
+    if (count === 0) throw errors.validation('text contains nothing that can be spoken');
+    await parts[0]; // the first part's failures are the request's
     return speechStream((signal) => this.counted(backend.engine, this.partsAudio(backend, parts, job, signal, urgent, source)));
   }
 
   /**
-   * A prepared text's steps as one stream (speech-steps.ts): each speak step through the front end
-   * and the back end at speed × its rate, its pitch and its gain; the first one's front end runs
-   * before the stream is returned (its 400s come as the request's), each next one's while the
-   * step before it plays.
+   * A prepared text's steps as one stream (speech-steps.ts); the first speak step's front end runs before
+   * the stream is returned (its 400s are the request's), each next one's while the step before it plays.
    */
   private async synthesizeSteps(backend: EngineBackend, steps: readonly SpeechStep[], job: Job, dialect: string | null, urgent: boolean): Promise<SpeechStream> {
     const inventory = phonemeInventoryOf(backend.input, job.model.model_id);
@@ -200,23 +176,22 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
     }, signal)));
   }
 
-  /** `text` through the front end in two parts (the first segment, then the others), each ready for `backend`. */
-  private async frontParts(backend: EngineBackend, job: Job, text: string, dialect: string | null, isFirst: boolean): Promise<{ count: number; parts: Array<Promise<unknown[]>> }> {
+  /** `text` through the front end in two parts (the first segment, then the others), each ready for `backend`; `source` learns the segments in order. */
+  private async frontParts(backend: EngineBackend, job: Job, text: string, dialect: string | null, isFirst: boolean, source?: SourceWords): Promise<{ count: number; parts: Array<Promise<unknown[]>> }> {
     const model = job.model;
     const { count, first, rest } = await this.frontEnd.processInParts({ text, dialect, diacritize: this.models.wantsDiacritics(model.model_id), phonemes: phonesFor(backend.input), ...frontEndLanes(job, isFirst) });
     if (count === 0) return { count, parts: [] };
-    const ready = (segments: string[], first = false) => this.handOff.sentences(backend.input, segments, { modelId: model.model_id, dialect, first });
+    const ready = (segments: string[], urgent = false) => {
+      source?.addSegments(segments);
+      return this.handOff.sentences(backend.input, segments, { modelId: model.model_id, dialect, first: urgent });
+    };
     const parts = [first.then((segments) => ready(segments, isFirst))];
     if (rest) parts.push(rest.then((segments) => ready(segments)));
-    for (const p of parts) p.catch(() => {}); // awaited in order as the step plays
+    for (const p of parts) p.catch(() => {}); // awaited in order as the audio plays
     return { count, parts };
   }
 
-  /**
-   * A synthesis's chunks, counted as a job of its engine while they flow. A synthesis that ends
-   * without a sample of audio is 400 / 40001 (the client gets no empty WAV that is paid for); any
-   * failure but a client error in the table is the engine's, 500 / 50001.
-   */
+  /** A synthesis's chunks, counted as a job of its engine while they flow; no audio at all is 400 (no paid empty WAV). */
   private async *counted(engine: string, chunks: AsyncIterable<SpeechChunk>): AsyncGenerator<SpeechChunk> {
     this.jobs.set(engine, (this.jobs.get(engine) ?? 0) + 1);
     let samples = 0;
@@ -235,13 +210,10 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
   }
 
   /**
-   * The parts' audio one after the other, as one stream: a part's back-end synthesis starts once
-   * the previous part's audio has been generated (so it never competes with it), its segment
-   * numbers continue the previous part's; `source` names the text word each spoken word reads. A
-   * back end's own rate is resampled to the job's; a chunk that does not come in time is 503.
-   * `urgent`: the request's first sentences (nothing is heard before them).
+   * The parts' audio as one stream: a part's synthesis starts once the previous part's audio is made (never
+   * competing with it); `source` names the text word of each spoken word. `urgent`: the first sentences.
    */
-  private async *partsAudio(backend: EngineBackend, parts: Array<unknown[] | Promise<unknown[]>>, job: Job, signal: AbortSignal, urgent = true, source?: SourceWords): AsyncGenerator<SpeechChunk> {
+  private async *partsAudio(backend: EngineBackend, parts: Array<Promise<unknown[]>>, job: Job, signal: AbortSignal, urgent = true, source?: SourceWords): AsyncGenerator<SpeechChunk> {
     const engine = backend.engine;
     const resampler = backend.sampleRate && backend.sampleRate !== job.sampleRate ? new Resampler(backend.sampleRate, job.sampleRate) : null;
     let base = 0;
@@ -266,11 +238,7 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
   }
 }
 
-/**
- * How the front end ranks a text's model work: only a request's first text goes ahead of waiting
- * work (processInParts makes a first segment urgent unless told not to); a long-form job's work
- * (job.background) runs in the background lanes.
- */
+/** Only a request's first text goes ahead of waiting model work; a long-form job's runs in the background lanes. */
 function frontEndLanes(job: Job, isFirst: boolean): { urgent?: false; background?: true } {
   return { ...(!isFirst && { urgent: false as const }), ...(job.background === true && { background: true as const }) };
 }

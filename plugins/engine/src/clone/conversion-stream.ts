@@ -1,19 +1,9 @@
-/**
- * Audio conversion of a base voice's speech toward a cloned speaker (native: LPC
- * analysis-synthesis with TD-PSOLA F0 mapping, VTL frequency warping and a smooth EQ),
- * segment by segment as it is synthesized, the F0 mapping calibrated on the log-F0
- * median and spread of the base speech converted so far.
- */
+/** Audio conversion of a base voice's speech toward a cloned speaker (native LPC analysis-synthesis), segment by segment. */
 import { chunksOf, speechStream, type ChunkInfo, type SpeechChunk, type SpeechMark, type SpeechStream } from '@sawt/core';
 import { convertVoice, Resampler, trackF0, type ConvertParams } from '@sawt/native';
 import { calibrate, CLONE_RATE, RunningF0, type F0Target } from './profile-math.js';
 
-/**
- * Converts a base-voice stream (PCM16 at CLONE_RATE) segment by segment: each
- * segment's audio is collected, converted off the main thread, resampled to
- * `outRate` and yielded as one chunk (word timings kept). A failure other than a
- * client error is `failure()`.
- */
+/** A base-voice stream (PCM16 at CLONE_RATE), each segment converted off the main thread as one chunk at `outRate`; failures are `failure()`. */
 export function convertingStream(src: SpeechStream, params: ConvertParams, f0Target: F0Target, outRate: number, failure: () => Error): SpeechStream {
   const running = new RunningF0();
   const resampler = outRate === CLONE_RATE ? null : new Resampler(CLONE_RATE, outRate);

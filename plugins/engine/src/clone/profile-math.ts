@@ -1,12 +1,10 @@
 /**
- * The maths of voice cloning, free of I/O: a reference speaker's analysis (native
- * analyzeVoice: VAD, F0, LTAS, MFCCs, syllable rate) mapped onto the base voice closest
- * to it in log-F0, and the conversion settings that move base speech toward it at a
- * similarity between 0 (the base voice unchanged) and 1 (the full mapping).
+ * The maths of voice cloning, free of I/O: a reference's analysis mapped onto the base voice closest in
+ * log-F0, and the settings that move base speech toward it at a similarity from 0 (unchanged) to 1.
  */
 import type { VoiceProfile } from '@sawt/core';
 import { matchSpectra, type ConvertParams, type VoiceAnalysis } from '@sawt/native';
-import type { SpeakerMapping } from '../hts/voice-mapping.js';
+import { clamp, type SpeakerMapping } from '../hts/voice-mapping.js';
 
 export const PROFILE_VERSION = 1;
 export const CLONE_RATE = 24000;
@@ -48,8 +46,6 @@ export interface F0Target {
   refLogF0Std: number;
 }
 
-export const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
-
 /** Where a speaker's log F0 centres: the log of its median F0, or the log-F0 mean when no median was measured. */
 export const logF0Center = (a: { f0Median: number; logF0Mean: number }) => (a.f0Median > 0 ? Math.log(a.f0Median) : a.logF0Mean);
 
@@ -81,11 +77,7 @@ export function mapOnto(ref: Omit<VoiceAnalysis, 'sampleRate'>, bases: readonly 
   };
 }
 
-/**
- * Conversion settings at a similarity (0: the base voice unchanged, 1: the full mapping).
- * The F0 part of `params` uses the base voice's statistics from the profile (measured on
- * another text); convertingStream recalibrates it on the speech it converts (see calibrate).
- */
+/** Conversion settings at a similarity (0–1); convertingStream recalibrates the F0 part on the speech it converts. */
 export function conversionAt(profile: Pick<StoredProfile, 'reference'> & BaseMapping, similarity: number): { params: ConvertParams; speedFactor: number; f0: F0Target } {
   const s = clamp(similarity, 0, 1);
   const { base, reference: ref, mapping } = profile;
@@ -129,11 +121,7 @@ export const MIN_CALIBRATION_FRAMES = 30;
 /** Voiced frames kept for the running statistics (the latest 60 s). */
 export const MAX_CALIBRATION_FRAMES = 6000;
 
-/**
- * Log-F0 statistics of the base speech converted so far (median and spread with the
- * outer 5% dropped, as in the reference's analysis), so that the F0 mapping is calibrated
- * on the very speech being converted rather than on the profile's base sample.
- */
+/** Log-F0 median and spread (outer 5% dropped) of the base speech converted so far: the F0 mapping's calibration. */
 export class RunningF0 {
   private logs: number[] = [];
 

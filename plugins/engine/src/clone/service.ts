@@ -1,15 +1,7 @@
 /**
- * Voice cloning: a reference recording is analyzed (native: VAD, F0, LTAS, MFCCs,
- * syllable rate) into a versioned profile. Speech is made by the base voice closest in
- * log-F0 among the base voices of the requested model and moved toward the reference
- * speaker:
- *  - an HTS base (sawt-hts) is moved at the parameter level, inside the engine
- *    (hts/voice-mapping.ts: log-F0 shift and spread, all-pass warping for the
- *    vocal-tract length, a mel-cepstral EQ), so the voice keeps its quality;
- *  - another base (sawt-mini) is converted as audio (conversion-stream.ts).
- * A model without base voices of its own uses the default model's. The maths is in
- * profile-math.ts, the storage in store.ts; `CloningSynthesizer` puts cloned voices in
- * front of the synthesizer of built-in voices.
+ * Voice cloning: a reference recording becomes a versioned profile; speech is the closest base voice
+ * of the model (else the default model's) moved toward it, at the parameter level for an HTS base
+ * (hts/voice-mapping.ts), as audio otherwise (conversion-stream.ts). Maths: profile-math.ts; storage: store.ts.
  */
 import { errors, speechAudio, type ClonedVoiceRecord, type PreparedSpeech, type PronunciationDictionaries, type SpeechPreparation, type SpeechStream, type SpeechSynthesizer, type SynthesisRequest, type VoiceCloning, type VoiceProfile } from '@sawt/core';
 import { analyzeVoice } from '@sawt/native';

@@ -1,10 +1,8 @@
 import { mapTextParts } from './raw.js';
 
 /**
- * Diacritized Arabic respelled where espeak-ng's Arabic rules misread the written form:
- * the silent alif after the plural و (تَأَخَّرُوا, دَعَوْا: espeak says …ru:a:) is dropped, and the
- * long ā that the spelling does not write (هذا، هذه، ذلك، هؤلاء، لكن، هكذا, also after و ف ب ل ك)
- * gets its alif (espeak says hada:), and the article's silent alif after بِ/كَ is dropped. The HTS labels have their own rules for both (hts/labels.ts).
+ * Diacritized Arabic respelled where espeak-ng misreads it: the silent alif after the plural و and the
+ * article's after بِ/كَ dropped, the unwritten long ā of هذا، ذلك، لكن… written (hts/labels.ts has its own rules).
  */
 const WORD_END = '(?=$|[^\\p{L}\\p{M}])';
 const SILENT_ALIF = new RegExp(`([\\u064f\\u064e]\\u0648\\u0652?)\\u0627${WORD_END}`, 'gu');

@@ -8,21 +8,15 @@ import { segmentText, type SegmentOptions } from './segment.js';
 const REST_DELAY_MS = 10;
 
 /**
- * The text front end: ordered stages from raw text to engine segments.
- * Whole-text stages (normalize, lexicon) run first, then the text is cut into
- * segments, then per-segment stages (diacritize, phonemize + dialect rules) run
- * on every segment concurrently, first segment first. Raw phoneme spans
- * ([[ … ]]) pass through every stage untouched.
+ * The text front end: whole-text stages (normalize, lexicon), then segmentation, then per-segment
+ * stages (diacritize, phonemize) on every segment concurrently. [[ … ]] spans pass through untouched.
  */
 export interface FrontEndInput {
   text: string;
   dialect: string | null;
   /** The model wants diacritized input (default true). */
   diacritize?: boolean;
-  /**
-   * Phones the back end reads: 'espeak' (espeak-ng mnemonics inside [[ ]]), 'hts' (the HTS voice's
-   * phone spans, see latin/phone-span.ts), or null when it cannot take phones.
-   */
+  /** Phones the back end reads: espeak-ng mnemonics in [[ ]], HTS phone spans (latin/phone-span.ts), or null: none. */
   phonemes?: 'espeak' | 'hts' | null;
   /** Phonemize every clause, not only those a dialect rule changed (operator display). */
   showPhonemes?: boolean;
@@ -30,10 +24,7 @@ export interface FrontEndInput {
   urgent?: boolean;
   /** Work nobody waits to hear (a long-form job's part): model stages run it in their background lane. */
   background?: boolean;
-  /**
-   * Set on a segment cut out of a longer sentence (not its first): the sentence's text before it,
-   * for context (the diacritizer reads the words before the cut). Stages never change it.
-   */
+  /** On a segment cut out of a sentence (not its first): the sentence's text before it (the diacritizer's context). */
   before?: string;
 }
 
@@ -65,10 +56,7 @@ export class TextFrontEnd {
 
   constructor(private readonly segmentOptions: SegmentOptions = {}) {}
 
-  /**
-   * Adds a stage after the existing ones. `perSegment` stages run after
-   * segmentation, on each segment; whole-text stages must come before them.
-   */
+  /** Adds a stage after the others; `perSegment` stages run on each segment, after every whole-text stage. */
   addStage(name: string, run: TextStage, opts: { perSegment?: boolean; batch?: BatchTextStage } = {}): this {
     const perSegment = opts.perSegment ?? false;
     if (!perSegment && this.stages.some((s) => s.perSegment)) throw new Error(`whole-text stage '${name}' must be added before the per-segment stages`);
@@ -76,10 +64,7 @@ export class TextFrontEnd {
     return this;
   }
 
-  /**
-   * runUntil over many texts (same options), in order: whole-text stages per text, then each
-   * per-segment stage over the segments of all texts at once (batched where the stage can).
-   */
+  /** runUntil over many texts (same options): each per-segment stage runs over all their segments at once (batched where it can). */
   async runManyUntil(inputs: FrontEndInput[], stageName: string): Promise<string[]> {
     const i = this.stages.findIndex((s) => s.name === stageName);
     if (i < 0) throw new Error(`unknown text stage '${stageName}' (stages: ${this.stageNames().join(', ')})`);
@@ -127,10 +112,8 @@ export class TextFrontEnd {
   }
 
   /**
-   * The front end in two parts, so that synthesis can start on the first segment while the others are
-   * still in the front end: `first` is the first segment alone (its model runs go ahead of waiting
-   * work), `rest` (null when there is one segment) the others. Each segment goes through every
-   * stage, so the text (and audio) is that of the whole text at once. `count`: segments in all (0: nothing to speak).
+   * The front end in two parts, so synthesis starts on the first segment (its model runs go ahead of
+   * waiting work) while `rest` (null: one segment) is still in it. `count`: segments in all (0: nothing to speak).
    */
   async processInParts(input: FrontEndInput): Promise<{ count: number; first: Promise<string[]>; rest: Promise<string[]> | null }> {
     const segments = await this.segments(input, this.stages);
@@ -158,9 +141,8 @@ export class TextFrontEnd {
   }
 
   /**
-   * The whole-text stages of `stages`, then the segments. Every stage of a text (here and per
-   * segment) runs once the turn budget grants it, with no await between the grant and the stage's
-   * own work (core's scheduling.ts says why, with the measurement).
+   * The whole-text stages of `stages`, then the segments. Every stage runs once the turn budget grants it,
+   * with no await between the grant and its work (core's scheduling.ts says why, with the measurement).
    */
   private async segments(input: FrontEndInput, stages: Stage[]): Promise<string[]> {
     let text = input.text;

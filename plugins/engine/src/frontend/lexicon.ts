@@ -2,12 +2,8 @@ import { HARAKAT, KEEP_END, KEEP_START, stripDiacritics } from './diacritize.js'
 import { mapTextParts } from './raw.js';
 
 /**
- * Pronunciation lexicon: whole words replaced by other text (e.g. a diacritized
- * spelling) or by raw phonemes ([[ … ]]). Keys match a word as written, then
- * without its diacritics, then in lower case (Latin names), then after Arabic
- * clitics (وصوت، بالصوت: text replacements only). A replacement that
- * carries diacritics is kept exactly as written (the diacritizer adds nothing
- * to it); one without diacritics is diacritized like any other text.
+ * Pronunciation lexicon: whole words replaced by text or [[phonemes]], matched as written, then without
+ * diacritics, in lower case, after clitics (text only). A diacritized replacement is kept as written.
  */
 const WORD = /[\p{L}\p{M}\p{N}_]+/gu;
 /** و/ف, then ب/ك/ل, then the article (لل = لِ + ال): what may be written before a lexicon word. */

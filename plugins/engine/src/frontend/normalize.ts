@@ -1,19 +1,10 @@
-/**
- * The front end's normalize stage. `normalizeText` is the full Arabic
- * normalizer (see ./normalize/index.ts): numbers, dates, times, money, phones,
- * abbreviations, URLs and punctuation read out, plus the light cleanups every
- * engine needs (NFC, tatweel, invisible marks, shadda before the short vowel).
- */
+/** The front end's normalize stage: the Arabic normalizer (./normalize/index.ts). */
 import { normalizeArabic, type NormalizeOptions } from './normalize/index.js';
 
 /** A kept passage (KEEP_START … KEEP_END, diacritize.ts): a dictionary alias written with its diacritics. */
 const KEPT = /(\ue002[^\ue003]*\ue003)/u;
 
-/**
- * The text normalized; kept passages (a pronunciation dictionary's aliases written with
- * diacritics, applied before this stage) pass through as written, the text around them
- * normalized with the white space and punctuation at their edges kept.
- */
+/** The text normalized around its kept passages (dictionary aliases), which pass as written. */
 export function normalizeText(text: string, _ctx?: unknown): string {
   if (!text.includes('\ue002')) return normalizeArabic(text);
   return text.split(KEPT).map((part, i) => {

@@ -1,20 +1,13 @@
 /**
- * Inline phoneme passages (`[[ … ]]`, the x-sawt notation: espeak-ng's mnemonics of its Arabic
- * phoneme table) checked against what a model can say, and capped in length. One validator for
- * every way phonemes enter a request: inline passages today, SSML's <phoneme> later.
- *
- *   checkPhonemePassages(text, inventory)  user text → 400 / 40001 naming the symbol and the model
- *   guardPhonemeWords(text)                front-end output → over-long words split (espeak safety)
- *   ESPEAK_ARABIC (sawt-mini, and Piper, which reads passages through espeak), htsInventory (sawt-hts)
+ * Phoneme passages (`[[ … ]]`, the x-sawt notation: espeak-ng's Arabic mnemonics), however they enter
+ * a request, checked against what a model can say and capped in length.
  */
 import { errors } from '@sawt/core';
 import { RAW_SPAN } from './raw.js';
 
 /**
- * Every mnemonic of espeak-ng 1.51's `ar` phoneme table (base + base1 + ph_arabic, as its phontab
- * sets it up), longest first: a passage is cut into symbols the way espeak's EncodePhonemes cuts it
- * (longest match), so the validator sees exactly the symbols espeak will read.
- * test/frontend/phoneme-passages.test.js reads the installed phontab and keeps the two equal.
+ * Every mnemonic of espeak-ng 1.51's `ar` phoneme table (base + base1 + ph_arabic), longest first: cut
+ * by longest match as EncodePhonemes cuts, the validator sees the symbols espeak reads (the test keeps it equal to the phontab).
  */
 export const ESPEAK_AR_TABLE: readonly string[] = [
   '%', '%%', ',', ',,', "'", "''", '=', "'!", '_:', '_', '_!', ':', '@', '@-', '||', '*', '1', '#X1', '?', '-', '_^_', '_X1', '_|', '_::',
@@ -24,10 +17,7 @@ export const ESPEAK_AR_TABLE: readonly string[] = [
   'S;', 'J^', 'C', 'Q', 'x', 'Q^', 'Q"', 'q', 'l#', 'X', '#r', 'H', 'A', 'gH', 'dH', 's[', 'a.', 'i.', 'u.',
 ].slice().sort((a, b) => b.length - a.length);
 
-/**
- * Symbols of the table that are not sounds but espeak's controls, and so never accepted: a switch
- * of phoneme table (`_^_`), word and clause breaks, and the virtual phonemes of its rule files.
- */
+/** espeak's controls, never accepted: a table switch (`_^_`), word and clause breaks, its rules' virtual phonemes. */
 const ESPEAK_CONTROLS = new Set(['||', '1', '#X1', '-', '_^_', '_X1', '_|', 't#', '_;_', '#@', '#a', '#e', '#i', '#o', '#u', '#r']);
 
 /**
@@ -66,10 +56,7 @@ export interface PhonemePassage {
 /** espeak's phoneme words are separated by ASCII white space (isspace on bytes below 0x80). */
 const WORD_SPACE = /[ \t\n\v\f\r]+/u;
 
-/**
- * One phoneme word cut into symbols as espeak cuts it; `unknown`: the first text no symbol matches
- * (the cut stops there, unless `skipUnknown`: then it goes on after it, as espeak does).
- */
+/** One phoneme word cut into symbols as espeak cuts it; `unknown`: the first text no symbol matches (the cut stops there unless `skipUnknown`). */
 export function tokenizeWord(word: string, skipUnknown = false): { symbols: string[]; unknown?: string } {
   const symbols: string[] = [];
   let unknown: string | undefined;
@@ -113,10 +100,7 @@ export function parsePhonemePassages(text: string): Array<PhonemePassage & { inn
 
 const show = (s: string) => (/^[\x21-\x7e]+$/u.test(s) ? `'${s}'` : `'${s}' (U+${s.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`);
 
-/**
- * Checks every [[ … ]] passage of `text` against `inventory` and the caps; throws 400 / 40001 with
- * a message that names the symbol (or the cap) and the model. Returns the passages.
- */
+/** Checks every [[ … ]] passage of `text` against `inventory` and the caps: 400 / 40001 naming the symbol (or cap) and the model. */
 export function checkPhonemePassages(text: string, inventory: PhonemeInventory, limits: PhonemeLimits = PHONEME_PASSAGE_LIMITS): PhonemePassage[] {
   const passages = parsePhonemePassages(text);
   let total = 0;
@@ -143,10 +127,8 @@ export function checkPhonemePassages(text: string, inventory: PhonemeInventory, 
 }
 
 /**
- * The last guard before espeak reads phoneme input (front-end output: user passages, dialect
- * rewrites, Latin words): words longer than the per-word cap are cut into words of at most that many
- * symbols, and controls (a phoneme-table switch) are dropped, so no input reaches espeak's unchecked
- * word buffer over its size whatever stage wrote it.
+ * The last guard before espeak reads front-end output, whatever stage wrote its passages: words over the
+ * per-word cap are split and controls dropped, so nothing overruns espeak's unchecked word buffer.
  */
 export function guardPhonemeWords(text: string, limits: Pick<PhonemeLimits, 'symbolsPerWord'> = PHONEME_PASSAGE_LIMITS): string {
   if (!text.includes('[[')) return text;
@@ -173,10 +155,8 @@ export function espeakInventory(model: string): PhonemeInventory {
 }
 
 /**
- * x-sawt symbols → the HTS voice's phones (ara_norm_ziad, ../shared/models/hts/LABELS.md), where the
- * voice has the sound or the one an Arabic speaker says for it (the Latin-word reader's choices:
- * p → b, e → i, o → u, g → the voiced closure G). Stress marks carry no phone (the voice's accents are
- * its own); `:` lengthens the vowel before it. Symbols absent here the voice cannot say.
+ * x-sawt symbols → the HTS voice's phones (../shared/models/hts/LABELS.md): its own sound or the one an Arabic
+ * speaker says for it (as the Latin reader: p → b, e → i, o → u, g → G). Symbols absent here it cannot say.
  */
 const HTS_OF_ESPEAK: Record<string, string> = {
   '?': 'ah', 'b': 'b', 'p': 'b', 't': 't', 'T': '^', 'dZ': 'j', 'J': 'j', 'H': 'H', 'X': 'x', 'x': 'x', 'd': 'd', 'D': 'th',
@@ -195,10 +175,7 @@ export function htsInventory(model: string): PhonemeInventory {
   return { model, says: (s) => s in HTS_OF_ESPEAK || HTS_STRESS.has(s) || s === ':' };
 }
 
-/**
- * One passage word (x-sawt symbols, checked by htsInventory) as HTS phones: `:` makes the vowel
- * before it long, two equal consonants make the geminate, stress marks go.
- */
+/** One passage word (checked by htsInventory) as HTS phones: `:` lengthens a vowel, two equal consonants geminate, stress goes. */
 export function htsPhonesOf(symbols: readonly string[]): string[] {
   const out: string[] = [];
   for (const s of symbols) {

@@ -13,10 +13,8 @@ export interface DialectPhonemeOptions {
 }
 
 /**
- * Phonemizes `text` clause by clause into espeak-ng mnemonics, applies the
- * dialect's rules and returns text for synthesis with phoneme input: clauses
- * the rules changed become [[phonemes]]; unchanged clauses stay as text (espeak
- * keeps its sentence prosody there). Raw [[ ]] spans pass through as written.
+ * `text` with the dialect's rules applied clause by clause: changed clauses become [[phonemes]], the others
+ * stay text (espeak keeps its sentence prosody there).
  */
 export async function dialectPhonemes(text: string, dialect: Dialect | undefined, opts: DialectPhonemeOptions = {}): Promise<string> {
   const pieces: Array<Promise<string>> = [];

@@ -30,10 +30,7 @@ export interface PipelineParts {
   };
 }
 
-/**
- * Builds the engine's front end: normalize → lexicon → (segment) → diacritize
- * → phonemize + dialect rules, and exposes its stages to operators.
- */
+/** The engine's front end (normalize → lexicon → segment → diacritize → latin → phonemize), its stages open to operators. */
 export class EngineTextPipeline implements TextPipeline {
   readonly frontEnd: TextFrontEnd;
   private readonly lexicons = new Map<string, Lexicon>();

@@ -1,7 +1,4 @@
-/**
- * Raw phoneme spans ([[ … ]], espeak-ng phoneme mnemonics) pass through every
- * text stage untouched: stages see only the text between them.
- */
+/** Raw phoneme spans ([[ … ]]) pass through every text stage untouched: stages see only the text between them. */
 export const RAW_SPAN = /\[\[[\s\S]*?\]\]/gu;
 
 export function hasRawSpan(text: string): boolean {
@@ -21,10 +18,7 @@ export function splitRaw(text: string): Array<{ raw: boolean; text: string }> {
   return parts;
 }
 
-/**
- * Applies `fn` to the text between raw spans, keeping each piece's surrounding
- * white space (stages may trim) so words do not run into the spans.
- */
+/** Applies `fn` to the text between raw spans, keeping each piece's edge white space (stages may trim). */
 export async function mapTextParts(text: string, fn: (text: string) => string | Promise<string>): Promise<string> {
   const parts = splitRaw(text);
   if (parts.length === 1 && !parts[0]!.raw) return fn(text);

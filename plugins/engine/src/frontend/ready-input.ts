@@ -1,7 +1,4 @@
-/**
- * The one hand-off from the front end to a back end: the front end's segments in the form the back
- * end reads (its `input`), per sentence. Back ends never call the front end.
- */
+/** The one hand-off from the front end to a back end: segments in the form it reads (back ends never call the front end). */
 import { errors, type BackendInputKind } from '@sawt/core';
 import { textToUtterances, type HtsUtterance, type LabelOptions } from '../hts/labels.js';
 import { piperSentences } from '../piper/phonemes.js';
@@ -29,9 +26,7 @@ export class BackendHandOff {
     if (input === 'hts-labels') {
       const dialect = this.sources.dialects.get(ctx.dialect ?? '');
       const rewrite = dialect?.hasHtsRules ? (phones: string[]) => dialect.applyHts(phones) : undefined;
-      // HTS generates an utterance's parameters whole before its first sample: a long first clause
-      // is cut (before a word that starts a phrase, else at a word boundary) so that its first part
-      // is an utterance of its own.
+      // HTS plans an utterance whole before its first sample: a long first clause is cut to be two.
       const pieces = ctx.first ? firstChunk(segments, this.sources.htsFirstChars, true) : segments.map((text) => ({ text, cut: false }));
       const utterances = pieces.flatMap(({ text }) => textToUtterances(text, this.sources.labelOptions, rewrite));
       if (utterances.length === 0) throw errors.validation('text contains nothing the Arabic voice can speak');
@@ -46,17 +41,12 @@ export class BackendHandOff {
   }
 }
 
-/**
- * Words a new intonation phrase readily starts with: a conjunction, a preposition or a relative
- * pronoun (و ف ثم في من إلى على عن مع الذي التي حيث لأن لكن بل أو، with their clitics written on).
- */
+/** Words a new intonation phrase readily starts with: conjunctions, prepositions, relative pronouns. */
 const PHRASE_START = /^(?:و|ف|ثم|في|من|إلى|الى|على|عن|مع|الذي|التي|الذين|حيث|لأن|لكن|بل|أو|حتى|كي|لكي)(?=\s|$)|^(?:و|ف)(?:في|من|إلى|على|عن|مع|الذي|التي)(?=\s|$)/u;
 
 /**
- * The segments, the first one cut when it is longer than `maxChars`: at the last clause mark
- * within the limit, else (with `phrases`) before the last word within it that starts a phrase
- * (PHRASE_START, past a third of the limit), else at the last word boundary within it (`cut`:
- * the piece ends mid-sentence).
+ * The segments, the first cut when longer than `maxChars`: at its last clause mark within the limit, else
+ * (`phrases`) before a PHRASE_START word, else between words (`cut`: the piece ends mid-sentence).
  */
 export function firstChunk(segments: string[], maxChars: number, phrases = false): Array<{ text: string; cut: boolean }> {
   const out = segments.map((text) => ({ text, cut: false }));

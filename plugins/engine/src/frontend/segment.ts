@@ -1,9 +1,4 @@
-/**
- * Splits text into synthesis segments: sentences first (Arabic and Latin
- * terminators), then over-long sentences at clause marks and finally at word
- * boundaries, so the first audio is ready quickly and no segment is huge.
- * Words are never cut.
- */
+/** Splits text into synthesis segments: sentences, then over-long ones at clause marks, then between words. */
 const SENTENCE_END = /[.!?؟۔…\n]+["'»”)]*\s*/gu;
 const CLAUSE_MARK = /[،,؛;:]\s*/gu;
 

@@ -1,17 +1,9 @@
 /**
- * A load-time rewrite of the libtashkeel diacritizer's graph (the model file stays as shipped):
- * the same computation in fewer operations, so the model's outputs are the same.
- *
- * - The relative position bias (a T5-style bucketed bias over every pair of positions, O(length²))
- *   is one module shared by the six attention layers, but the exported graph computes it once per
- *   layer. Where every layer's copy is node for node the same (same operators, attributes, weights
- *   and quantization constants, reading only the layer's sequence length), the layers use the first
- *   copy and the others are dropped.
- * - Attention's Einsum products (`bhid,bhjd->bhij` and `bhij,bhjd->bhid`) become MatMul (the first
- *   with its right operand transposed): ONNX Runtime's Einsum is generic and slow on these shapes.
- *
- * Patterns that are not found are left alone; a graph with neither is returned unchanged. Only the
- * graph's nodes are rewritten (initializers and everything else are copied byte for byte).
+ * A load-time rewrite of the libtashkeel diacritizer's graph: the same computation in fewer operations.
+ * - The relative position bias (O(length²)), one module the exported graph computes once per attention
+ *   layer: where every layer's copy is node for node the same, the layers share the first copy.
+ * - Attention's Einsum products become MatMul: ONNX Runtime's Einsum is generic and slow on these shapes.
+ * Patterns not found are left alone; only the graph's nodes are rewritten (the rest is copied byte for byte).
  */
 import { concatSamples } from '@sawt/core';
 
@@ -151,20 +143,13 @@ function newNode(name: string, opType: string, input: string[], output: string[]
   return { name, opType, input, output, rest, raw: null };
 }
 
-/** Same bytes. */
-function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
-  if (!a || !b || a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
+const sameBytes = (a: Uint8Array | undefined, b: Uint8Array | undefined) => !!a && !!b && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 
 const REL_POS_ADD = /^(\/attn_layers\/layers\.\d+\.1\/)attend\/Add$/u;
 
 /**
- * Layers whose position bias can be the first layer's: every node of their rel_pos subgraph has
- * its counterpart (same name after the layer prefix, operator, attributes), whose inputs are the
- * same tensors, the counterpart's own rel_pos tensors, initializers with the same contents, or the
- * layer's sequence length (a Gather of a Shape, the same in every layer).
+ * Layers whose position bias can be the first layer's: each rel_pos node has its counterpart (name, operator,
+ * attributes) reading the same tensors, initializers of the same contents, or the layer's sequence length.
  */
 function sharePositionBias(nodes: GraphNode[], initializers: Map<string, Uint8Array[]>): number {
   const producer = new Map<string, GraphNode>();

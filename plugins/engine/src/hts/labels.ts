@@ -1,21 +1,12 @@
 /**
- * Sawt's own full-context label front end for the Arabic HTS voice
- * (ara_norm_ziad): diacritized, normalized text → HTS_TTS_ENG labels with the
- * 74-phone set, Festival's syllabification and the constant fields the voice
- * was trained with (see ../shared/models/hts/LABELS.md). With every option off
- * it reproduces Festival's labels exactly (test/hts/labels.test.js compares the
- * golden files field by field); the options fix Festival's known defects.
+ * Full-context labels for the Arabic HTS voice (ara_norm_ziad, ../shared/models/hts/LABELS.md) from
+ * diacritized text. With every option off they are Festival's exactly (the golden files); the options fix its defects.
  */
 
 import { hasHtsSpan, htsSpanPhones } from '../frontend/latin/phone-span.js';
 
 export interface LabelOptions {
-  /**
-   * Hamzat al-wasl is elided inside a phrase — the article's, and that of the words `WASL_WORD`
-   * knows (ابْن، اسْم، امْرَأَة، اثْنَان; forms VIII and X: اشْتَرَى، اتَّفَقَ، اسْتَخْدَمَ), also after a
-   * clitic (وَاسْتَمَعَ, which Festival reads with a long aa) — and said with i where a phrase starts
-   * (Festival always says `ah a`).
-   */
+  /** Hamzat al-wasl (the article's, and waslWord's) elided inside a phrase, said with i where one starts (Festival: `ah a`). */
   waslElision?: boolean;
   /** الله gets its long aa (Festival: short a). */
   allahLongVowel?: boolean;
@@ -45,10 +36,8 @@ const EMPH_VOWEL: Record<string, string> = { a: 'A', i: 'I', u: 'U', aa: 'AA', i
 export const VOWELS = new Set(['a', 'i', 'u', 'A', 'I', 'U', 'aa', 'AA', 'ii', 'II', 'uu', 'UU', 'ia', 'ua', 'uua']);
 const NASALS = new Set(['m', 'n', 'mm', 'nn']);
 /**
- * Phones a dialect rule may write that the voice never learned, and how it says them: `G` / `GG` is
- * the voiced velar stop /g/ (Egyptian ج, Gulf and Najdi ق), said as the voice's k / kk with a voiced
- * closure made at the parameter level (the synthesis's voicedClosures). Measured with
- * bench/hts-dialect-g.js against k, q, غ and ج: see bench/README.md.
+ * Phones a dialect rule may write that the voice never learned: /g/ (`G`, `GG`) is said as k / kk with a
+ * voiced closure made at the parameter level. Measured with bench/hts-dialect-g.js against k, q, غ and ج (bench/README.md).
  */
 export const RENDERED_PHONES: Record<string, { phone: string; voicedClosure: boolean }> = {
   G: { phone: 'k', voicedClosure: true },
@@ -102,11 +91,8 @@ function parseLetters(word: string): Letter[] {
 const bare = (word: string) => [...word].filter((c) => !MARKS.has(c)).join('');
 
 /**
- * Words (bare letters, clitic removed) whose initial bare alif is hamzat al-wasl. Only words known
- * by form: a bare alif is just as often a hamzat al-qat' written without its hamza (احمد، اكثر، انت،
- * انسان، انه), which must keep its glottal stop. The nouns ابن، اسم، امرأة، اثنان (+ pronoun suffixes),
- * and forms VIII (ا C ت …, ا C ط for emphatics, ازد, or a doubled second letter: اتّفق، ادّعى، اطّلع)
- * and X (است …) of five letters or more.
+ * Words (bare letters) whose initial bare alif is hamzat al-wasl: only those known by form (a bare alif is as often
+ * a qat' written without its hamza: احمد، انت): ابن، اسم، امرأة، اثنان (+ suffixes), forms VIII and X of 5+ letters.
  */
 const WASL_NOUN = /^(?:ابن|ابنة|ابنت|ابنا|ابنان|ابني|ابنين|اسم|اسما|امرأة|امرأت|امرؤ|امرئ|امرأ|اثنان|اثنين|اثنا|اثني|اثنتان|اثنتين|اثنتا|اثنتي)(?:ه|ها|هم|هن|هما|ك|كم|كما|كن|ي|نا)?$/;
 const NOT_WASL = /^(?:انت|انتم|انتما|انتن|انتي|استاذ|استاذة)$/;

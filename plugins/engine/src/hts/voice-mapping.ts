@@ -1,10 +1,6 @@
 /**
- * Speaker mapping at the HTS voice's parameter level: where a cloned voice's base is an
- * HTS voice, the conversion toward the reference speaker is done on the engine's own
- * streams instead of on the audio — log F0 shifted (half-tones) and scaled (spread),
- * the vocal-tract length changed through the all-pass constant of the mel-cepstrum,
- * and the long-term spectral shape corrected by a constant mel-cepstral offset. Nothing
- * is re-analyzed, so the converted voice keeps the HTS voice's quality.
+ * Speaker mapping on an HTS base voice's own parameter streams (log-F0 shift and spread, all-pass
+ * warping, a mel-cepstral offset), not on its audio: nothing is re-analyzed, so the quality stays.
  */
 import type { HtsVoiceParams } from '../catalog.js';
 
@@ -105,11 +101,7 @@ export function melCepstrumGainDb(c: readonly number[], alpha: number, hz: numbe
 export const MAX_EQ_DB = 10;
 export const MAX_MAKEUP_DB = 6;
 
-/**
- * `c` with c̃0 set so that speech of long-term spectrum `ltasDb` (bins over 0…rate/2) keeps its
- * power through the filter (within ±MAX_MAKEUP_DB): an EQ reshapes the voice without making it
- * louder or quieter.
- */
+/** `c` with c̃0 set so that speech of long-term spectrum `ltasDb` keeps its power (within ±MAX_MAKEUP_DB): no louder, no quieter. */
 export function keepLoudness(c: readonly number[], alpha: number, ltasDb: readonly number[], rate: number): number[] {
   let before = 0, after = 0;
   for (let i = 1; i < ltasDb.length; i++) {
@@ -122,7 +114,7 @@ export function keepLoudness(c: readonly number[], alpha: number, ltasDb: readon
   return out;
 }
 
-const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
+export const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
 function offsetFor(m: SpeakerMapping, s: number, alpha: number): number[] {
   const c = eqToMelCepstrum(m.eqDb.map((d) => clamp(d, -MAX_EQ_DB, MAX_EQ_DB) * s), m.eqRate, alpha);
@@ -133,10 +125,8 @@ function offsetFor(m: SpeakerMapping, s: number, alpha: number): number[] {
 const SPREAD_RANGE = [0.67, 1.5] as const;
 
 /**
- * The HTS voice parameters of `base` moved toward the reference by `similarity` (0: unchanged,
- * 1: the full mapping): F0 median reached in half-tones, F0 spread by ratio (within ×0.67–1.5),
- * formants by the warp factor, spectral shape by the EQ. The engine scales the spread around the
- * log-F0 mean, which moves the median of skewed intonation; the half-tone shift makes up for it.
+ * The HTS voice parameters of `base` moved toward the reference by `similarity` (0–1). The engine scales the
+ * F0 spread around the log-F0 mean, which moves the median of skewed intonation; the half-tone shift makes up for it.
  */
 export function htsVoiceToward(base: HtsVoiceParams, m: SpeakerMapping, similarity: number): HtsVoiceParams {
   const s = clamp(similarity, 0, 1);

@@ -1,19 +1,8 @@
 /**
- * The `piper` engine back end: any Piper-format voice (a VITS generator exported to ONNX and its
- * .onnx.json). Sawt's front end (normalization, lexicon, diacritization, Latin words, dialect rules
- * as espeak phonemes) gives the segments and, with espeak-ng as Piper does, their IPA
- * (frontend/ready-input.ts); the config's phoneme_id_map gives the ids; the addon runs the model
- * one sentence at a time.
- *
- * Controls:
- * - speed: length_scale = the voice's length_scale / speed (speed 2 halves every duration).
- * - stability (0–1, 0.5 = the voice's own noise): noise_scale and noise_w are multiplied by
- *   1.5 − stability, so 1 halves them (steadier, more uniform prosody and rhythm) and 0 gives 1.5×
- *   (livelier, more varied; too much noise slurs).
- * - A long first sentence is cut at a clause mark or word boundary so that its first part (at most
- *   firstChunkChars) is synthesized alone: the first audio comes sooner; the price is a phrase
- *   boundary there (the model plans that part's intonation without the rest of the sentence, and
- *   ends it as a phrase, without the sentence's final fall).
+ * The `piper` engine back end: any Piper-format voice (VITS in ONNX and its .onnx.json), fed the front
+ * end's segments as espeak-ng IPA (frontend/ready-input.ts), one sentence a run. speed divides
+ * length_scale; noise_scale and noise_w are multiplied by 1.5 − stability (too much noise slurs). A long
+ * first sentence is cut (firstChunkChars) for sooner audio, at the price of a phrase boundary there.
  */
 import { SPEECH_BACKEND_CONTRACT, type BackendSynthesis, type SpeechBackend, type SpeechChunk } from '@sawt/core';
 import type { PiperVoiceParams, VoiceConfig } from '../catalog.js';

@@ -65,13 +65,8 @@ async function clausesWithRawSpans(text: string, voice: string): Promise<Array<[
   return out;
 }
 
-export interface PhonemeIds {
-  ids: number[];
-  /** Phonemes the id map lacks (skipped, as Piper does). */
-  missing: string[];
-}
-
-export function phonemeIds(phonemes: readonly string[], idMap: Map<string, number[]>): PhonemeIds {
+/** `missing`: the phonemes the id map lacks (skipped, as Piper does). */
+export function phonemeIds(phonemes: readonly string[], idMap: Map<string, number[]>): { ids: number[]; missing: string[] } {
   const pad = idMap.get('_')!;
   const ids = [...idMap.get('^')!, ...pad];
   const missing: string[] = [];

@@ -1,12 +1,7 @@
 /**
- * A Piper synthesis as speech chunks (PCM16LE mono at the requested rate). One ONNX run per
- * sentence, in order; the next sentence starts only when the consumer has read the previous one's
- * chunks (an async generator: backpressure for free). An abort terminates the run in flight and
- * starts no other (client disconnect, cancel).
- *
- * Word timings: Piper's ONNX export has no duration output, so each sentence's speech (its audio
- * less the silence appended after it) is spread over its words in proportion to their length in
- * characters. They are estimates, not the model's alignment.
+ * A Piper synthesis as speech chunks: one ONNX run per sentence, the next once the previous one's chunks
+ * are read; an abort ends the run in flight. Word timings are estimates (Piper's export gives no durations):
+ * a sentence's speech spread over its words by their length in characters.
  */
 import { turnBudget, type SpeechChunk, type WordTiming } from '@sawt/core';
 import type { PiperSession } from '@sawt/native';
@@ -109,10 +104,7 @@ async function* sentenceChunks(run: PiperRun, pcm: Int16Array, speechSamples: nu
   }
 }
 
-/**
- * The words of `text` (white-space separated, UTF-16 offsets) shared out over its sentences: a word
- * belongs to the sentence whose span of phonemes covers the word's place in the text.
- */
+/** The words of `text` shared out over its sentences: each to the one whose phonemes cover its place in the text. */
 export function wordsBySentence(text: string, sentences: string[][]): Word[][] {
   const words = [...text.matchAll(/\S+/gu)].filter((m) => /[\p{L}\p{N}]/u.test(m[0])).map((m) => ({ textOffset: m.index!, length: m[0].length }));
   if (sentences.length <= 1) return [words];

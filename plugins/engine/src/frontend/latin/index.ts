@@ -28,7 +28,6 @@ const LATIN = '[A-Za-z\\u00c0-\\u024f](?:[A-Za-z\\u00c0-\\u024f]|[\'’.&-](?=[A
 // eslint-disable-next-line no-misleading-character-class -- the harakat range is matched mark by mark on purpose
 const TOKEN = new RegExp(`(?<![\\p{L}\\p{M}\\p{N}\\u0640])([\\u0621-\\u064a\\u064b-\\u0652]*?)(\\s?)(${LATIN})(?![\\p{L}\\p{N}])`, 'gu');
 /** و/ف, then ب/ك/ل, then the article (لل = لِ + ال). */
-
 const CLITICS = /^([وف])?([بكل])?(ال|(?<=ل)ل)?$/u;
 const SUN_PHONES = new Set(['t', 'd', 's', 'z', 'n', 'r', 'l', '^', 'th', 'ch', 'T', 'D', 'S', 'Z', 'tS', 'dZ']);
 const SUN_LETTERS = /^[تثدذرزسشصضطظلن]/u;
@@ -116,17 +115,14 @@ export class LatinReader {
     if ('spell' in part) {
       const letters = [...part.spell].map(baseLetter).filter((l) => ARABIC_LETTER_NAMES[l]);
       if (this.letterNames === 'arabic') return letters.map((l) => ({ arabic: withFinalSukun(ARABIC_LETTER_NAMES[l]!) }));
-      return letters.map((l) => ({ ...mapIpaWord(ENGLISH_LETTER_NAMES[l]!, 'en-us') }));
+      return letters.map((l) => mapIpaWord(ENGLISH_LETTER_NAMES[l]!, 'en-us'));
     }
     return this.ipaWords(part.word, part.lang);
   }
 
   private async ipaWords(text: string, lang: string): Promise<SpokenWord[]> {
     const ipa = (await phonemize(text, lang, 'ipa')).replace(/\([a-z-]+\)/gu, ' ');
-    return ipa.split(/\s+/u).filter(Boolean).map((w) => {
-      const mapped = mapIpaWord(w, lang);
-      return { espeak: mapped.espeak, hts: mapped.hts };
-    }).filter((w) => w.hts!.length > 0);
+    return ipa.split(/\s+/u).filter(Boolean).map((w) => mapIpaWord(w, lang)).filter((w) => w.hts.length > 0);
   }
 
   private async speak(token: string, clitics: RegExpExecArray | null, phraseInitial: boolean, phoneSet: PhoneSet): Promise<string> {
@@ -190,7 +186,3 @@ function htsClitics(conj: string | undefined, prep: string | undefined, article:
   if (first && SUN_PHONES.has(first)) return [...out, gemHts(first), ...rest];
   return [...out, 'l', ...phones];
 }
-
-export { mapIpaWord, type PhoneSet } from './ipa.js';
-export { htsPhoneSpan, htsSpanPhones, hasHtsSpan } from './phone-span.js';
-export type { LetterNames } from './letters.js';

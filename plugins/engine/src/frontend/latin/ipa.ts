@@ -1,8 +1,6 @@
 /**
- * espeak-ng IPA (of an English word, or of a word in the language its letters point to) mapped onto
- * the phones an Arabic voice has, the way an Arabic speaker says the word: five vowels with length
- * for espeak-ng's Arabic phoneme table (which has p, v, g, e, o, tS), the HTS voice's Arabic phones
- * otherwise (p → b, g → غ as MSA writes it, e → i, o → u; it has v). Stress marks are kept for espeak.
+ * espeak-ng IPA of a Latin word mapped onto an Arabic voice's phones, as an Arabic speaker says it: espeak's
+ * Arabic table (it has p, v, g, e, o, tS), or the HTS voice's (p → b, g → غ, e → i, o → u).
  */
 export type PhoneSet = 'espeak' | 'hts';
 

@@ -1,8 +1,4 @@
-/**
- * Latin letters spelled out (acronyms: GPS, AI, BBC). Arabic letter names are the ones Arabic
- * speakers use for the Latin alphabet (جي بي إس); with `english`, espeak-ng's English letter
- * names are mapped onto the voice's phones like any English word.
- */
+/** Latin letters spelled out (acronyms): the names Arabic speakers use (جي بي إس), or English ones mapped to the voice. */
 export type LetterNames = 'arabic' | 'english';
 
 export const ARABIC_LETTER_NAMES: Record<string, string> = {

@@ -1,8 +1,4 @@
-/**
- * A word given as HTS phones inside front-end text: one token, no white space, private-use
- * delimiters, phones joined by '_' (HTS phone names are letters and '^'). The Latin-word stage
- * writes it for the HTS voice; the label front end (hts/labels.ts) reads it instead of letters.
- */
+/** A word given as HTS phones inside front-end text (one token: private-use delimiters, phones joined by '_'), read by hts/labels.ts. */
 const START = '\ue010';
 const END = '\ue011';
 const SPAN = /^\ue010([A-Za-z^_]+)\ue011$/u;

@@ -1,15 +1,7 @@
 /**
- * How a Latin-script token inside Arabic text is spoken: which parts are spelled letter by letter
- * and which are read as words, and in which language's letter-to-sound rules.
- *
- * The rule for words: a listed name is read as the lexicon says; a word in plain ASCII letters is
- * read as English (the language Latin script in Arabic text overwhelmingly is, and the one espeak's
- * rules cover best); a word with letters English does not use is read by the rules of the language
- * those letters point to (é ç è ê à → French, ñ á í ó ú → Spanish, ä ö ü ß → German, ã õ →
- * Portuguese, ş ğ ı → Turkish, å ø æ → Danish/Norwegian, ł ś ż ą ę → Polish, č ř ě ů → Czech).
- * Acronyms (all capitals up to 4 letters, or longer without the vowels of a word; dotted U.S.A;
- * lower-case tokens without a vowel or of two letters that are no English word, such as URL
- * parts) are spelled.
+ * How a Latin-script token inside Arabic text is spoken: lexicon names as listed, plain ASCII words as
+ * English (what Latin script in Arabic text overwhelmingly is), words with other letters by the language
+ * they point to, acronyms (and vowelless URL parts) spelled.
  */
 export type Part = { spell: string } | { word: string; lang: string } | { lexicon: string };
 
