@@ -243,6 +243,6 @@ export { outputEqOffset, addOffsets } from './hts/output-eq.js';
 export { piperSentences, phonemeIds } from './piper/phonemes.js';
 export { readPiperVoiceConfig } from './piper/voice-config.js';
 export { piperChunks, wordsBySentence } from './piper/stream.js';
-export { textToLabels, textToPhones, textToUtterances, splitUtterancesAt, parseUtterance, utteranceLabels, wordPhones, syllabify, DEFAULT_LABEL_OPTIONS, FESTIVAL_LABEL_OPTIONS, type LabelOptions, type PhoneRewrite, type HtsUtterance, type HtsWord } from './hts/labels.js';
+export { textToLabels, textToPhones, textToUtterances, wordPhones, DEFAULT_LABEL_OPTIONS, FESTIVAL_LABEL_OPTIONS, type LabelOptions, type PhoneRewrite, type HtsUtterance, type HtsWord } from './hts/labels.js';
 export { alphaForWarp, eqToMelCepstrum, htsVoiceToward, keepLoudness, melCepstrumGainDb, warpFrequency, TRAINED_ALPHA, HTS_RATE, MCEP_LENGTH, type SpeakerMapping } from './hts/voice-mapping.js';
 export { baseSpeed, calibrate, closestBase, conversionAt, f0Mapping, logF0Center, mapOnto, rateRatio, speakerMapping, RunningF0, CLONE_RATE, MIN_CALIBRATION_FRAMES, MAX_CALIBRATION_FRAMES, type AnalyzedBase, type BaseMapping, type F0Target, type StoredProfile } from './clone/profile-math.js';

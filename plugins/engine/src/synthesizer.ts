@@ -179,7 +179,9 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
   /** `text` through the front end in two parts (the first segment, then the others), each ready for `backend`; `source` learns the segments in order. */
   private async frontParts(backend: EngineBackend, job: Job, text: string, dialect: string | null, isFirst: boolean, source?: SourceWords): Promise<{ count: number; parts: Array<Promise<unknown[]>> }> {
     const model = job.model;
-    const { count, first, rest } = await this.frontEnd.processInParts({ text, dialect, diacritize: this.models.wantsDiacritics(model.model_id), phonemes: phonesFor(backend.input), ...frontEndLanes(job, isFirst) });
+    // Only a request's first text goes ahead of waiting model work; a long-form job's runs in the background lanes.
+    const lanes = { ...(!isFirst && { urgent: false as const }), ...(job.background === true && { background: true as const }) };
+    const { count, first, rest } = await this.frontEnd.processInParts({ text, dialect, diacritize: this.models.wantsDiacritics(model.model_id), phonemes: phonesFor(backend.input), ...lanes });
     if (count === 0) return { count, parts: [] };
     const ready = (segments: string[], urgent = false) => {
       source?.addSegments(segments);
@@ -236,11 +238,6 @@ export class EngineSynthesizer implements SpeechSynthesizer, SpeechBackendRegist
       base += last + 1;
     }
   }
-}
-
-/** Only a request's first text goes ahead of waiting model work; a long-form job's runs in the background lanes. */
-function frontEndLanes(job: Job, isFirst: boolean): { urgent?: false; background?: true } {
-  return { ...(!isFirst && { urgent: false as const }), ...(job.background === true && { background: true as const }) };
 }
 
 /** `chunk` at `rate` (the resampler's tail joins the last chunk). */

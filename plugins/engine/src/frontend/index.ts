@@ -64,10 +64,10 @@ export class TextFrontEnd {
     return this;
   }
 
-  /** runUntil over many texts (same options): each per-segment stage runs over all their segments at once (batched where it can). */
+  /** The texts (same options) after the named stage, segments joined by a space; per-segment stages run over all their segments at once. */
   async runManyUntil(inputs: FrontEndInput[], stageName: string): Promise<string[]> {
     const i = this.stages.findIndex((s) => s.name === stageName);
-    if (i < 0) throw new Error(`unknown text stage '${stageName}' (stages: ${this.stageNames().join(', ')})`);
+    if (i < 0) throw new Error(`unknown text stage '${stageName}' (stages: ${this.stages.map((s) => s.name).join(', ')})`);
     const stages = this.stages.slice(0, i + 1);
     if (!this.stages[i]!.perSegment) {
       return Promise.all(inputs.map(async (input) => {
@@ -82,10 +82,8 @@ export class TextFrontEnd {
     for (const [k, input] of inputs.entries()) {
       const own = await this.segments(input, stages);
       continues.push(...sentenceContinues(own));
-      for (const segment of own) {
-        segments.push(segment);
-        owners.push(k);
-      }
+      segments.push(...own);
+      owners.push(...own.map(() => k));
     }
     const ctx = inputs[0] ?? { text: '', dialect: null };
     for (const stage of stages.filter((s) => s.perSegment)) {
@@ -97,18 +95,6 @@ export class TextFrontEnd {
     const out = inputs.map(() => [] as string[]);
     segments.forEach((s, j) => out[owners[j]!]!.push(s));
     return out.map((parts) => parts.join(' '));
-  }
-
-  stageNames(): string[] {
-    return this.stages.map((s) => s.name);
-  }
-
-  /** Every stage over the whole text: the segments ready for a back end, in order. */
-  async process(input: FrontEndInput): Promise<{ segments: string[] }> {
-    const perSegment = this.stages.filter((s) => s.perSegment);
-    const segments = await this.segments(input, this.stages);
-    const continues = sentenceContinues(segments);
-    return { segments: await Promise.all(segments.map((segment, j) => runSegmentStages(segment, perSegment, continues[j] ? { ...input, before: segments[j - 1]! } : input))) };
   }
 
   /**
@@ -133,11 +119,6 @@ export class TextFrontEnd {
     // Awaited by the caller in order; a failure of `rest` while `first` is awaited must not go unhandled.
     rest?.catch(() => {});
     return { count: segments.length, first, rest };
-  }
-
-  /** The text after the named stage, every stage before it included (segments joined by a space). */
-  async runUntil(input: FrontEndInput, stageName: string): Promise<string> {
-    return (await this.runManyUntil([input], stageName))[0]!;
   }
 
   /**

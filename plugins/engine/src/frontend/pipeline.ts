@@ -109,7 +109,7 @@ export class EngineTextPipeline implements TextPipeline {
   async run(stage: TextStageName, text: string, opts: TextPipelineOptions = {}): Promise<string> {
     if (readsMarkup(opts)) return (await this.runMany(stage, [text], opts))[0]!;
     const input = this.input(text, opts);
-    return this.phones(stage, input, await this.frontEnd.runUntil(input, stage));
+    return this.phones(stage, input, (await this.frontEnd.runManyUntil([input], stage))[0]!);
   }
 
   async runMany(stage: TextStageName, texts: string[], opts: TextPipelineOptions = {}): Promise<string[]> {
@@ -118,11 +118,6 @@ export class EngineTextPipeline implements TextPipeline {
     const inputs = texts.map((text) => this.input(text, opts));
     const outputs = await this.frontEnd.runManyUntil(inputs, stage);
     return outputs.map((out, k) => this.phones(stage, inputs[k]!, out));
-  }
-
-  /** Models whose phones `phonemize` can show (known model_ids). */
-  phoneModels(): string[] {
-    return this.parts.models?.known() ?? [];
   }
 
   /** The HTS voice's phones for an HTS model's phonemize; every other output as the stage gave it. */
@@ -137,7 +132,7 @@ export class EngineTextPipeline implements TextPipeline {
     let phonemes: 'espeak' | 'hts' | null = 'espeak';
     if (opts.model != null) {
       const phones = this.parts.models?.phonesOf(opts.model);
-      if (phones === undefined) throw new Error(`unknown model '${opts.model}' (known: ${this.phoneModels().join(', ')})`);
+      if (phones === undefined) throw new Error(`unknown model '${opts.model}' (known: ${(this.parts.models?.known() ?? []).join(', ')})`);
       phonemes = phones;
     }
     return { text, dialect, diacritize: true, phonemes, showPhonemes: true };

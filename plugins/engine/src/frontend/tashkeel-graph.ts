@@ -86,9 +86,7 @@ function varint(n: number): number[] {
   return out;
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  return concatSamples(parts, new Uint8Array(0));
-}
+const concat = (parts: Uint8Array[]) => concatSamples(parts, new Uint8Array(0));
 
 function lenField(no: number, payload: Uint8Array): Uint8Array {
   return concat([Uint8Array.from([...varint(no * 8 + 2), ...varint(payload.length)]), payload]);

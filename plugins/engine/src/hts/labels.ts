@@ -284,11 +284,9 @@ export function splitUtterancesAt(text: string, opts: LabelOptions = {}): Array<
     .filter((p) => /[\u0621-\u064A]/.test(p.text) || hasHtsSpan(p.text));
 }
 
-/** Words and phrases of one utterance. */
-export function parseUtterance(text: string, opts: LabelOptions = {}, rewrite?: PhoneRewrite): Utterance {
+/** Words and phrases of one utterance (as splitUtterancesAt gives it: punctuation mapped). */
+function parseUtterance(t: string, opts: LabelOptions, rewrite?: PhoneRewrite): Utterance {
   const o = { ...FESTIVAL_LABEL_OPTIONS, ...opts };
-  let t = text;
-  if (o.arabicPunctuation) t = asAsciiPunctuation(t);
   const phrases: Utterance['phrases'] = [];
   let words: Word[] = [];
   // The tokens of t.split(/\s+/).filter(Boolean), with where each starts.
