@@ -21,12 +21,7 @@ import type { ResamplerBinding } from './resampler.js';
 import type { StreamBinding } from './synthesis-stream.js';
 import type { VoiceBinding } from './voice.js';
 
-/**
- * Test-only (test/native/priority-pool.test.js): runs named tasks, submitted in order as urgent or
- * later, on a PriorityPool of their own and resolves to their names in the order they ran.
- * 'shared': one thread taking both queues; 'split': one urgent and one later thread, the later
- * task yielding to urgent ones.
- */
+/** Test-only (test/native/priority-pool.test.js): the order a PriorityPool of its own ran the named tasks in. */
 export interface PoolProbeBinding {
   poolOrder(lanes: 'shared' | 'split', tasks: Array<[name: string, urgent: boolean]>): Promise<string[]>;
 }

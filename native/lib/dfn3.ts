@@ -1,12 +1,8 @@
 /**
- * DeepFilterNet3 (48 kHz full-band speech enhancement) in the addon (dfn3.cc):
- * STFT, ERB and complex features, ERB gains, deep filter and overlap-add are in
- * C++ and the three ONNX models run there on the addon's niced ONNX threads, in windows of frames
- * (bounded memory). A model's sessions are shared by every stream opened on it;
- * a stream is one channel, stateful across calls. The stream hides the STFT
- * delay: after flush the output is exactly as long as the input and lines up with it.
+ * DeepFilterNet3 (48 kHz speech enhancement) in the addon (dfn3.cc), run in windows of frames. A stream
+ * is one stateful channel; after flush its output is exactly as long as its input and lines up with it.
  */
-import { callNative, captureCallSite, fromNative } from './errors.js';
+import { callNative, callNativeSync, captureCallSite } from './errors.js';
 import { loadBinding } from './load.js';
 
 /** The three models, by the names of the model directory (`denoise/dfn3/` in the models layout). */
@@ -20,19 +16,11 @@ export interface Dfn3Options {
   executionProvider?: 'cpu' | 'cuda';
   /** Frames (10 ms each) emitted per model window; default 1000. */
   blockFrames?: number;
-  /**
-   * Level normalization of the model's features (the audio the masks apply to is left as it is):
-   * the loudest 100 ms within a second each side is brought to `levelDb`. Default true; the
-   * output starts once a second past a window is in (file denoising waits for the whole file anyway).
-   */
+  /** Level normalization of the model's features only: the loudest 100 ms within ±1 s brought to `levelDb`. Default true. */
   normalizeLevel?: boolean;
   /** Target of the level normalization, dBFS (mean square of the loudest 100 ms); default -22. */
   levelDb?: number;
-  /**
-   * DeepFilterNet's own post-filter (its mask_pf; enhance.py --pf, beta 0.02): extra attenuation
-   * where the model attenuates. Default 0 (off, as in DFN3's config); measured no SI-SDR gain on
-   * the pink-noise mixes of bench:denoise-quality (-0.1 dB).
-   */
+  /** DeepFilterNet's own post-filter (mask_pf, beta 0.02). Default 0: measured no SI-SDR gain (-0.1 dB, bench:denoise-quality). */
   postFilterBeta?: number;
   /**
    * Speech guard, default true. DFN3 was not trained on interfering speech (p_interfer_sp = 0)
@@ -101,11 +89,6 @@ export class Dfn3Model {
   }
 
   openStream(): Dfn3Stream {
-    const callSite = captureCallSite();
-    try {
-      return new Dfn3Stream(native().dfn3Open(this.handle));
-    } catch (error) {
-      throw fromNative(error, callSite, 'SAWT_ENGINE_ONNX');
-    }
+    return new Dfn3Stream(callNativeSync(captureCallSite(), 'SAWT_ENGINE_ONNX', () => native().dfn3Open(this.handle)));
   }
 }

@@ -33,12 +33,7 @@ export function isEngineError(error: unknown, code?: EngineErrorCode): error is 
   return error instanceof EngineError && (code === undefined || error.code === code);
 }
 
-/**
- * Where an addon call was made from: the stack of the caller of the function that calls
- * captureCallSite (e.g. of `phonemize`'s caller). Its frames are captured at once, but the text
- * is made only when an error needs it: formatting a stack costs ~0.1 ms of the main thread, on
- * every synthesis and model run.
- */
+/** Where an addon call was made from. The stack text is made only when an error needs it: formatting costs ~0.1 ms per call. */
 export type CallSite = { readonly stack?: string };
 
 export function captureCallSite(): CallSite {
@@ -52,12 +47,7 @@ function callSiteText(callSite: CallSite | string): string {
   return typeof callSite === 'string' ? callSite : (callSite.stack ?? '').split('\n').slice(2).join('\n');
 }
 
-/**
- * Turns an error thrown or reported by the addon into an EngineError that keeps
- * the native message and code but carries the JS call site's stack (a native
- * stack says nothing about who asked). `fallback` is used when the error has
- * no engine code (e.g. a TypeError from argument conversion).
- */
+/** The addon's error as an EngineError with its message and code (else `fallback`) and the JS call site's stack. */
 export function fromNative(error: unknown, callSite: CallSite | string, fallback: EngineErrorCode): EngineError {
   const native = error as { code?: unknown; message?: unknown } | null;
   const code = ENGINE_ERROR_CODES.find((c) => c === native?.code) ?? fallback;
@@ -67,10 +57,18 @@ export function fromNative(error: unknown, callSite: CallSite | string, fallback
   return wrapped;
 }
 
-/** Awaits `call` (an addon call) and turns its failure into an EngineError from `callSite` (see fromNative). */
+/** Runs `call` (an addon call) and turns its failure, thrown or rejected, into an EngineError from `callSite` (see fromNative). */
 export async function callNative<T>(callSite: CallSite | string, fallback: EngineErrorCode, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
+  } catch (error) {
+    throw fromNative(error, callSite, fallback);
+  }
+}
+
+export function callNativeSync<T>(callSite: CallSite | string, fallback: EngineErrorCode, call: () => T): T {
+  try {
+    return call();
   } catch (error) {
     throw fromNative(error, callSite, fallback);
   }

@@ -1,8 +1,5 @@
-/**
- * The HTS engine through the addon: streaming synthesis (the same Readable as synthesizeStream) from
- * full-context labels or from parameter streams, and the generated parameter streams themselves.
- */
-import { captureCallSite, fromNative } from './errors.js';
+/** The HTS engine through the addon: streaming synthesis from labels or parameter streams, and those streams. */
+import { callNative, captureCallSite } from './errors.js';
 import { loadBinding } from './load.js';
 import { SynthesisStream, type SynthesisEventHandler, type SynthesisHandle } from './synthesis-stream.js';
 import { validateHtsOptions } from './validate.js';
@@ -11,11 +8,7 @@ import { validateHtsOptions } from './validate.js';
 export interface NativeHtsControls {
   /** Path of the .htsvoice file; each worker thread loads its own engine from it. */
   voicePath: string;
-  /**
-   * Duration scale (HTS_Engine_set_speed), 0.25..4.
-   * speed, halfTone, f0Spread and the GV weights act during parameter generation: they do nothing to
-   * given `parameters` (checked all the same).
-   */
+  /** Duration scale, 0.25..4. speed, halfTone, f0Spread and the GV weights act only when generating from labels. */
   speed?: number;
   /** Additive half-tones on log F0 (HTS_Engine_add_half_tone), -24..24. */
   halfTone?: number;
@@ -23,20 +16,11 @@ export interface NativeHtsControls {
   f0Spread?: number;
   /** All-pass constant of the MLSA filter (vocal-tract length); default the voice's 0.55. */
   alpha?: number;
-  /**
-   * Added to every generated mel-cepstrum frame (c0, c1, …; at most 256 values within ±10): a fixed
-   * smooth filter in the log-spectral domain, e.g. a cloned voice's EQ. Acts during generation.
-   */
+  /** Added to every generated mel-cepstrum frame (≤ 256 values within ±10): a fixed EQ, e.g. a cloned voice's. */
   mgcOffset?: number[];
-  /**
-   * Mel-cepstral postfilter coefficient (HTS beta, 0..0.8; 0 = none): deepens the valleys between
-   * formants, countering the over-smoothing of HMM spectra. Acts when vocoding (labels and given streams).
-   */
+  /** Mel-cepstral postfilter (HTS beta, 0..0.8; 0 = none): counters the over-smoothing of HMM spectra. */
   postfilter?: number;
-  /**
-   * Corner (Hz, 0..500; 0 = none) of a 2nd-order high-pass on the vocoded output, before the gain and
-   * limiter: removes the DC offset and rumble of the vocoder's all-positive pulse train. Acts when vocoding.
-   */
+  /** Corner (Hz, 0..500; 0 = none) of a high-pass on the output: removes the pulse train's DC offset and rumble. */
   highpassHz?: number;
   /** Global-variance weights (1 = trained). */
   gvWeightLf0?: number;
@@ -56,12 +40,9 @@ export interface NativeHtsOptions extends NativeHtsControls {
 }
 
 /**
- * Streams to vocode as they are, one entry per utterance: htsParameters' result, edited or not.
- * mgc, lf0 and lpf may be Float32Array or Float64Array, of frames × dims[stream] values; lf0 NaN =
- * unvoiced, every other value finite. dims must be the voice's own (checked once the job runs: the
- * stream fails with SAWT_ENGINE_INVALID_ARGUMENT naming both). lpf (with dims.lpf) may be left out
- * only for a voice without an lpf stream. framePeriodMs and sampleRate are not read: frames are
- * vocoded at the voice's.
+ * Streams to vocode as they are (htsParameters' result, edited or not), frames × dims[stream] values
+ * each; lf0 NaN = unvoiced. dims must be the voice's (checked once the job runs); lpf may be left out
+ * only for a voice without one. framePeriodMs and sampleRate are not read.
  */
 export interface HtsParameterInput {
   frames: number;
@@ -83,13 +64,9 @@ export interface HtsWordInput {
 }
 
 /**
- * What HTS synthesis vocodes: exactly one of labels (generated first) or given parameter streams.
- * With labels, `words` (one list per utterance, textToUtterances gives them) makes each chunk's info
- * carry the words that start inside that chunk, audioMs from the chunk's start: the label's start is
- * the sum of the generated state durations before it (speed included), at the output rate.
- * `voicedClosures` (one list per utterance, label indices): those phones (a stop the voice only has
- * voiceless, e.g. /g/ said as k) get a voiced closure: log F0 over the first 60 % of their frames is
- * bridged from the voiced frames around them.
+ * Exactly one of labels or given parameter streams. With labels, `words` (per utterance) gives each
+ * chunk the words starting in it; `voicedClosures` (label indices per utterance) bridges log F0 over the
+ * first 60 % of those phones' frames (a stop the voice only has voiceless, e.g. /g/ said as k).
  */
 export type NativeHtsSource =
   | { utterances: string[][]; words?: HtsWordInput[][]; voicedClosures?: number[][]; parameters?: undefined }
@@ -102,7 +79,7 @@ export interface NativeHtsSynthesisSettings {
   sampleRate: number;
   maxQueuedChunks?: number;
   chunkMs?: number;
-  /** Frames (5 ms) of the first vocoded window of a sentence (default 80) and of the later ones (600; they grow to it, at most 5× the frames already made). Window ends move to a quiet unvoiced frame nearby. */
+  /** Frames (5 ms) of a sentence's first vocoded window (default 80) and of the later ones (600, growing ≤ 5× the frames made). */
   firstWindowFrames?: number;
   windowFrames?: number;
   /** The turns up to the first vocoded window go ahead of other jobs' later turns on the pool (default true). */
@@ -136,26 +113,16 @@ export interface HtsBinding {
 const native = (): HtsBinding => loadBinding<HtsBinding>();
 
 /**
- * Starts HTS synthesis of exactly one source (NativeHtsSource: labels, generated then vocoded, or
- * given parameter streams, vocoded as they are with the same windows, cross-fades, gain, limiter,
- * resampling, chunks and backpressure); audio (PCM16LE mono at sampleRate) streams sentence by
- * sentence. Options and shapes are checked now (EngineError SAWT_ENGINE_INVALID_ARGUMENT, thrown),
- * given dims against the voice once it is loaded (the stream is destroyed with that error before
- * any audio). The arrays are copied before this returns: the caller may reuse them at once.
+ * Starts HTS synthesis (PCM16LE mono at sampleRate, sentence by sentence). Bad options throw
+ * SAWT_ENGINE_INVALID_ARGUMENT; the arrays are copied before this returns.
  */
 export function synthesizeHtsStream(options: NativeHtsSynthesisOptions): SynthesisStream {
-  const callSite = captureCallSite();
   validateHtsOptions(options, true);
-  return new SynthesisStream(options, callSite, (onEvent) => native().createHtsSynthesis(options, onEvent));
+  return new SynthesisStream(options, captureCallSite(), (onEvent) => native().createHtsSynthesis(options, onEvent));
 }
 
 /** Log-F0 and mel-cepstrum streams per utterance, as the engine generates them before vocoding. */
 export async function htsParameters(options: NativeHtsOptions): Promise<HtsParameterStreams[]> {
-  const callSite = captureCallSite();
   validateHtsOptions(options, false);
-  try {
-    return await native().htsParameters(options);
-  } catch (error) {
-    throw fromNative(error, callSite, 'SAWT_ENGINE_INVALID_ARGUMENT');
-  }
+  return callNative(captureCallSite(), 'SAWT_ENGINE_INVALID_ARGUMENT', () => native().htsParameters(options));
 }

@@ -1,4 +1,4 @@
-import { captureCallSite, EngineError, fromNative } from './errors.js';
+import { callNative, captureCallSite, EngineError } from './errors.js';
 import { loadBinding } from './load.js';
 import type { Tensor, TensorDescription } from './tensor.js';
 import { integerBetween, invalid, nonEmptyString, object, oneOf, validateFeeds } from './validate.js';
@@ -51,19 +51,14 @@ export class OnnxSession {
 
   /** `model`: the ONNX file's path, or the model itself (bytes, e.g. a graph rewritten at load; copied). */
   static async create(model: string | Uint8Array, options: OnnxSessionOptions = {}): Promise<OnnxSession> {
-    const callSite = captureCallSite();
     const o = object('options', options);
     const settings = {
       executionProvider: oneOf('executionProvider', o.executionProvider ?? 'cpu', ['cpu', 'cuda'] as const),
       ...(o.intraOpThreads !== undefined && { intraOpThreads: integerBetween('intraOpThreads', o.intraOpThreads, 0, 256) }),
       ...(o.interOpThreads !== undefined && { interOpThreads: integerBetween('interOpThreads', o.interOpThreads, 0, 256) }),
     };
-    try {
-      const source = model instanceof Uint8Array && model.length > 0 ? model : nonEmptyString('path', model);
-      return new OnnxSession(await native().OnnxSession.create(source, settings));
-    } catch (error) {
-      throw fromNative(error, callSite, 'SAWT_ENGINE_ONNX');
-    }
+    return new OnnxSession(await callNative(captureCallSite(), 'SAWT_ENGINE_ONNX', () =>
+      native().OnnxSession.create(model instanceof Uint8Array && model.length > 0 ? model : nonEmptyString('path', model), settings)));
   }
 
   get inputNames(): readonly string[] { return this.#native.inputNames; }
@@ -79,7 +74,6 @@ export class OnnxSession {
    * of its own and takes none of the run slots live requests use (native/onnx_runs.h).
    */
   async run(feeds: Record<string, Tensor>, outputNames?: string[], options: { background?: boolean } = {}): Promise<Record<string, Tensor>> {
-    const callSite = captureCallSite();
     if (this.#released) throw new EngineError('SAWT_ENGINE_INVALID_ARGUMENT', 'This OnnxSession has been released');
     const checked = validateFeeds(feeds, this.inputs);
     if (outputNames !== undefined) {
@@ -88,11 +82,7 @@ export class OnnxSession {
       }
       for (const name of outputNames) oneOf('outputNames[]', name, this.outputNames);
     }
-    try {
-      return await this.#native.run(checked, outputNames, options.background === true);
-    } catch (error) {
-      throw fromNative(error, callSite, 'SAWT_ENGINE_ONNX');
-    }
+    return callNative(captureCallSite(), 'SAWT_ENGINE_ONNX', () => this.#native.run(checked, outputNames, options.background === true));
   }
 
   release(): void {

@@ -3,7 +3,7 @@
  * sentence per run (off the main thread, through the addon's bounded ONNX run queue), runs
  * cancelled by tag; and espeak-ng's IPA as Piper reads it.
  */
-import { captureCallSite, EngineError, fromNative } from './errors.js';
+import { callNative, captureCallSite, EngineError } from './errors.js';
 import { loadBinding } from './load.js';
 import { validatePiperRun } from './validate.js';
 
@@ -71,12 +71,7 @@ export class PiperSession {
 
   /** Rejects with SAWT_ENGINE_ONNX when the file is not a Piper voice (names what differs), SAWT_ENGINE_CUDA_UNAVAILABLE naming what is missing. */
   static async create(path: string, options: PiperSessionOptions = {}): Promise<PiperSession> {
-    const callSite = captureCallSite();
-    try {
-      return new PiperSession(await native().PiperSession.create(path, options));
-    } catch (error) {
-      throw fromNative(error, callSite, 'SAWT_ENGINE_ONNX');
-    }
+    return new PiperSession(await callNative(captureCallSite(), 'SAWT_ENGINE_ONNX', () => native().PiperSession.create(path, options)));
   }
 
   get inputNames(): readonly string[] { return this.#native.inputNames; }
@@ -85,14 +80,9 @@ export class PiperSession {
 
   /** One sentence; `ids` must not change until the promise settles. SAWT_ENGINE_CANCELLED after cancel(tag). */
   async synthesize(ids: BigInt64Array, options: NativePiperRunOptions): Promise<{ pcm: Int16Array; samples: number }> {
-    const callSite = captureCallSite();
     if (this.#released) throw new EngineError('SAWT_ENGINE_INVALID_ARGUMENT', 'This PiperSession has been released');
     validatePiperRun(ids, options);
-    try {
-      return await this.#native.synthesize(ids, options);
-    } catch (error) {
-      throw fromNative(error, callSite, 'SAWT_ENGINE_ONNX');
-    }
+    return callNative(captureCallSite(), 'SAWT_ENGINE_ONNX', () => this.#native.synthesize(ids, options));
   }
 
   /** Terminates the runs started with `tag`, queued or running. */
@@ -112,20 +102,10 @@ export class PiperSession {
 
 /** espeak-ng clause by clause, IPA without ties, as Piper calls it: [phonemes, text consumed]. */
 export async function ipaClauses(text: string, voice: string): Promise<Array<[string, string]>> {
-  const callSite = captureCallSite();
-  try {
-    return await native().piperClauses(text, voice);
-  } catch (error) {
-    throw fromNative(error, callSite, 'SAWT_ENGINE_ESPEAK');
-  }
+  return callNative(captureCallSite(), 'SAWT_ENGINE_ESPEAK', () => native().piperClauses(text, voice));
 }
 
 /** IPA of text that holds [[espeak mnemonics]] (from espeak's phoneme trace). */
 export async function phonemeInputIpa(text: string, voice: string): Promise<string> {
-  const callSite = captureCallSite();
-  try {
-    return await native().phonemeInputIpa(text, voice);
-  } catch (error) {
-    throw fromNative(error, callSite, 'SAWT_ENGINE_ESPEAK');
-  }
+  return callNative(captureCallSite(), 'SAWT_ENGINE_ESPEAK', () => native().phonemeInputIpa(text, voice));
 }

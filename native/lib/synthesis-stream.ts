@@ -1,11 +1,6 @@
-/**
- * SynthesisStream: a streaming synthesis job of the addon (espeak or HTS) as an object-mode Node
- * Readable of `{ pcm, info }` (SpeechChunk: PCM16LE mono and what the engine reports of it), with
- * backpressure wired to the native job (a consumer that stops reading makes synthesis wait;
- * destroying the stream cancels it). The stream ends after the last chunk.
- */
+/** A native synthesis job (espeak or HTS) as an object-mode Readable of `{ pcm, info }`; backpressure pauses the job, destroy cancels it. */
 import { Readable } from 'node:stream';
-import { fromNative, type CallSite } from './errors.js';
+import { callNativeSync, fromNative, type CallSite } from './errors.js';
 import { loadBinding } from './load.js';
 
 export interface WordTiming {
@@ -29,11 +24,7 @@ export interface NativeChunkInfo {
   words: WordTiming[];
 }
 
-/**
- * Called once per chunk (PCM16LE mono at sampleRate, an external Buffer), then
- * once with chunk = null and info.final = true; err is set on failure or, with
- * code SAWT_ENGINE_CANCELLED, after cancel().
- */
+/** Called per chunk (an external Buffer), then once with chunk null and info.final; err on failure or after cancel(). */
 export type SynthesisEventHandler = (err: NativeError | null, chunk: Buffer | null, info: NativeChunkInfo) => void;
 
 /** Credit-style flow control: the job waits between chunks while paused. */
@@ -76,13 +67,7 @@ export class SynthesisStream extends Readable {
     // Object mode counts chunks: one waiting chunk (a sentence, or chunkMs of audio) pauses the job.
     super({ objectMode: true, highWaterMark: 1 });
     this.sampleRate = options.sampleRate;
-    try {
-      this.#handle = create((err, chunk, info) =>
-        this.#onEvent(err, chunk, info, callSite),
-      );
-    } catch (error) {
-      throw fromNative(error, callSite, 'SAWT_ENGINE_INVALID_ARGUMENT');
-    }
+    this.#handle = callNativeSync(callSite, 'SAWT_ENGINE_INVALID_ARGUMENT', () => create((err, chunk, info) => this.#onEvent(err, chunk, info, callSite)));
   }
 
   #onEvent(err: NativeError | null, chunk: Buffer | null, info: NativeChunkInfo, callSite: CallSite): void {

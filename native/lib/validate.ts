@@ -27,8 +27,7 @@ function kindOf(value: unknown): string {
 }
 
 function show(value: unknown): string {
-  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
-  if (value === undefined || value === null) return String(value);
+  if (value === undefined || value === null || typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
   const text = inspect(value, { depth: 1, maxArrayLength: 5, maxStringLength: 40, breakLength: Infinity });
   const kind = Array.isArray(value) ? 'array' : ArrayBuffer.isView(value) ? value.constructor.name : typeof value;
   return `${text} of type ${kind}`;
@@ -132,10 +131,8 @@ export function validateSynthesisOptions(options: unknown): NativeSynthesisOptio
   };
 }
 
-export const SAMPLE_RATE_RANGE = { min: 1000, max: 384000 } as const;
-
 export function sampleRate(name: string, value: unknown): number {
-  return integerBetween(name, value, SAMPLE_RATE_RANGE.min, SAMPLE_RATE_RANGE.max);
+  return integerBetween(name, value, 1000, 384000);
 }
 
 export function int16Array(name: string, value: unknown): Int16Array {
@@ -143,26 +140,16 @@ export function int16Array(name: string, value: unknown): Int16Array {
   return value;
 }
 
-const TYPED_ARRAYS: Record<TensorType, { name: string; is: (v: unknown) => boolean }> = {
-  float32: { name: 'Float32Array', is: (v) => v instanceof Float32Array },
-  float64: { name: 'Float64Array', is: (v) => v instanceof Float64Array },
-  int64: { name: 'BigInt64Array', is: (v) => v instanceof BigInt64Array },
-  int32: { name: 'Int32Array', is: (v) => v instanceof Int32Array },
-  int16: { name: 'Int16Array', is: (v) => v instanceof Int16Array },
-  int8: { name: 'Int8Array', is: (v) => v instanceof Int8Array },
-  uint8: { name: 'Uint8Array', is: (v) => v instanceof Uint8Array },
-  bool: { name: 'Uint8Array', is: (v) => v instanceof Uint8Array },
+const TYPED_ARRAYS: Record<TensorType, abstract new (...args: never[]) => { length: number }> = {
+  float32: Float32Array, float64: Float64Array, int64: BigInt64Array, int32: Int32Array, int16: Int16Array, int8: Int8Array, uint8: Uint8Array, bool: Uint8Array,
 };
-
-export const TENSOR_TYPES = Object.keys(TYPED_ARRAYS) as TensorType[];
+const TENSOR_TYPES = Object.keys(TYPED_ARRAYS) as TensorType[];
 
 /** Checks feeds against the model's inputs: names, types, ranks, fixed dims, lengths. */
 export function validateFeeds(feeds: unknown, inputs: readonly TensorDescription[]): Record<string, Tensor> {
   const f = object('feeds', feeds);
   for (const name of Object.keys(f)) {
-    if (!inputs.some((i) => i.name === name)) {
-      throw invalid(`one of ${inputs.map((i) => i.name).join(', ')}`, 'a feed name', name);
-    }
+    if (!inputs.some((i) => i.name === name)) throw invalid(`one of ${inputs.map((i) => i.name).join(', ')}`, 'a feed name', name);
   }
   for (const input of inputs) {
     const at = `feeds[${JSON.stringify(input.name)}]`;
@@ -179,22 +166,15 @@ export function validateFeeds(feeds: unknown, inputs: readonly TensorDescription
       throw invalid(`dims matching [${input.dims.join(', ')}] (-1: any)`, `${at}.dims`, dims);
     }
     const expected = TYPED_ARRAYS[type];
-    if (!expected.is(feed.data)) throw invalid(`a ${expected.name}`, `${at}.data`, feed.data);
+    if (!(feed.data instanceof expected)) throw invalid(`a ${expected.name}`, `${at}.data`, feed.data);
     const count = (dims as number[]).reduce((a, b) => a * b, 1);
-    const length = (feed.data as { length: number }).length;
-    if (length !== count) {
-      throw invalid(`${count} elements (dims [${dims.join(', ')}])`, `${at}.data`, feed.data, `${length} elements`);
-    }
+    if (feed.data.length !== count) throw invalid(`${count} elements (dims [${dims.join(', ')}])`, `${at}.data`, feed.data, `${feed.data.length} elements`);
   }
   return f as Record<string, Tensor>;
 }
 
 const fail = (message: string): EngineError => new EngineError('SAWT_ENGINE_INVALID_ARGUMENT', message);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
-
-function optionalNumber(name: string, value: unknown, min: number, max: number): void {
-  if (value !== undefined) numberBetween(name, value, min, max);
-}
 
 const HTS_STREAMS = ['mgc', 'lf0', 'lpf'] as const;
 /** Bounds that keep frames × dim far from overflow (the addon checks them too: they guard its copies). */
@@ -264,7 +244,7 @@ export function validateHtsOptions(options: unknown, streaming: boolean): void {
   const controls: Array<[string, number, number]> = [['speed', 0.25, 4], ['halfTone', -24, 24], ['f0Spread', 0, 4], ['alpha', 0, 0.95], ['gvWeightLf0', 0, 4],
     ['gvWeightMgc', 0, 4], ['gainDb', -40, 12], ['postfilter', 0, 0.8], ['highpassHz', 0, 500], ['threads', 1, 64]];
   if (streaming) controls.push(['sampleRate', 8000, 48000], ['maxQueuedChunks', 1, 1024], ['chunkMs', 0, 60000], ['firstWindowFrames', 10, 100000], ['windowFrames', 10, 100000]);
-  for (const [name, min, max] of controls) optionalNumber(name, o[name], min, max);
+  for (const [name, min, max] of controls) if (o[name] !== undefined) numberBetween(name, o[name], min, max);
   // mgcOffset: at most 256 numbers, each within ±10 (a mel-cepstral EQ of tens of dB at most).
   if (o.mgcOffset !== undefined) {
     if (!Array.isArray(o.mgcOffset) || o.mgcOffset.length > 256) {
@@ -272,8 +252,7 @@ export function validateHtsOptions(options: unknown, streaming: boolean): void {
     }
     o.mgcOffset.forEach((x: unknown, i) => numberBetween(`mgcOffset[${i}]`, x, -10, 10));
   }
-  if (streaming && o.urgent !== undefined && typeof o.urgent !== 'boolean') throw fail(`Expected a boolean for urgent but received ${kindOf(o.urgent)}`);
-  if (streaming && o.background !== undefined && typeof o.background !== 'boolean') throw fail(`Expected a boolean for background but received ${kindOf(o.background)}`);
+  for (const k of streaming ? ['urgent', 'background'] : []) if (o[k] !== undefined && typeof o[k] !== 'boolean') throw fail(`Expected a boolean for ${k} but received ${kindOf(o[k])}`);
   if (streaming && (o.utterances === undefined) === (o.parameters === undefined)) {
     throw fail(`Expected exactly one of utterances (labels) and parameters (streams) for options but received ${o.utterances === undefined ? 'neither' : 'both'}`);
   }
@@ -307,10 +286,8 @@ export function validatePiperRun(ids: unknown, options: unknown): void {
   if (!(ids instanceof BigInt64Array) || ids.length === 0) throw fail('Expected a non-empty BigInt64Array of phoneme ids');
   if (!isObject(options)) throw fail('Expected an object for options');
   const o = options;
-  for (const [name, min, max] of [['noiseScale', 0, 10], ['lengthScale', 0.05, 20], ['noiseW', 0, 10], ['volume', 0, 1], ['tag', 0, 4294967295]] as const) {
-    optionalNumber(name, o[name], min, max);
-  }
-  for (const [name, min, max] of [['sid', 0, 2 ** 30], ['inRate', 8000, 192000], ['outRate', 8000, 192000], ['silenceMs', 0, 10000]] as const) {
-    if (o[name] !== undefined) integerBetween(name, o[name], min, max);
+  for (const [name, min, max, integer] of [['noiseScale', 0, 10], ['lengthScale', 0.05, 20], ['noiseW', 0, 10], ['volume', 0, 1], ['tag', 0, 4294967295],
+    ['sid', 0, 2 ** 30, true], ['inRate', 8000, 192000, true], ['outRate', 8000, 192000, true], ['silenceMs', 0, 10000, true]] as const) {
+    if (o[name] !== undefined) (integer ? integerBetween : numberBetween)(name, o[name], min, max);
   }
 }

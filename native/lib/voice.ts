@@ -2,7 +2,7 @@
  * Speaker analysis and voice conversion of the native addon (voice_analysis.cc).
  * analyzeVoice, convertVoice and trackF0 run on libuv's pool; matchSpectra is synchronous (cheap).
  */
-import { callNative, captureCallSite, fromNative } from './errors.js';
+import { callNative, callNativeSync, captureCallSite } from './errors.js';
 import { loadBinding } from './load.js';
 
 export interface VoiceAnalysis {
@@ -82,10 +82,5 @@ export function trackF0(pcm: Buffer | Int16Array, sampleRate: number): Promise<F
 }
 
 export function matchSpectra(ref: number[], base: number[], sampleRate: number): SpectralMatch {
-  const callSite = captureCallSite();
-  try {
-    return native().matchSpectra(ref, base, sampleRate);
-  } catch (error) {
-    throw fromNative(error, callSite, 'SAWT_ENGINE_INVALID_ARGUMENT');
-  }
+  return callNativeSync(captureCallSite(), 'SAWT_ENGINE_INVALID_ARGUMENT', () => native().matchSpectra(ref, base, sampleRate));
 }

@@ -1,32 +1,20 @@
-/**
- * Per-character timings of speech (the WebSocket's audio messages, the HTTP with-timestamps
- * routes): the one builder both transports use.
- */
+/** Per-character timings of speech: the one builder both transports use. */
 import type { Alignment } from '@sawt/protocol';
 import type { ChunkInfo } from './services/index.js';
 
 export type { Alignment };
 
 export interface AlignmentOptions {
-  /**
-   * true: the characters are the text exactly as sent (leading, trailing and repeated whitespace
-   * kept; words the engine never reported still appear, at the end of the audio with no duration
-   * once finish() is called), so all the takes joined give back the text. false (the WebSocket's
-   * default): the words separated by one space, a take never starting with one.
-   */
+  /** true: all takes joined give back the text exactly as sent; false (the WebSocket's default): words joined by one space. */
   exact?: boolean;
   /** Added to every time: audio a decoder plays before the first sample (an MP3 encoder's delay). */
   offsetMs?: number;
 }
 
 /**
- * Per-character timings for the chunks of one synthesis, from the start of its audio. The engine
- * reports word timings with each chunk (info.words: audioMs from the start of the chunk), each
- * naming the word of the text it reads (sourceWord), else matched in order to the
- * whitespace-separated words of the text. A word's duration (up to the next spoken word that reads
- * another word, or the chunk's end) is spread evenly over its characters; the whitespace before a
- * word starts with it and lasts 0 ms, as do words nothing was spoken for (a dash alone). Words the
- * engine never reported get no timings (exact: they come at the end, from finish()).
+ * Per-character timings for one synthesis from the engine's word timings: a word's duration (to the
+ * next spoken word, or the chunk's end) is spread evenly over its characters; the whitespace before it
+ * lasts 0 ms, as do words nothing was spoken for.
  */
 export class AlignmentBuilder {
   /** Each word with the whitespace before it. */
@@ -97,10 +85,7 @@ export class AlignmentBuilder {
     return a;
   }
 
-  /**
-   * Exact: once the audio ended, the characters not timed yet (words the engine did not report,
-   * trailing whitespace) at the end of the audio with no duration; then take(). Otherwise: take().
-   */
+  /** take(), after (exact) placing the characters not timed yet at the end of the audio with no duration. */
   finish(): Alignment | null {
     if (this.exact && !this.finished) {
       this.finished = true;

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { dirname } from 'node:path';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { pino } from 'pino';
 import { loadConfig, runtimeFromEnv, type SawtConfig } from './config.js';
@@ -54,14 +55,20 @@ export class SawtApp {
   async start(): Promise<void> {
     const swept = this.workDir.sweep();
     if (swept.length) this.logger.info({ folders: swept }, 'removed the temp folders of processes that are gone');
-    for (const lp of this.plugins) {
-      try {
-        await this.lifecycles.get(lp)?.start?.();
-        this.started.push(lp);
-      } catch (e) {
-        await this.stop();
-        throw new PluginError('SAWT_ERR_PLUGIN_START', `Plugin '${lp.plugin.id}' failed to start: ${(e as Error).message}`, lp.plugin.id, { cause: e });
-      }
+    try {
+      for (const lp of this.plugins) await this.startOne(lp);
+    } catch (e) {
+      await this.stop();
+      throw e;
+    }
+  }
+
+  private async startOne(lp: LoadedPlugin): Promise<void> {
+    try {
+      await this.lifecycles.get(lp)?.start?.();
+      this.started.push(lp);
+    } catch (e) {
+      throw new PluginError('SAWT_ERR_PLUGIN_START', `Plugin '${lp.plugin.id}' failed to start: ${(e as Error).message}`, lp.plugin.id, { cause: e });
     }
   }
 
@@ -72,15 +79,7 @@ export class SawtApp {
    */
   async migrate(): Promise<void> {
     try {
-      for (const lp of this.plugins) {
-        if (!lp.plugin.provides.some((r) => r.id === tokens.database.id)) continue;
-        try {
-          await this.lifecycles.get(lp)?.start?.();
-          this.started.push(lp);
-        } catch (e) {
-          throw new PluginError('SAWT_ERR_PLUGIN_START', `Plugin '${lp.plugin.id}' failed to start: ${(e as Error).message}`, lp.plugin.id, { cause: e });
-        }
-      }
+      for (const lp of this.plugins) if (lp.plugin.provides.some((r) => r.id === tokens.database.id)) await this.startOne(lp);
     } finally {
       await this.stop();
     }
@@ -119,10 +118,7 @@ export function createLogger(level = process.env.SAWT_LOG_LEVEL || 'info'): Logg
 /** Loads the configured plugins, validates and orders them, and runs every register(). */
 export async function createSawt(opts: CreateSawtOptions = {}): Promise<SawtApp> {
   const runtime: RuntimeSettings = { ...runtimeFromEnv(opts.env ?? process.env), ...opts.runtime };
-  if (opts.runtime?.configPath && !opts.runtime.configDir) {
-    const { dirname } = await import('node:path');
-    runtime.configDir = dirname(opts.runtime.configPath);
-  }
+  if (opts.runtime?.configPath && !opts.runtime.configDir) runtime.configDir = dirname(opts.runtime.configPath);
   const config = opts.config ?? loadConfig(runtime.configPath);
   const logger = opts.logger ?? createLogger();
   const container = rootContainer.createChildContainer();

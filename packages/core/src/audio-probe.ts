@@ -1,9 +1,4 @@
-/**
- * Probing (ffprobe) and decoding (ffmpeg) an upload whose format audio-sniff.ts
- * decided from its bytes: shared by every upload endpoint (denoise, voice preview,
- * voice cloning). Every call reads an AudioSource, so ffmpeg never picks a demuxer
- * or a protocol itself.
- */
+/** Probing and decoding an upload through its AudioSource (audio-sniff.ts): ffmpeg never picks a demuxer or protocol. */
 import { execFile, spawn } from 'node:child_process';
 import type { AudioSource } from './audio-sniff.js';
 import { errors } from './errors.js';
@@ -17,11 +12,7 @@ export interface AudioInfo {
   format: string;
 }
 
-/**
- * Probes an upload (read as its sniffed container only, see audio-sniff.ts): its
- * first audio stream, or a 40001 with `notAudioMessage`. The duration is what the
- * container or the stream declares (a header can lie: bill and cap by decoding).
- */
+/** An upload's first audio stream, or a 40001 with `notAudioMessage`; the duration is declared (bill and cap by decoding). */
 export function probeAudioFile(ffprobe: string, source: AudioSource, opts: { signal?: AbortSignal; notAudioMessage: string }): Promise<AudioInfo> {
   const { signal, notAudioMessage } = opts;
   return new Promise((resolve, reject) => {
@@ -51,13 +42,7 @@ export class AudioTooLong extends RangeError {
   }
 }
 
-/**
- * Decodes the first audio stream of `source` to PCM16LE mono at `sampleRate`
- * (ffmpeg stops after `maxSeconds` and a little: `-t`), keeping the first
- * `keepSeconds` (default all) in one buffer: memory is bounded by what is kept.
- * Rejects with AudioTooLong when the audio passes `maxSeconds`, or an Error when
- * ffmpeg fails.
- */
+/** Decodes `source` to PCM16LE mono, keeping the first `keepSeconds` (bounded memory); AudioTooLong past `maxSeconds`. */
 export function decodeAudioFile(ffmpeg: string, source: AudioSource, opts: { sampleRate: number; maxSeconds: number; keepSeconds?: number; signal?: AbortSignal }): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const max = Math.ceil(opts.maxSeconds * opts.sampleRate) * 2;
@@ -97,11 +82,7 @@ export function decodeAudioFile(ffmpeg: string, source: AudioSource, opts: { sam
   });
 }
 
-/**
- * Transcodes the first audio stream of `source` to a PCM16 mono WAV at `sampleRate`
- * in `output` (a plain 44-byte header: no metadata), keeping at most the first
- * `maxSeconds` (ffmpeg streams it: nothing is held in memory). Rejects when ffmpeg fails.
- */
+/** Transcodes `source` to a plain PCM16 mono WAV file `output`, at most `maxSeconds`, streamed by ffmpeg. */
 export function transcodeToWav(ffmpeg: string, source: AudioSource, output: string, opts: { sampleRate: number; maxSeconds: number }): Promise<void> {
   return new Promise((resolve, reject) => {
     const p = spawn(ffmpeg, ['-nostdin', '-v', 'error', '-y', ...source.inputArgs, '-map', '0:a:0', '-vn', '-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact', '-t', String(opts.maxSeconds), '-ac', '1', '-ar', String(opts.sampleRate), '-c:a', 'pcm_s16le', '-f', 'wav', output], { stdio: ['ignore', 'ignore', 'ignore'] });

@@ -1,16 +1,7 @@
 /**
- * What an uploaded file is, decided from its first bytes (never its name or declared
- * type), and the ffmpeg/ffprobe input arguments that read it as exactly that and
- * nothing else. The one place uploads are let into ffmpeg: the denoise, voice
- * preview and voice clone routes all go through `audioSource`.
- *
- * Only audio containers are recognised (WAV, MP3, FLAC, Ogg, WebM/Matroska,
- * M4A/MP4, ADTS AAC, AMR); each is handed to ffmpeg with its demuxer forced
- * (`-f`), that demuxer alone allowed (`-format_whitelist`) and the local file
- * protocol alone (`-protocol_whitelist file`), so ffmpeg never guesses a format:
- * no playlist (HLS/m3u8), concat, DASH, SDP, image or device demuxer can read an
- * upload, and no upload can make ffmpeg open another file or a URL. Headerless
- * PCM16 mono is accepted only where a route asks for it (the clone's voice_file).
+ * What an upload is, from its first bytes only, and the one way uploads reach ffmpeg (`audioSource`):
+ * its demuxer forced and alone allowed, local files only, so no playlist, concat or device demuxer can
+ * read an upload and none can make ffmpeg open another file or a URL.
  */
 import { open } from 'node:fs/promises';
 import { errors } from './errors.js';
@@ -128,11 +119,6 @@ export async function sniffAudioFile(path: string): Promise<AudioContainer | nul
   } finally {
     await fh.close();
   }
-}
-
-/** The container of a file's first bytes (no ID3v2 skipping: see sniffAudioFile). */
-export function sniffAudioHead(head: Buffer): AudioContainer | null {
-  return id3Length(head) ? null : containerAt(head);
 }
 
 /** ffmpeg input arguments that read `path` as `container` and nothing else. */

@@ -1,16 +1,10 @@
-/**
- * Time as the server reads it and waits on it: TTLs, rate windows, timeouts and the event loop's
- * turns. One interface, so that tests advance time (ManualClock) instead of waiting for it.
- */
+/** Time as the server reads and waits on it, one interface so that tests advance it (ManualClock). */
 export interface Clock {
   /** Wall time in ms since the epoch: what expiry dates and stored timestamps compare with. */
   now(): number;
   /** Monotonic ms for durations (budgets): never jumps with the wall clock. */
   monotonic(): number;
-  /**
-   * Calls `fn` once after `ms` (repeatedly with `every`); the returned function cancels it. A
-   * promise `fn` returns is awaited by ManualClock.advance, so a test knows the work is done.
-   */
+  /** Calls `fn` once after `ms` (repeatedly with `every`); returns the cancel. ManualClock.advance awaits `fn`'s promise. */
   after(ms: number, fn: () => unknown, opts?: { every?: boolean; unref?: boolean }): () => void;
   /** Calls `fn` in the event loop's next turn (its check phase: after the I/O callbacks due now). */
   nextTurn(fn: () => void): void;
@@ -36,10 +30,7 @@ interface Pending {
 /** Lets the promises settled by the callbacks just run go on (their continuations are microtasks). */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/**
- * A clock that moves only when told: `advance(ms)` fires the timers due meanwhile in order, and
- * `turn()` runs what waits for the next turn. Both then let the promises they settled go on.
- */
+/** A clock that moves only when told: `advance(ms)` fires due timers in order, `turn()` runs the next turn. */
 export class ManualClock implements Clock {
   #now: number;
   #mono = 0;
@@ -99,11 +90,7 @@ export class ManualClock implements Clock {
   }
 }
 
-/**
- * `work`'s value, or undefined once `ms` passed on `clock` without it (the work goes on; nobody
- * waits for it any more): waits bounded by a timeout, such as shutdown's grace or a freed slot's
- * acknowledgement.
- */
+/** `work`'s value, or undefined once `ms` passed on `clock` without it (the work goes on unwatched). */
 export function within<T>(work: Promise<T>, ms: number, clock: Clock = systemClock): Promise<T | undefined> {
   let cancel = () => {};
   const late = new Promise<undefined>((resolve) => (cancel = clock.after(ms, () => resolve(undefined), { unref: true })));

@@ -21,12 +21,8 @@ export interface SawtConfig {
 const DEFAULT_CONFIG = 'config/default.json';
 
 /**
- * Reads the runtime settings from the environment (README, "Operating it"). Paths not set
- * by the environment are relative to the working directory when it has a
- * `config/` folder (a checkout or a deployment directory), else to the
- * installation (so `sawt …` works the same from any directory). Without
- * SAWT_CONFIG, `config/default.json` is looked up in the working directory, then
- * in the installation; when neither exists, loading it fails naming both.
+ * The runtime settings from the environment. Unset paths are relative to the working directory when
+ * it has `config/`, else to the installation; so is `config/default.json` without SAWT_CONFIG.
  */
 export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd(), installDir = INSTALL_DIR): RuntimeSettings {
   const home = existsSync(path.join(cwd, 'config')) ? cwd : installDir;
@@ -61,11 +57,7 @@ export interface SawtConfigOverlay {
   plugins?: PluginEntry[];
 }
 
-/**
- * Reads a config file. A file with "extends" is an overlay: the config it names (read the same way,
- * so overlays can chain) with this file's plugins merged in (mergeConfig), e.g.
- * `{"extends": "default", "plugins": [{"resolve": "@sawt/plugin-billing", "options": {"defaultPlan": "free"}}]}`.
- */
+/** Reads a config file; one with "extends" is an overlay merged (mergeConfig) into the config it names. */
 export function loadConfig(configPath: string, seen: string[] = []): SawtConfig {
   const parsed = readConfigJson(configPath);
   if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && 'extends' in parsed) {
@@ -116,11 +108,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
 /** The keys that name the elements of a config array (models, voices): such arrays merge element by element. */
 const ELEMENT_KEYS = ['model_id', 'voice_id', 'id'];
 
-/**
- * Objects merged key by key (recursively); arrays of objects that all carry the same naming key
- * (model_id, voice_id, id) merged element by element (an element of a new name added at the end);
- * anything else (numbers, strings, other arrays, null) replaced by the overlay's.
- */
+/** Objects merged key by key, arrays of named objects (ELEMENT_KEYS) element by element; anything else replaced. */
 export function deepMerge(base: unknown, over: unknown): unknown {
   if (Array.isArray(base) && Array.isArray(over)) {
     const key = ELEMENT_KEYS.find((k) => [...base, ...over].every((e) => isPlainObject(e) && typeof e[k] === 'string'));
@@ -138,11 +126,7 @@ export function deepMerge(base: unknown, over: unknown): unknown {
   return out;
 }
 
-/**
- * A config with an overlay's plugins merged in: an overlay entry changes the base's entry of the same
- * `id` when it names one, else of the same `resolve` (options merged deeply, `enabled` replaced); an
- * entry that matches none is added at the end.
- */
+/** A config with an overlay's plugins merged in, matched by `id` else `resolve`; an unmatched entry is appended. */
 export function mergeConfig(base: SawtConfig, overlay: SawtConfigOverlay, overlayPath = 'overlay'): SawtConfig {
   const plugins = base.plugins.map((p) => structuredClone(p));
   (overlay.plugins ?? []).forEach((o, i) => {

@@ -1,16 +1,12 @@
 import type { ServerResponse } from 'node:http';
 
 /**
- * Whether a response's bytes all left this process. 'finish' says so; a socket
- * that closes right after the client read the last byte can be noticed before
- * the final write callback runs, so a response that was ended with nothing left
- * in its buffer counts as delivered too. Billing settles on true, releases on false.
+ * Whether a response's bytes all left this process (billing settles on true): a close can be noticed
+ * before the final write callback, so an ended response with nothing buffered counts too.
  */
 export function isDelivered(res: ServerResponse, sent?: { bytes: number; contentLength: number }): boolean {
   if (res.writableFinished || (res.writableEnded && res.writableLength === 0)) return true;
-  // With a Content-Length the client may close as soon as it has every byte,
-  // before the last write's 'end' reached the response: all bytes written and
-  // none left buffered is delivery too.
+  // With a Content-Length the client may close once it has every byte, before the response ended.
   return sent !== undefined && sent.bytes >= sent.contentLength && res.writableLength === 0;
 }
 
@@ -29,14 +25,9 @@ export function whenDelivered(res: ServerResponse): Promise<boolean> {
 }
 
 /**
- * What a synthesis cut short (client clear, disconnect, reset, the output cap) is charged: the
- * characters whose audio went out. The engine's word timings (each chunk's info.words, as the
- * WebSocket alignment uses them) place each word's start in the audio; each names the word of
- * the text it reads (sourceWord; a number read as several words starts at the first), else they
- * are matched in order to the whitespace-separated words of the text. The words that start before
- * the end of the delivered audio are charged whole (the word in progress is rounded up), with the
- * spaces between them; any delivered audio pays at least the first word. Without word timings the position comes
- * from the model's measured seconds per character, rounded up to the whole word the same way.
+ * What a synthesis cut short is charged: the words (by the engine's word timings, else the model's
+ * measured seconds per character) that start before the end of the delivered audio, whole, with the
+ * spaces between them; any delivered audio pays at least the first word.
  */
 export class DeliveryMeter {
   /** For each word of the trimmed text: billable characters up to its end, and before its start. */
@@ -82,23 +73,13 @@ export class DeliveryMeter {
   /** Billable characters for the first `deliveredSamples` samples of the audio (0 when none). */
   charsFor(deliveredSamples: number): number {
     if (deliveredSamples <= 0 || this.wordEnds.length === 0) return 0;
-    let words: number;
-    if (this.starts.length > 0) {
-      words = 0;
-      while (words < this.starts.length && this.starts[words]! < deliveredSamples) words++;
-    } else if (this.secondsPerChar) {
-      const chars = deliveredSamples / this.sampleRate / this.secondsPerChar;
-      words = 0;
-      while (words < this.wordStarts.length && this.wordStarts[words]! < chars) words++;
-    } else {
-      return this.totalChars; // no way to place the words: the whole text
-    }
+    if (this.starts.length === 0 && !this.secondsPerChar) return this.totalChars; // no way to place the words: the whole text
+    // Word starts in samples (the engine's timings), else in characters (the measured pace).
+    const [starts, end] = this.starts.length > 0 ? [this.starts, deliveredSamples] : [this.wordStarts, deliveredSamples / this.sampleRate / this.secondsPerChar!];
+    let words = 0;
+    while (words < starts.length && starts[words]! < end) words++;
     return this.wordEnds[Math.min(Math.max(words, 1), this.wordEnds.length) - 1]!;
   }
 }
 
-function codePoints(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
-}
+const codePoints = (s: string): number => [...s].length;

@@ -45,16 +45,12 @@ export function defineFields<const R extends FieldRules>(rules: R): R {
 
 import { MIN_CHARS, TEXT_TOO_SHORT_MESSAGE, meetsTextMinimum } from './text-rules.js';
 
-function rangeText(n: number): string {
-  return Number.isInteger(n) ? String(n) : String(n);
-}
-
 /** The message for a field that is missing or wrong, in the wording of the interface. */
 export function fieldMessage(name: string, rule: FieldRule): string {
   if (rule.message) return rule.message;
   switch (rule.type) {
     case 'number':
-      return `${name} must be a number between ${rangeText(rule.minimum)} and ${rangeText(rule.maximum)}`;
+      return `${name} must be a number between ${rule.minimum} and ${rule.maximum}`;
     case 'boolean':
       return `${name} must be a boolean`;
     case 'object':

@@ -1,11 +1,8 @@
 import { open } from 'node:fs/promises';
 
 /**
- * A streamed FLAC's STREAMINFO says 0 total samples (the encoder writes it before the audio), so a
- * player shows no duration. A spooled FLAC (an HTTP answer, a job's audio, `sawt say --out`) is
- * whole before it is sent: its total is the last frame's first sample plus that frame's block
- * size, written into STREAMINFO's 36-bit field (the MD5 stays zero: "not computed"). The last
- * frame is the one whose CRC-16 ends the file.
+ * A streamed FLAC's STREAMINFO says 0 total samples, so players show no duration: a spooled one gets
+ * its total (the last frame's, found by its CRC-16 ending the file) written into STREAMINFO.
  */
 export async function setFlacTotalSamples(file: string): Promise<void> {
   const fh = await open(file, 'r+');

@@ -1,10 +1,4 @@
-/**
- * The route contract for plugins: a plugin declares an HTTP route (scope, body or
- * upload rules, OpenAPI description) through `tokens.httpServer` and transport-http
- * gives it API-key authentication, the scope check, the key's rate limit, the
- * request id and the error shape ({errorCode, errorMessage} with x-request-id).
- * Types only (core needs no fastify).
- */
+/** The route contract for plugins: transport-http gives a declared route authentication, scopes, limits and the error shape. */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { SawtError, type ErrorKindName } from './errors.js';
 import type { FieldRules, FieldValues } from './fields.js';
@@ -70,10 +64,7 @@ export class UploadCutOff extends SawtError {
   }
 }
 
-/**
- * A route a plugin declares with `tokens.httpServer`'s `route()`. `B` and `U` are its body's and
- * upload's field rules: the handler's `request.body` and `upload().fields` are typed from them.
- */
+/** A route a plugin declares with `route()`; `B` and `U` (body and upload field rules) type the handler's input. */
 export interface PluginRoute<B extends FieldRules = FieldRules, U extends FieldRules = FieldRules> {
   method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
   /** Path below /api/v1, e.g. '/greetings/:name' (fastify syntax for parameters). */
@@ -89,10 +80,7 @@ export interface PluginRoute<B extends FieldRules = FieldRules, U extends FieldR
   parameters?: Array<Record<string, unknown>>;
   /** OpenAPI responses of success (and any error described the route's own way). */
   responses: Record<string, unknown>;
-  /**
-   * Further errors the handler may answer with, documented from the error table. Added
-   * without asking: 40101, 40302 and 42902 for a scoped route, 40001 for a body or upload.
-   */
+  /** Further errors the handler may answer with (40101, 40302, 42902 and 40001 are added as they apply). */
   errors?: ErrorKindName[];
 }
 
@@ -108,11 +96,7 @@ export interface RouteRequest<B extends FieldRules = FieldRules, U extends Field
   readonly headers: IncomingHttpHeaders;
   /** The Node request (its body is already read, except on upload routes). */
   readonly raw: IncomingMessage;
-  /**
-   * Reads the upload (routes with `upload` only): files streamed to work files that are
-   * removed when the handler's promise settles. Rejects with 40001 (not multipart, malformed,
-   * a file over the limit, a field against its rules) or UploadCutOff; no file remains then.
-   */
+  /** Reads the upload into work files removed when the handler settles; rejects with 40001 or UploadCutOff. */
   upload(): Promise<ReceivedUpload<U>>;
 }
 
@@ -134,9 +118,6 @@ export type RouteHandler<B extends FieldRules = FieldRules, U extends FieldRules
 
 /** The part of the HTTP server service plugins declare routes with. */
 export interface HttpRoutes {
-  /**
-   * Registers `route` (during register()) and describes it in the OpenAPI document.
-   * Throws when its scope is declared by no configured plugin.
-   */
+  /** Registers `route` (during register()) and documents it; throws when no plugin declares its scope. */
   route<const B extends FieldRules = Record<never, never>, const U extends FieldRules = Record<never, never>>(route: PluginRoute<B, U>, handler: RouteHandler<B, U>): void;
 }

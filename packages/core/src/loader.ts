@@ -21,12 +21,7 @@ const isPath = (spec: string) => spec.startsWith('.') || spec.startsWith('/');
 /** Imports one configured plugin, telling "not installed" apart from "its own dependency is missing". */
 export async function importPlugin(entry: PluginEntry, configDir: string): Promise<{ plugin: SawtPlugin<any>; source: string }> {
   const spec = entry.resolve;
-  let url: string;
-  if (isPath(spec)) {
-    url = pathToFileURL(path.resolve(configDir, spec)).href;
-  } else {
-    url = resolvePackage(spec, configDir);
-  }
+  const url = isPath(spec) ? pathToFileURL(path.resolve(configDir, spec)).href : resolvePackage(spec, configDir);
   let mod: { default?: unknown };
   try {
     mod = await import(url);
@@ -147,18 +142,11 @@ export function orderPlugins(plugins: LoadedPlugin[], coreServices: ServiceRef<u
   }
   const deps = new Map<LoadedPlugin, LoadedPlugin[]>();
   for (const lp of plugins) {
-    const list: LoadedPlugin[] = [];
     const { needs, wants } = declaredNeeds(lp.plugin);
     for (const ref of needs) {
-      const p = provider.get(ref.id);
-      if (!p) throw new PluginError('SAWT_ERR_PLUGIN_MISSING_PROVIDER', `Plugin '${lp.plugin.id}' needs service '${ref.id}', but no configured plugin provides it`, lp.plugin.id);
-      if (p !== 'core' && p !== lp) list.push(p);
+      if (!provider.has(ref.id)) throw new PluginError('SAWT_ERR_PLUGIN_MISSING_PROVIDER', `Plugin '${lp.plugin.id}' needs service '${ref.id}', but no configured plugin provides it`, lp.plugin.id);
     }
-    for (const ref of wants) {
-      const p = provider.get(ref.id);
-      if (p && p !== 'core' && p !== lp) list.push(p);
-    }
-    deps.set(lp, list);
+    deps.set(lp, [...needs, ...wants].map((ref) => provider.get(ref.id)).filter((p): p is LoadedPlugin => p !== undefined && p !== 'core' && p !== lp));
   }
   const order: LoadedPlugin[] = [];
   const state = new Map<LoadedPlugin, 'visiting' | 'done'>();

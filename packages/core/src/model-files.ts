@@ -1,8 +1,5 @@
-// Where model files are found. Each file (a path relative to the models layout,
-// e.g. `hts/ara_norm_ziad/ara_norm_ziad_hts.htsvoice`) is looked up on its own:
-// first in SAWT_MODELS_DIR (the operator's files, where `sawt models pull` writes),
-// then in the `models/` folder bundled with the installation. A new user needs no
-// configuration; an operator overrides any single file by placing it in SAWT_MODELS_DIR.
+// Where model files are found: each file first in SAWT_MODELS_DIR (the operator's, overriding any
+// single file), then in the installation's bundled `models/`.
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

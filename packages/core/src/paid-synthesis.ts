@@ -44,10 +44,7 @@ export interface PaidSynthesisRequest {
   startedAt?: number;
   /** Starts the audio instead of the synthesizer (e.g. a voice preview); the voice is then not looked up. */
   start?: (model: ModelInfo) => Promise<SpeechStream>;
-  /**
-   * The longest audio this request may produce (seconds): a text whose estimate (characters × the
-   * model's measured seconds per character ÷ speed) passes it is refused up front with 400 / 40001.
-   */
+  /** The longest audio this request may produce (seconds): a longer estimate is refused up front (400 / 40001). */
   maxOutputSeconds?: number;
 }
 
@@ -61,11 +58,7 @@ export type CutBy = 'client clear' | 'client disconnected' | 'client not reading
 
 /** The admission of a started paid synthesis. */
 export interface PaidAdmission extends Admission {
-  /**
-   * Closes a synthesis cut short after `deliveredSamples` samples of its audio were handed to the
-   * socket: charges the characters whose audio went out, rounded up to the whole word
-   * (DeliveryMeter), with a ledger note naming who cut it; releases when no audio went out.
-   */
+  /** Closes a synthesis cut short: charges the characters whose audio went out (whole words), or releases. */
   settleCut(deliveredSamples: number, cutBy: CutBy): Promise<void>;
 }
 
@@ -79,11 +72,7 @@ export async function resolveModelFor(services: Pick<PaidSynthesisServices, 'mod
   return model;
 }
 
-/**
- * Checks the voice exists for the account (40401) and speaks on `model` (40401 naming the model's
- * voices), before any money or slot is taken. A voice that lists no models (a cloned voice) is
- * left to the engine, which knows the voice's base.
- */
+/** Checks the voice exists for the account and speaks on `model` (40401s); a cloned voice is left to the engine. */
 export async function resolveVoiceFor(services: Pick<PaidSynthesisServices, 'voices'>, auth: AuthContext, voiceId: string, model: ModelInfo): Promise<VoiceInfo> {
   const voice = await services.voices.get(voiceId, auth.account.id);
   if (!voice) throw errors.voiceNotFound(voiceId);
@@ -97,12 +86,7 @@ export async function resolveVoiceFor(services: Pick<PaidSynthesisServices, 'voi
 /** What preparePaidSpeech reads of a request. */
 export type PaidSpeechText = Pick<PaidSynthesisRequest, 'auth' | 'modelId' | 'text' | 'textType' | 'dictionaryLocators' | 'speed' | 'textRule' | 'transport'>;
 
-/**
- * The request's text made ready, with no money taken: the model (404/403), then the engine's
- * preparation (SpeechSynthesizer.prepare: SSML, <break> in plain text, dictionaries; its
- * 400s and 404s). A synthesizer without prepare bills the text as written and refuses SSML and
- * dictionary locators (400 / 40001: never a silent no-op).
- */
+/** The request's text made ready, no money taken; without SpeechSynthesizer.prepare, SSML and locators are a 400. */
 export async function preparePaidSpeech(services: Pick<PaidSynthesisServices, 'models' | 'accounts' | 'synthesizer'>, req: PaidSpeechText, model?: ModelInfo): Promise<{ model: ModelInfo; prepared: PreparedSpeech }> {
   const resolved = model ?? (await resolveModelFor(services, req.auth, req.modelId));
   const textRule = req.textRule ?? req.transport !== 'ws';
@@ -121,11 +105,8 @@ export async function preparePaidSpeech(services: Pick<PaidSynthesisServices, 'm
 }
 
 /**
- * The one path from an authenticated request to audio: model (404/403), voice
- * (404), the text's preparation (SSML, dictionaries: 400/404), admission (quota
- * 42903, concurrency 42901, money 40201), then the synthesis stream. The caller settles the admission when the audio reached the
- * client and releases it on any failure; if starting synthesis fails here, the
- * admission is released before the error propagates.
+ * The one path from an authenticated request to audio: model, voice, text, admission, then the stream.
+ * The caller settles the admission once the audio reached the client and releases it on any failure.
  */
 export async function startPaidSynthesis(services: PaidSynthesisServices, req: PaidSynthesisRequest): Promise<{ stream: SpeechStream; admission: PaidAdmission; model: ModelInfo; chars: number; billableText: string }> {
   const model = await resolveModelFor(services, req.auth, req.modelId);
@@ -182,10 +163,7 @@ export async function startPaidSynthesis(services: PaidSynthesisServices, req: P
   }
 }
 
-/**
- * What the paid path watches of a synthesis from the moment its stream exists (it may start
- * generating while the admission is on its way): samples, first chunk, end.
- */
+/** What the paid path watches of a synthesis from the moment its stream exists: samples, first chunk, end. */
 class SynthesisWatch {
   readonly startedAt = performance.now();
   samples = 0;
@@ -210,11 +188,7 @@ class SynthesisWatch {
   }
 }
 
-/**
- * The admission of a started synthesis, observed: its first chunk (once the admission is granted:
- * nothing is sent before) gives the first-audio latency; settling it (the audio reached the
- * client) records the real-time factor and writes the "synthesis delivered" log line.
- */
+/** The admission, observed: first-audio latency, and at settle the real-time factor and "synthesis delivered" log. */
 function observed(services: PaidSynthesisServices, req: PaidSynthesisRequest, watch: SynthesisWatch, run: { admission: Admission; model: ModelInfo; chars: number }): PaidAdmission {
   const { metrics, logger } = services;
   const transport = req.transport ?? 'http';
@@ -262,11 +236,7 @@ function observed(services: PaidSynthesisServices, req: PaidSynthesisRequest, wa
   return paid;
 }
 
-/**
- * Runs `start` after one turn of the event loop unless `admitting` was refused by then (null then).
- * Until the caller reads the stream, an engine failure stays on it (stream.errored; reading it
- * throws) instead of being an 'error' event nobody listens to.
- */
+/** Runs `start` after one turn unless `admitting` was refused by then; an engine failure stays on the stream until read. */
 async function startUnlessRefused(admitting: Promise<unknown>, start: () => Promise<SpeechStream>): Promise<SpeechStream | null> {
   let refused = false;
   admitting.catch(() => (refused = true));

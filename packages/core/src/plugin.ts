@@ -9,13 +9,8 @@ export type ServiceRefs = Record<string, ServiceRef<unknown>>;
 export type ResolvedServices<D> = { [K in keyof D]: D[K] extends ServiceRef<infer T> ? T : never };
 
 /**
- * What a plugin module's default export declares. Core orders plugins by what they
- * provide and need (deps), validates `options` against `configSchema` (JSON Schema),
- * calls every register() in order, then every start(); stop() runs in reverse.
- * A plugin names the services it needs once, in `deps` (and `optionalDeps`), and
- * register receives them resolved, as Backstage's `registerInit({ deps })` does.
- * State shared by register, start and stop belongs in register's closure:
- * register returns `{ start, stop }` (a PluginLifecycle).
+ * What a plugin module's default export declares. Core orders plugins by provides/deps, validates
+ * options, calls every register() (which receives `deps` resolved), then every start(); stop() in reverse.
  */
 export interface SawtPlugin<Options = Record<string, unknown>, Deps extends ServiceRefs = ServiceRefs, OptionalDeps extends ServiceRefs = ServiceRefs> {
   id: string;
@@ -27,10 +22,7 @@ export interface SawtPlugin<Options = Record<string, unknown>, Deps extends Serv
   optionalDeps?: OptionalDeps;
   /** JSON Schema of its options; defaults in it are applied. */
   configSchema?: Record<string, unknown>;
-  /**
-   * Scopes of the endpoints this plugin serves: an API key may be restricted to some of
-   * them (`endpoints`), and its routes name one (`route({ scope })`). Unique across plugins.
-   */
+  /** Scopes of the endpoints this plugin serves (API keys may be restricted to some); unique across plugins. */
   scopes?: ScopeDeclaration[];
   /** 'transport' plugins are skipped by admin commands that only need the data layer. */
   tags?: string[];
@@ -54,11 +46,7 @@ export interface PluginContext<Options> {
   readonly options: Options;
   readonly runtime: RuntimeSettings;
   readonly logger: Logger;
-  /**
-   * Typed lookup of a service registered by this or an earlier plugin. Only
-   * services the plugin declared (deps, optionalDeps, provides, or core's
-   * runtime and logger) can be asked for; any other is refused.
-   */
+  /** A service the plugin declared (deps, optionalDeps, provides or core's), registered by it or an earlier plugin. */
   get<T>(ref: ServiceRef<T>): T;
   /** Registers a service instance under a token this plugin declared in `provides`. */
   provide<T>(ref: ServiceRef<T>, value: T): void;
@@ -69,10 +57,7 @@ export interface PluginContext<Options> {
 type NoServices = Record<never, ServiceRef<unknown>>;
 type OptionsOf<Schema> = unknown extends Schema ? Record<string, unknown> : FromSchema<Schema>;
 
-/**
- * Identity helper that gives plugin authors type inference: the options' type from
- * `configSchema` (declared `as const`), the services register receives from `deps`.
- */
+/** Identity helper for type inference: options from `configSchema` (`as const`), register's services from `deps`. */
 export function definePlugin<Schema, Deps extends ServiceRefs = NoServices, OptionalDeps extends ServiceRefs = NoServices>(
   plugin: SawtPlugin<OptionsOf<Schema>, Deps, OptionalDeps> & { configSchema?: Schema },
 ): SawtPlugin<OptionsOf<Schema>, Deps, OptionalDeps> {

@@ -1,9 +1,4 @@
-/**
- * Who a running process is, as other processes sharing its database or data dir
- * see it: the node (machine) it runs on, its pid, and what tells a reused pid or
- * a rebooted machine apart. Leases (wallet reservations) and per-process folders
- * record it so that the survivors can tell a dead owner from a live one.
- */
+/** Who a running process is (node, pid, boot, start time), so survivors can tell a dead lease owner from a live one. */
 import { readFileSync } from 'node:fs';
 
 export interface ProcessOwner {
@@ -41,12 +36,7 @@ export function currentProcess(nodeId: string): ProcessOwner {
   return { nodeId, pid: process.pid, bootId: readBootId(), startTicks: startTicksOf(process.pid) };
 }
 
-/**
- * True only when `owner` certainly no longer runs: it ran on this node during this
- * boot and its pid is gone or now belongs to a later process. Anything uncertain
- * (another node, another boot, no /proc) is false: the caller then waits for the
- * owner's lease to expire instead.
- */
+/** True only when `owner` ran on this node and boot and its pid is gone or reused; uncertain is false (wait for the lease). */
 export function isLocalProcessGone(owner: ProcessOwner, self: ProcessOwner): boolean {
   if (owner.nodeId !== self.nodeId || owner.bootId === null || owner.bootId !== self.bootId) return false;
   if (owner.pid === self.pid) return owner.startTicks !== null && self.startTicks !== null && owner.startTicks !== self.startTicks;

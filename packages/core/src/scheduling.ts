@@ -1,11 +1,7 @@
 /**
- * The process's latency policy, in one place: who goes first (urgency), how long one stretch of the
- * JavaScript thread may serve many clients (the turn budget), who yields to a client still waiting
- * for its first audio, and when to let the event loop go round (nextTurn). Transports, the front
- * end and billing ask this module; none calls setImmediate or keeps a budget of its own. Only when
- * work happens changes, never what a client receives or its order within one stream.
- *
- * Where the turn budget is asked, and what one stretch held the thread before it was:
+ * The process's latency policy, in one place (urgency, the turn budget, yielding to first audio,
+ * nextTurn): it changes only when work happens, never what a client receives. Where the budget is
+ * asked, and what one stretch held the thread before:
  * - the front end, before each stage of a text and of each segment (grant): texts that arrive
  *   together (30 sessions flushing at once) ran all their stages in one turn (measured: 19 ms);
  * - Piper, before each chunk of a sentence (spend): a sentence comes whole from the model (seconds of
@@ -15,10 +11,7 @@
  */
 import { systemClock, type Clock } from './clock.js';
 
-/**
- * Which work goes first: a request's first segment is 'urgent' (its client hears nothing until it
- * is done), every later one is 'later' (its audio is due only after the first segment's has played).
- */
+/** A request's first segment is 'urgent' (nothing is heard before it); later ones are due after it played. */
 export type Urgency = 'urgent' | 'later';
 
 /** A model run's lane in a RunQueue: a live request's urgency, or work nobody waits to hear (a long-form job's). */
@@ -44,11 +37,8 @@ export function eachInTurns<T>(items: T[], step: (item: T, index: number) => voi
 }
 
 /**
- * A share of each turn of the event loop for work done on behalf of many clients at once. A step
- * that finds the current stretch of such work already longer than the budget waits for the next
- * turn, so timers, network reads and other requests' first steps run in between and no stretch of
- * the thread grows with the number of clients. One budget per process (turnBudget): every caller
- * counts against the same stretch.
+ * A share of each event-loop turn for work done for many clients at once: a step past the budget
+ * waits for the next turn, so no stretch of the thread grows with the number of clients.
  */
 export class TurnBudget {
   #stretchStart = -1;
@@ -68,11 +58,7 @@ export class TurnBudget {
     return now - this.#stretchStart < this.budgetMs ? null : nextTurn(this.clock);
   }
 
-  /**
-   * spend() asked again after each wait until a turn grants the step: null when it may run now;
-   * else a promise that resolves in the turn that granted it, before anything else runs there. Steps
-   * that waited all wake in the same turn, and after spend() alone they would all run there.
-   */
+  /** spend() asked again after each wait until a turn grants the step (waiters all wake in the same turn). */
   grant(): Promise<void> | null {
     const wait = this.spend();
     return wait && this.#granted(wait);
@@ -89,12 +75,7 @@ export class TurnBudget {
  */
 export const turnBudget = new TurnBudget(5);
 
-/**
- * Pieces waiting for their first audio, process-wide. A piece that is already sending audio
- * yields the thread before each further message while another piece still waits for its first
- * one: the waiting pieces' database round trips and front-end steps then run between those
- * messages instead of after all of them.
- */
+/** Pieces waiting for their first audio, process-wide: a piece already sending yields to them between messages. */
 export class FirstAudioWaits {
   #waiting = 0;
 

@@ -1,28 +1,11 @@
-/**
- * The contract of a speech back end: the one way a model enters Sawt. The engine plugin provides
- * the registry (tokens.speechBackends); its own espeak, HTS and Piper back ends register through
- * it as any plugin's do. A back end names the front-end output it reads, declares its models
- * (price per character) and voices, and yields the one audio stream (SpeechChunk). Its errors
- * become 500 / 50001 and a chunk that does not come in time 503 / 50001 (core's error table).
- */
+/** The contract of a speech back end, the one way a model enters Sawt (even the engine's own register through it). */
 import type { ModelInfo, SpeechChunk } from './services/index.js';
 import type { Urgency } from './scheduling.js';
 
-/**
- * The contract's version: a back end made for another one fails the boot, naming its plugin.
- * Fields added since version 1 was published are optional (pitchSemitones, rateRange): a back
- * end written before them keeps its meaning (it speaks at its voice's pitch, at rates 0.5–2).
- */
+/** The contract's version; a back end made for another fails the boot. Fields added since are optional. */
 export const SPEECH_BACKEND_CONTRACT = 1;
 
-/**
- * What a back end reads, per sentence, from the text front end (sherpa-onnx's OfflineTtsFrontend:
- * each model gets its ready input and never calls the front end):
- * - 'text': the sentence as the front end leaves it (normalized, diacritized when the model wants
- *   it, dialect rules applied as [[espeak-ng mnemonics]] passages);
- * - 'hts-labels': full-context labels of one utterance, with its words' spans;
- * - 'piper-phonemes': a piece's text with its espeak-ng IPA per sentence, for a Piper id map.
- */
+/** What a back end reads per sentence from the front end: text, HTS full-context labels, or Piper's IPA. */
 export type BackendInputKind = 'text' | 'hts-labels' | 'piper-phonemes';
 
 /** A model a back end brings (GET /models lists it; billing charges its price). */
@@ -62,10 +45,7 @@ export interface BackendSynthesis<Input, Voice = BackendVoice> {
   speed: number;
   /** 0–1 */
   stability: number;
-  /**
-   * Pitch shift in semitones (SSML <prosody pitch>, <emphasis>): 0 or absent, the voice's own
-   * pitch. A back end that cannot shift pitch speaks at the voice's pitch (Piper's do).
-   */
+  /** Pitch shift in semitones (0 or absent: the voice's own); a back end may ignore it (Piper's do). */
   pitchSemitones?: number;
   /** The rate the request wants; a back end with a `sampleRate` of its own yields that one (the engine resamples). */
   sampleRate: number;
@@ -88,19 +68,13 @@ export interface SpeechBackend<Input = unknown, Voice extends { voice_id: string
   readonly voices?: BackendVoice[];
   /** The one rate it yields, if it cannot make every output rate (8000, 16000, 22050, 24000). */
   readonly sampleRate?: number;
-  /**
-   * The speaking rates it renders (speed × SSML prosody rate; default 0.5 to 2): a request whose
-   * rate leaves them is a 400 naming them.
-   */
+  /** The speaking rates it renders (default 0.5 to 2); a rate outside them is a 400. */
   readonly rateRange?: { min: number; max: number };
   /** Longest wait for the next chunk before the synthesis fails with 503 (ms; default 30000). */
   readonly chunkTimeoutMs?: number;
   /** Whether `voice` carries what this back end needs to speak it (checked at boot). */
   acceptsVoice(voice: Voice): boolean;
-  /**
-   * The audio, chunk by chunk as it is generated (an async generator); `isLast` on the last chunk.
-   * Chunks' `info.segment` counts `job.sentences` from 0.
-   */
+  /** The audio, chunk by chunk as it is generated; `info.segment` counts `job.sentences` from 0. */
   synthesize(job: BackendSynthesis<Input, Voice>): AsyncIterable<SpeechChunk>;
 }
 

@@ -5,11 +5,8 @@ import type { SpeechChunk, SpeechStream } from './services/index.js';
 export type SpeechObserver = (chunk: SpeechChunk) => void;
 
 /**
- * The one speech stream: the chunks `produce` yields, pulled one at a time as the consumer reads
- * (backpressure reaches the producer, as an async generator gives it: no wake handshake).
- * Destroying the stream aborts `signal` at once (a producer cancels its native work there; the
- * generator itself may be waiting on that work) and returns the generator. Observers see each
- * chunk as it is generated, before the consumer reads it.
+ * The one speech stream: `produce`'s chunks pulled as the consumer reads; destroying it aborts `signal`
+ * at once (the generator may be waiting on native work) and returns the generator.
  */
 export class GeneratedSpeech extends Readable {
   readonly #abort = new AbortController();
@@ -72,10 +69,7 @@ export function speechStream(produce: (signal: AbortSignal) => AsyncIterable<Spe
   return new GeneratedSpeech(produce);
 }
 
-/**
- * `source`'s chunks, for a generator to pass on: destroying the consumer (aborting `signal`)
- * destroys `source`, so its native work stops at once.
- */
+/** `source`'s chunks, for a generator to pass on; aborting `signal` destroys `source`. */
 export function chunksOf(source: SpeechStream, signal: AbortSignal): AsyncIterable<SpeechChunk> {
   if (signal.aborted) source.destroy();
   else signal.addEventListener('abort', () => source.destroy(), { once: true });

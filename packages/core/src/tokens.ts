@@ -1,7 +1,4 @@
-/**
- * Typed service tokens: the one place where service identities are declared.
- * A plugin declares the tokens it provides and consumes; core checks them at boot.
- */
+/** Typed service tokens: the one place where service identities are declared. */
 import type * as S from './services/index.js';
 import type { HttpRoutes, ScopeRegistry } from './http-routes.js';
 
@@ -63,12 +60,7 @@ export interface HttpServerService extends HttpRoutes {
   readonly app: unknown;
   /** The Node http.Server, for upgrade handlers (WebSocket). */
   readonly server: import('node:http').Server;
-  /**
-   * The absolute URL clients reach this server at, without a trailing slash (e.g.
-   * "https://api.example.com" or "https://example.com/sawt"): transport-http's
-   * publicUrl option, else the scheme and host of `request` (a fastify request) as
-   * the client reached it. API paths (/api/v1/…) follow it.
-   */
+  /** The absolute URL clients reach this server at, no trailing slash: the publicUrl option, else from `request`. */
   publicOrigin(request: unknown): string;
   /** Declares a route for the OpenAPI document. */
   describe(route: S.HttpRouteSpec): void;

@@ -1,9 +1,6 @@
 /**
- * One temporary folder per process for uploads, spooled audio and work files:
- * `<SAWT_DATA_DIR>/tmp/<pid>-<random>/`, with an `owner.json` naming the process
- * (process-identity). The folder is removed when the app stops; folders whose
- * owner certainly no longer runs (a killed process) are swept when another
- * process on the same data dir starts. Nothing else of Sawt writes temp files.
+ * One temporary folder per process (`<SAWT_DATA_DIR>/tmp/<pid>-<random>/`, with an `owner.json`), removed
+ * at stop; a dead owner's folders are swept when another process starts. Nothing else writes temp files.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -55,11 +52,7 @@ export class ProcessWorkDir implements WorkDir {
     if (dir) await rm(dir, { recursive: true, force: true }).catch(() => {});
   }
 
-  /**
-   * Removes the folders under the base whose owner process is gone (or that have
-   * no owner file and are old). Returns the folders removed. A live owner's
-   * folder, or one on another node or boot, is kept.
-   */
+  /** Removes (and returns) the folders whose owner is certainly gone, or that have no owner file and are old. */
   sweep(now = Date.now()): string[] {
     let names: string[];
     try {

@@ -26,12 +26,7 @@ export interface WalletReservation {
   readonly id: string;
   readonly accountId: string;
   readonly amount: number;
-  /**
-   * Charges `amount` (≤ reserved; default all of it) and frees the rest; the key's
-   * characters stay used. Idempotent. Conditional on the reservation still being
-   * open: a late settle after its lease was swept charges nothing (see Wallet). `note`
-   * describes a partial charge in the ledger.
-   */
+  /** Charges `amount` (≤ reserved; default all) and frees the rest. Idempotent; charges nothing once the lease was swept. */
   settle(amount?: number, note?: string): Promise<void>;
   /** Frees the reservation and gives the key's characters back. Idempotent; no-op after settle. */
   release(reason: string): Promise<void>;
@@ -46,39 +41,23 @@ export interface QuotaHold {
 export interface Wallet {
   balance(accountId: string): Promise<WalletBalance>;
   topUp(accountId: string, amountMicro: number, meta?: { requestId?: string; description?: string }): Promise<WalletBalance>;
-  /**
-   * Creates an account and its wallet with an opening balance (0 allowed) in one
-   * transaction: either both exist afterwards or neither.
-   */
+  /** Creates an account and its wallet with an opening balance, in one transaction. */
   openAccount(input: { name: string; plan: Plan; balanceMicro: number; description?: string }): Promise<{ account: Account; balance: WalletBalance }>;
   /**
-   * Atomically holds `amountMicro` and, with `quota`, the key's characters, in one
-   * transaction: throws SawtError 42903 when the quota would be passed, 40201 when
-   * the available balance is short. The reservation is leased to this process
-   * (owner + expiry, renewed by heartbeat); a dead owner's reservations are
-   * released by the survivors.
+   * Atomically holds `amountMicro` and the `quota` characters (42903, 40201). The reservation is leased
+   * to this process (renewed by heartbeat); a dead owner's are released by the survivors.
    */
   reserve(accountId: string, amountMicro: number, meta: { requestId: string; description?: string; quota?: QuotaHold }): Promise<WalletReservation>;
   /** Newest first. */
   ledger(accountId: string, opts?: { limit?: number }): Promise<LedgerEntry[]>;
-  /**
-   * Like reserve(), but the reservation belongs to durable work (a long-form job) rather than to
-   * this process: no lease owner, so no sweep releases it when a process dies and shutdown keeps it
-   * open; no concurrency slot. Whoever finishes the work, on any node, settles or releases it
-   * through reservation(id).
-   */
+  /** reserve() for durable work (a long-form job): no lease, no slot; whoever finishes it settles it via reservation(id). */
   reserveDurable(accountId: string, amountMicro: number, meta: { requestId: string; description?: string; quota?: QuotaHold }): Promise<WalletReservation>;
   /** A handle to the open reservation `id` (e.g. a durable one after a restart); null when it is closed or unknown. */
   reservation(id: string): Promise<WalletReservation | null>;
 }
 
 export interface ConcurrencySlot {
-  /**
-   * Gives the slot back. Resolves once whoever counts it (this process, the primary of
-   * `serve --workers`, Redis) has taken it off the count, so a request the client sends
-   * afterwards is not refused for it; never rejects (a lost release expires or dies with its
-   * holder). Idempotent.
-   */
+  /** Gives the slot back; resolves once the counter took it off, never rejects. Idempotent. */
   release(): Promise<void>;
 }
 
@@ -93,10 +72,7 @@ export interface RateLimiter {
   hit(keyId: string): Promise<void>;
 }
 
-/**
- * Limits shared by every node of a cluster (the Redis plugin): billing uses these
- * instead of its in-process limiter and counter when a plugin provides them.
- */
+/** Limits shared by every node of a cluster (the Redis plugin), used instead of billing's in-process ones. */
 export interface SharedLimits {
   /** The plan concurrency limiter: slots are leases that a dead node's heartbeat stops renewing. */
   readonly concurrency: ConcurrencyLimiter;
@@ -104,11 +80,6 @@ export interface SharedLimits {
   rateLimiter(settings: { windowMs: number; max: number }): RateLimiter;
 }
 
-/**
- * The per-key character quota (api_keys.used_chars, owned by auth). Both calls run
- * inside the caller's transaction (`trx`, the wallet's reservation), so characters
- * are taken and given back together with the money they pay for.
- */
 /** A key's characters as a transaction that holds its row sees them. */
 export interface KeyUsage {
   /** null: the key has no quota (usage is still counted). */
@@ -116,16 +87,13 @@ export interface KeyUsage {
   usedChars: number;
 }
 
+/** The per-key character quota (owned by auth), taken inside the wallet's transaction `trx`. */
 export interface CharacterQuota {
   /** Takes `chars` in one conditional write; throws SawtError 42903 when it would pass the quota, 40101 for a deleted key. */
   take(trx: Knex, keyId: string, chars: number): Promise<void>;
   /** Gives `chars` back (never below zero). */
   giveBack(trx: Knex, keyId: string, chars: number): Promise<void>;
-  /**
-   * Locks the keys' rows until `trx` ends and reads their usage (deleted keys are absent), for a
-   * caller that checks several takes at once and then writes them with addUsage in the same
-   * transaction. Rows are locked in id order, so two such transactions cannot deadlock.
-   */
+  /** Locks the keys' rows (in id order: no deadlock) until `trx` ends and reads their usage (deleted keys absent). */
   lockUsage(trx: Knex, keyIds: string[]): Promise<Map<string, KeyUsage>>;
   /** Adds characters to each key's usage (checked with lockUsage in the same transaction). */
   addUsage(trx: Knex, chars: Map<string, number>): Promise<void>;
@@ -135,33 +103,18 @@ export interface CharacterQuota {
 export interface Admission {
   readonly requestId: string;
   readonly costMicro: number;
-  /**
-   * Charge the reservation (default: the full cost) and free the slot. Idempotent. `note`, with a
-   * partial charge, goes into the ledger (e.g. who cut the stream).
-   */
+  /** Charge the reservation (default: the full cost) and free the slot. Idempotent. */
   settle(costMicro?: number, note?: string): Promise<void>;
-  /**
-   * Frees the concurrency slot now, before the money is settled: a transport calls it before it
-   * writes the last bytes of a response, so that a request the client sends once it has them is
-   * never refused for concurrency. Resolves once the limiter acknowledged. Idempotent.
-   */
+  /** Frees the slot before the last bytes go out, so the client's next request is not refused for it. Idempotent. */
   freeSlot(): Promise<void>;
   /** Free everything without charging. Idempotent; no-op after settle. */
   release(reason: string): Promise<void>;
 }
 
 export interface AdmissionControl {
-  /**
-   * Admits a synthesis of `chars` characters costing `costMicro`: checks the key's
-   * quota (42903), the plan's concurrency (42901) and reserves the money (40201),
-   * undoing what it took if a later step fails.
-   */
+  /** Checks quota (42903) and concurrency (42901) and reserves the money (40201), undoing all on a failure. */
   admit(input: { auth: AuthContext; requestId: string; chars: number; costMicro: number; description: string; concurrency?: boolean }): Promise<Admission>;
-  /**
-   * Takes only the plan's concurrency slot (42901), for work that must hold it before it
-   * knows its price (uploads: the slot comes before any decoding; the money follows with
-   * admit({ concurrency: false })). The caller releases the slot when the work ends.
-   */
+  /** Takes only the concurrency slot (42901), for work that holds it before it knows its price (uploads). */
   holdSlot(auth: AuthContext): Promise<ConcurrencySlot>;
   /** Releases every open admission (graceful shutdown). */
   releaseAll(reason: string): Promise<void>;

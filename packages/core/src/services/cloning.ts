@@ -22,10 +22,8 @@ export interface VoiceCloning {
   /** Remembers the settings of a preview of a reference (by its sha256) so that cloning it keeps them. */
   rememberPreview(input: { accountId: string; referenceSha256: string; similarity: number; speed: number }): Promise<void>;
   /**
-   * Stores the voice (profile, reference bytes, sample audio: `samplePcm`, PCM16 mono 24 kHz, or
-   * `sampleFile`, a WAV of it streamed from disk) and returns its record with a relative sample_url.
-   * With `limit`, the account's count and the insert are one atomic step (the account's row is
-   * locked): an account already holding `limit.max` clones gets `limit.refuse(held)` thrown.
+   * Stores the voice and its sample (PCM16 mono 24 kHz, or a WAV file) and returns its record. With
+   * `limit`, counting and inserting are atomic: an account holding `limit.max` clones gets `limit.refuse(held)`.
    */
   create(input: {
     accountId: string; modelId: string; name: string; description: string | null; gender: string | null; age: string | null;
@@ -33,10 +31,7 @@ export interface VoiceCloning {
     profile: VoiceProfile; referenceFile: string; referenceSha256: string; samplePcm?: Buffer; sampleFile?: string;
     limit?: { max: number; refuse: (held: number) => Error };
   }): Promise<ClonedVoiceRecord>;
-  /**
-   * The stored sample of a cloned voice as WAV, or null when `voiceId` is no cloned voice
-   * (or, with `accountId`, none of that account's).
-   */
+  /** The stored sample of a cloned voice as WAV; null when it is none (of `accountId`'s). */
   sampleWav(voiceId: string, accountId?: string): Promise<Buffer | null>;
   /** Whether `voiceId` names a cloned voice (of any account): its sample is then private. */
   isCloneId(voiceId: string): boolean;

@@ -12,10 +12,7 @@ export interface ModelInfo {
   /** Decimal cost per character, as configured. */
   cost_per_char: number;
   costPerCharMicro: number;
-  /**
-   * Seconds of audio per billable character at speed 1.0, as measured for the model (catalog
-   * `seconds_per_char`); null: not measured. A text whose estimate passes the output cap is refused up front.
-   */
+  /** Measured seconds of audio per billable character at speed 1.0 (the output cap's estimate); null: not measured. */
   secondsPerChar?: number | null;
   /** 'public': every account; 'granted': only accounts granted it. */
   access: 'public' | 'granted';
@@ -38,11 +35,7 @@ export interface ModelDownload {
 export const VOICE_GENDERS = ['male', 'female'] as const;
 export const VOICE_AGES = ['middle', 'elderly'] as const;
 export const VOICE_TYPES = ['neural'] as const;
-/**
- * A named set of model files: a catalog model or a part of the front end (the
- * diacritizer). `sawt models pull NAME` fetches its downloads; `sawt models verify`
- * checks every installed file against their sha256.
- */
+/** A named set of model files (a catalog model or a front-end part), for `sawt models pull` and `verify`. */
 export interface ModelPart {
   name: string;
   /** Files the part needs (models layout). */
@@ -96,17 +89,9 @@ export interface SynthesisRequest {
   /** The model and voice as the paid path resolved them (the engine then looks neither up again). */
   model?: ModelInfo;
   voice?: VoiceInfo;
-  /**
-   * What to read, as SpeechSynthesizer.prepare made it of the request's text (SSML, <break> in plain
-   * text, dictionary rules): the engine reads these steps instead of `text` (which then is the
-   * spoken text, for logs). Absent: `text` is read as plain text.
-   */
+  /** What to read, as SpeechSynthesizer.prepare made it; `text` is then only for logs. Absent: `text` is read as plain text. */
   steps?: SpeechStep[];
-  /**
-   * Work nobody is waiting to hear (a long-form job's part): none of its steps is urgent, so live
-   * requests' first audio goes first in every native pool (phonemize, diacritizer runs, espeak,
-   * HTS, ONNX).
-   */
+  /** Work nobody is waiting to hear (a long-form job's part): live requests go first in every native pool. */
   background?: boolean;
 }
 
@@ -127,10 +112,7 @@ export interface SpeechProsody {
 export type SpeechStep =
   | {
     kind: 'speak'; text: string; prosody: SpeechProsody; /** xml:lang; null: the voice's language. */ lang: string | null;
-    /**
-     * Marks inside the text, in order: each reached where the word at index `words` (counted on the
-     * text's white space) starts in the audio (the engine's word timings), or at the step's end.
-     */
+    /** Marks inside the text, each reached where its word (by index on white space) starts in the audio, or at the end. */
     marks?: Array<{ name: string; words: number }>;
   }
   | { kind: 'pause'; ms: number }
@@ -179,11 +161,7 @@ export interface WordTiming {
   length: number;
   /** When the word starts, in ms from the start of the chunk that carries it. */
   audioMs: number;
-  /**
-   * The word of the request's text (its whitespace-separated words, from 0) this spoken word
-   * reads: a number, a date or an abbreviation is read as several words, a dash alone as none.
-   * Absent: the spoken words are matched to the text's words in order.
-   */
+  /** The request text's word (by index on white space) this spoken word reads; absent: matched in order. */
   sourceWord?: number;
 }
 
@@ -196,17 +174,11 @@ export interface ChunkInfo {
   /** Samples in the chunk (pcm.length / 2). */
   samples: number;
   words: WordTiming[];
-  /**
-   * SSML marks reached by the end of this chunk's audio and not carried by an earlier chunk, in
-   * order (their timeMs counts from the start of the speech). Absent: none.
-   */
+  /** SSML marks reached by the end of this chunk's audio and not carried by an earlier one. */
   marks?: SpeechMark[];
 }
 
-/**
- * One chunk of a speech stream: PCM16LE mono, its rate, what the engine says of it and whether it
- * is the last (libpiper's piper_audio_chunk: audio and its metadata travel together).
- */
+/** One chunk of a speech stream: PCM16LE mono with its rate and metadata (as libpiper's piper_audio_chunk). */
 export interface SpeechChunk {
   pcm: Buffer;
   /** Rate of `pcm` in Hz (the request's output rate). */
@@ -216,28 +188,18 @@ export interface SpeechChunk {
   info: ChunkInfo;
 }
 
-/**
- * An object-mode stream of SpeechChunk, chunk by chunk as the audio is generated; its end is the
- * end of the speech. Destroying it cancels the synthesis. The engine's are GeneratedSpeech
- * (speech-stream.ts), which observers can watch.
- */
+/** An object-mode stream of SpeechChunk as the audio is generated; destroying it cancels the synthesis. */
 export type SpeechStream = Readable;
 
 export interface SpeechSynthesizer {
   /** Validates (40001/40401) and starts synthesis; audio flows as it is generated. */
   synthesize(request: SynthesisRequest): Promise<SpeechStream>;
   /**
-   * The request's text (SSML or plain), its dictionaries' rules and the model's limits → the
-   * spoken text billing counts and the steps synthesis reads. Every 400 (bad markup with its
-   * line:column, a phoneme the model cannot say, a rate or break out of range, text too short)
-   * and 404 (a dictionary) comes from here, before money is taken. Absent (a synthesizer that
-   * knows no markup): the paid path bills the text as written and refuses SSML and locators.
+   * The request's text → the spoken text billing counts and the steps synthesis reads; every 400 and
+   * 404 of the text comes from here, before money is taken. Absent: SSML and locators are refused.
    */
   prepare?(request: SpeechPreparation): Promise<PreparedSpeech>;
-  /**
-   * Hands the engine the account dictionaries (the dictionaries plugin calls it at its register:
-   * it registers after the engine and the transports, since it serves routes on HTTP).
-   */
+  /** Hands the engine the account dictionaries (the dictionaries plugin registers after it). */
   usePronunciationDictionaries?(dictionaries: PronunciationDictionaries): void;
 }
 
@@ -247,10 +209,7 @@ export type TextStageName = 'normalize' | 'diacritize' | 'phonemize';
 export interface TextPipelineOptions {
   /** Dialect whose lexicon and phoneme rules apply (e.g. 'egyptian'); null or absent: none. */
   dialect?: string | null;
-  /**
-   * The model whose phones 'phonemize' gives (a model_id): an HTS model gives its voice's phone
-   * names, space-separated, after the dialect's HTS rules; null or absent: espeak-ng mnemonics.
-   */
+  /** The model (model_id) whose phones 'phonemize' gives; null or absent: espeak-ng mnemonics. */
   model?: string | null;
   /** Read the text as SSML ('ssml') or plain text with <break> tags ('text'); absent: the text as given, no markup. */
   textType?: SpeechTextType;
@@ -258,11 +217,7 @@ export interface TextPipelineOptions {
   rules?: readonly PronunciationRule[];
 }
 
-/**
- * The text front end, stage by stage: each stage runs every stage before it.
- * 'phonemize' returns espeak-ng phoneme mnemonics in [[ ]] (after dialect rules), or with
- * `model` that model's phones.
- */
+/** The text front end, stage by stage: each stage runs every stage before it. */
 export interface TextPipeline {
   readonly stages: readonly TextStageName[];
   /** Dialects with a rules file. */

@@ -1,9 +1,4 @@
-/**
- * Service contracts. Plugins implement these and register them under the tokens
- * in tokens.ts; nothing else in the codebase reaches into another plugin's code.
- * PostgreSQL, Redis-backed limits and further transports arrive as new plugins
- * implementing the same contracts.
- */
+/** Service contracts: plugins implement these under the tokens of tokens.ts and reach no other plugin's code. */
 export * from './runtime.js';
 export * from './storage.js';
 export * from './auth.js';

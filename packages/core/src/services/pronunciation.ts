@@ -1,8 +1,4 @@
-/**
- * Pronunciation dictionaries owned by an account (plugin @sawt/plugin-dictionaries): a request
- * names up to three by locator; their rules apply to the request's text before normalization,
- * in the locators' order. The engine's front end applies them (frontend/ssml/pronunciations.ts).
- */
+/** An account's pronunciation dictionaries: a request names up to three, applied in order before normalization. */
 import { errors } from '../errors.js';
 
 export type PhoneticAlphabet = 'ipa' | 'x-sawt';
@@ -42,11 +38,7 @@ export const DICTIONARY_LOCATORS_SCHEMA = {
   },
 } as const;
 
-/**
- * A request's `pronunciation_dictionary_locators` checked: absent (undefined or null) or an array
- * of at most MAX_DICTIONARY_LOCATORS objects, each with a pronunciation_dictionary_id and an
- * optional string version_id; 400 / 40001 naming the fault. An empty array is none (undefined).
- */
+/** A request's `pronunciation_dictionary_locators` checked (400 / 40001 naming the fault); empty or absent: undefined. */
 export function parseDictionaryLocators(raw: unknown, field = 'pronunciation_dictionary_locators'): DictionaryLocator[] | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (!Array.isArray(raw)) throw errors.validation(`${field} must be an array of {pronunciation_dictionary_id, version_id?}`);
@@ -63,22 +55,10 @@ export function parseDictionaryLocators(raw: unknown, field = 'pronunciation_dic
 }
 
 export interface PronunciationDictionaries {
-  /**
-   * The rules of the dictionaries `locators` name, in locator order (earlier locators' rules
-   * first, so they win between rules for the same words). 404 / 40401 for a dictionary that is
-   * unknown, deleted or another account's, or a version it does not have; 400 / 40001 for more
-   * than MAX_DICTIONARY_LOCATORS locators or a malformed one.
-   */
+  /** The rules of the named dictionaries, earlier locators' first (they win); 404 / 40401 for one the account lacks. */
   resolveLocators(accountId: string, locators: readonly DictionaryLocator[]): Promise<PronunciationRule[]>;
-  /**
-   * resolveLocators, one entry per locator (same checks and errors): each version's id, which
-   * never changes its rules (a caller may keep what it builds of them: the engine's compiled
-   * matchers), and its rules, read when asked.
-   */
+  /** resolveLocators per locator: each version's id (its rules never change: cacheable) and its rules. */
   resolveVersions?(accountId: string, locators: readonly DictionaryLocator[]): Promise<ResolvedDictionaryVersion[]>;
-  /**
-   * The rules of a dictionary file (e.g. `sawt text --dictionary FILE`): a PLS 1.0 lexicon, or JSON
-   * `{rules: [...]}` or a rules array; the same checks as the routes (400 / 40001 naming the fault).
-   */
+  /** The rules of a dictionary file (PLS 1.0, `{rules: [...]}` or a rules array), checked as the routes do. */
   parseRulesFile(source: string): PronunciationRule[];
 }

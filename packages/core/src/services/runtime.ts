@@ -28,10 +28,7 @@ export interface MetricsGaugeReading {
   value: number;
 }
 
-/**
- * The service's Prometheus metrics (a core service, like the logger): transports
- * and plugins record what they see; GET /metrics renders it.
- */
+/** The service's Prometheus metrics: transports and plugins record, GET /metrics renders. */
 export interface Metrics {
   /** One answered HTTP request; `route` is the route template (e.g. /api/v1/text-to-speech/:model_id), never the raw path. */
   observeRequest(r: { method: string; route: string; status: number; seconds: number }): void;
@@ -48,10 +45,7 @@ export interface Metrics {
   render(): Promise<{ contentType: string; body: string }>;
 }
 
-/**
- * What the primary of `sawt serve --workers N` runs for its workers on a plugin's behalf
- * (billing: the one concurrency limiter and rate counter of the machine, when no Redis).
- */
+/** What the primary of `sawt serve --workers N` runs for its workers on a plugin's behalf (billing's limits). */
 export interface ClusterPrimaryDuty {
   /** Set in every worker's environment. */
   workerEnv: Record<string, string>;
