@@ -11,12 +11,7 @@ export interface OutputLimits {
   maxOutputSeconds: number;
 }
 
-/**
- * Sends synthesized audio in `format`, on sendPaid's money rules. Streaming sends the bytes as chunks arrive (a WAV starts with a
- * header of unknown length); non-streaming spools the whole file and sends it with Content-Length
- * (spooledAudio). Audio past maxOutputSeconds: 400 40001 naming the limit before the first byte, a
- * stream already under way is cut.
- */
+/** Sends synthesized audio in `format` (sendPaid): streamed as generated, or spooled whole and sent with Content-Length (spooledAudio). */
 export async function sendSynthesis(
   req: FastifyRequest,
   reply: FastifyReply,

@@ -1,8 +1,4 @@
-/**
- * Limits on what one client may hold of the HTTP server: how fast a request body must arrive, and
- * how many connections one address may keep open (counted over the whole server: the counts are
- * concurrency slots of tokens.concurrency, as the plans' request slots are).
- */
+/** Limits on what one client may hold of the HTTP server: the pace of a request body, and the connections of one address. */
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -16,17 +12,12 @@ export interface MinBodyRate {
   graceMs: number;
 }
 
-export const slowBody = (rate: MinBodyRate) =>
+const slowBody = (rate: MinBodyRate) =>
   new SawtError('requestTimeout', `The request body arrived too slowly: under ${rate.bytesPerSecond} bytes per second on average after the first ${rate.graceMs / 1000} s`);
 
 const CHECK_EVERY_MS = 500;
 
-/**
- * A request whose body has not arrived when the grace is over and has come in slower than
- * `rate` on average is answered 408 (40801) and its connection closed. Time during which the
- * server itself was not reading (the body waiting in the request stream's buffer) does not count
- * against the client.
- */
+/** A body slower than `rate` on average after the grace is answered 408 (40801) and closed; time the server was not reading does not count. */
 export function enforceMinBodyRate(app: FastifyInstance, rate: MinBodyRate, onCut: (req: FastifyRequest, e: SawtError) => void): void {
   if (rate.bytesPerSecond <= 0) return;
   app.addHook('onRequest', async (req) => {
@@ -60,15 +51,12 @@ export function enforceMinBodyRate(app: FastifyInstance, rate: MinBodyRate, onCu
   });
 }
 
-export const tooManyConnections = (max: number) =>
+const tooManyConnections = (max: number) =>
   new SawtError('concurrency', `Too many open HTTP connections from this address: at most ${max} at a time; close one before opening another`);
 
 /**
- * At most `max` open HTTP connections per client address over the whole server. Without a
- * trusted proxy (trustProxy false) the address is the connection's peer, counted from accept to
- * close; a connection over the cap is answered 429 (42901) and closed. With trustProxy set, the
- * peer is a proxy carrying many clients: each request in flight counts for its client's address
- * as fastify resolves it (req.ip, from X-Forwarded-For of a trusted proxy).
+ * At most `max` open HTTP connections per client address over the whole server (over it: 429, closed).
+ * Behind a trusted proxy (`perRequest`) each request in flight counts for its forwarded address (req.ip).
  */
 export function capConnectionsPerAddress(app: FastifyInstance, server: Server, opts: { max: number; perRequest: boolean }, limiter: ConcurrencyLimiter, logger: Logger): () => void {
   if (opts.max <= 0) return () => {};

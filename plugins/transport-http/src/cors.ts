@@ -17,11 +17,8 @@ export const corsSchema = {
 export type CorsOptions = FromSchema<typeof corsSchema>;
 
 /**
- * Cross-origin access for browser pages on the allowed origins (@fastify/cors): the allow headers
- * on every answer (errors and audio included, so a page can read errorCode), and preflight OPTIONS
- * answered 204 before routing. Other origins get no CORS headers, which browsers treat as a
- * refusal: their preflights too are answered 204, without them; requests without Origin are
- * unaffected.
+ * Cross-origin access for browser pages on the allowed origins: the allow headers on every answer (errors
+ * included), preflights answered 204 before routing; other origins get 204 without them (a refusal to browsers).
  */
 export function registerCors(app: FastifyInstance, opts: CorsOptions | undefined): void {
   const origins = new Set((opts?.origins ?? []).map((o) => o.replace(/\/+$/, '').toLowerCase()));

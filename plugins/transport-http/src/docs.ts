@@ -8,20 +8,10 @@ const require = createRequire(import.meta.url);
 const own = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../static/docs');
 const pkg = (name: string) => path.dirname(require.resolve(`${name}/package.json`));
 
-/**
- * The page may load and fetch only from this server (the bundles' own links to
- * validators, CDNs or fonts are refused by the browser). The AsyncAPI parser
- * compiles JSON schemas at run time, hence 'unsafe-eval'.
- */
+/** The page may load and fetch only from this server; the AsyncAPI parser compiles JSON schemas at run time, hence 'unsafe-eval'. */
 const CSP = "default-src 'self'; script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'self'; base-uri 'none'; form-action 'none'";
 
-/**
- * GET /docs: the API reference page (HTTP and WebSocket) and what it loads, through
- * @fastify/static: our page (index.html, docs.js, docs.css) and the renderers' prebuilt
- * browser bundles, Swagger UI (swagger-ui-dist, Apache-2.0) for the OpenAPI document and
- * the AsyncAPI React component's standalone bundle (Apache-2.0) for the WebSocket protocol.
- * Only the files named here are served.
- */
+/** GET /docs: the API reference page and the renderers' prebuilt bundles (Swagger UI, AsyncAPI React; Apache-2.0); only the files named here. */
 export function registerDocs(app: FastifyInstance): void {
   const trees = [
     { prefix: '/docs/', root: own, files: ['/index.html', '/docs.js', '/docs.css'] },

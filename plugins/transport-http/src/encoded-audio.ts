@@ -2,11 +2,6 @@ import { outputTooLong, turnBudget, type OutputFormatSpec, type SpeechChunk, typ
 import { AudioEncoder } from '@sawt/native';
 import { OutputCapped, type BodyPiece } from './paid-response.js';
 
-/** The encoder of a format: PCM16 at `inRate` in, the format's bytes (a WAV's PCM without its header) out. */
-export function formatEncoder(format: OutputFormatSpec, inRate: number): AudioEncoder {
-  return new AudioEncoder(format.codec === 'wav' ? 'pcm' : format.codec, inRate, format.sampleRate, format.bitrate ?? 0);
-}
-
 /** How much audio one response may hold. */
 export interface AudioLimits {
   /** Longest audio one request may produce (seconds): past it the audio throws OutputCapped. */
@@ -14,11 +9,9 @@ export interface AudioLimits {
 }
 
 /**
- * The speech in `format`, piece by piece as it is generated: each chunk resampled from its own rate
- * and encoded off the event loop (formatEncoder), `head` before the first bytes, the encoder's last bytes (maybe
- * none) the last piece; each piece carries the source samples it holds. The first piece goes as soon as the first
- * chunk is encoded (even empty: the headers go with it). A later chunk whose turn of the event loop
- * has used up the delivery budget waits for the next turn.
+ * The speech in `format` (a WAV's PCM without its header), piece by piece as it is generated, encoded
+ * off the event loop, `head` before the first bytes; each piece carries the source samples it holds.
+ * The first piece goes as soon as the first chunk is encoded (even empty: the headers go with it).
  */
 export async function* encodedAudio(stream: SpeechStream, format: OutputFormatSpec, limits: AudioLimits, opts: { head?: Buffer; onChunk?: (chunk: SpeechChunk) => void } = {}): AsyncGenerator<BodyPiece> {
   let head = opts.head ?? Buffer.alloc(0);
@@ -36,7 +29,7 @@ export async function* encodedAudio(stream: SpeechStream, format: OutputFormatSp
   try {
     for await (const chunk of stream as AsyncIterable<SpeechChunk>) {
       const { pcm, sampleRate } = chunk;
-      encoder ??= formatEncoder(format, sampleRate);
+      encoder ??= new AudioEncoder(format.codec === 'wav' ? 'pcm' : format.codec, sampleRate, format.sampleRate, format.bitrate ?? 0);
       if (encoder.samplesIn + pcm.length / 2 > Math.ceil(limits.maxOutputSeconds * sampleRate)) throw new OutputCapped(outputTooLong(limits.maxOutputSeconds));
       // The first audio of a response goes at once; later chunks share the turn (turnBudget).
       const later = first ? null : turnBudget.spend();

@@ -21,12 +21,7 @@ export interface Framing {
   onChunk?(chunk: SpeechChunk): void;
 }
 
-/**
- * Sends a paid synthesis in a text framing with per-character timings over `text` exactly as sent,
- * on sendPaid's money rules (a cut charged for the source samples of the pieces handed to the
- * response). The audio goes through the format's encoder (encodedAudio); times are shifted by the
- * format's played delay (playedDelayMs).
- */
+/** Sends a paid synthesis (sendPaid) in a text framing with per-character timings over `text` exactly as sent, shifted by the format's played delay. */
 export async function sendFramed(
   req: FastifyRequest,
   reply: FastifyReply,
@@ -45,7 +40,6 @@ export async function sendFramed(
       framing.onChunk?.(chunk);
     },
   });
-  const none = { chars: [], charStartTimesMs: [], charDurationsMs: [] };
   let length: number | null = null;
   async function* streamed(): AsyncGenerator<BodyPiece> {
     let samples = 0;
@@ -69,7 +63,7 @@ export async function sendFramed(
     }
     const bytes = Buffer.concat(parts);
     const file = format.codec === 'wav' ? Buffer.concat([wavHeader(bytes.length, format.sampleRate), bytes]) : bytes;
-    const data = Buffer.from(framing.whole(file, align?.finish() ?? none));
+    const data = Buffer.from(framing.whole(file, align?.finish() ?? { chars: [], charStartTimesMs: [], charDurationsMs: [] }));
     length = data.length;
     yield { data, samples, last: true };
   }

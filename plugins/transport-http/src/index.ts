@@ -5,7 +5,6 @@ import { registerPlayground } from './playground.js';
 import { registerRoot } from './root.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
 import { registerTtsRoutes } from './routes/tts.js';
-import { registerWithTimestampsRoutes } from './routes/with-timestamps.js';
 import { registerOpenAiRoutes } from './routes/openai.js';
 import { registerVoiceRoutes } from './routes/voices.js';
 import { registerDocs } from './docs.js';
@@ -103,7 +102,6 @@ export default definePlugin({
     registerDocs(app);
     registerCatalogRoutes(app, describe, { ...deps, cloning });
     registerTtsRoutes(app, describe, deps);
-    registerWithTimestampsRoutes(app, describe, deps);
     registerOpenAiRoutes(app, describe, { ...deps, mapping: { models: { ...DEFAULT_OPENAI_MODELS, ...ctx.options.openai?.models }, voices: { ...DEFAULT_OPENAI_VOICES, ...ctx.options.openai?.voices } } });
     registerVoiceRoutes(app, describe, {
       ...deps, cloning, workDir, maxClonedVoices: { ...DEFAULT_CLONE_LIMITS, ...ctx.options.maxClonedVoices }, maxUploadBytes: ctx.options.maxUploadBytes, ffmpegPath: ctx.options.ffmpegPath, ffprobePath: ctx.options.ffprobePath,
@@ -128,10 +126,7 @@ export default definePlugin({
         const metricsAddress = await metricsEndpoint.listen(ctx.runtime.host);
         if (metricsAddress) ctx.logger.info({ address: metricsAddress }, 'metrics listening');
       },
-      // From the first moment of shutdown every new request (healthz included) gets 503 with
-      // Connection: close; work in flight (HTTP responses and WebSocket pieces, which transport-ws
-      // tracks here too) has shutdownGraceMs to finish, then is cancelled; the last connections are
-      // closed rather than waited for.
+      // Every new request gets 503; work in flight (WebSocket pieces too) has shutdownGraceMs, then is cancelled.
       async stop() {
         closing = true;
         stopCapping();

@@ -62,11 +62,6 @@ export class MetricsEndpoint {
     return `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
   }
 
-  /** The separate port's actual number (null: none open). */
-  port(): number | null {
-    return (this.server?.address() as AddressInfo | null)?.port ?? null;
-  }
-
   async close(): Promise<void> {
     const s = this.server;
     this.server = null;

@@ -7,32 +7,33 @@ import { UploadCutOff, errors, type UploadedFile } from '@sawt/core';
 
 export type { UploadedFile };
 
-/** Text fields a form may hold; one more is refused with 400 / 40001 "too many fields". */
-export const MAX_FIELDS = 100;
-/** File parts a form may hold (named or not). */
-export const MAX_FILES = 8;
+/** Text fields and file parts a form may hold. */
+const MAX_FIELDS = 100;
+const MAX_FILES = 8;
 
 export interface MultipartForm {
   fields: Record<string, string>;
   files: Record<string, UploadedFile>;
-  /** Names sent as files that are not in `fileFields` (ignored, their bytes discarded). */
   cleanup(): Promise<void>;
   /** Adds a work file of the request, removed by cleanup() with the uploads. */
   track(file: string): void;
 }
 
 /**
- * Reads a multipart/form-data request: text fields into memory (64 KiB each),
- * the named file fields streamed to new files at `file()` paths (never held in
- * memory), with their size and sha256. Rejects with 40001 on a malformed body,
- * more than MAX_FIELDS fields or MAX_FILES files, a file over `maxFileBytes` (worded by `tooLarge` when given) or a body cut off by the
- * client (UploadCutOff); every file written is removed before it rejects. The one
- * upload receiver of the server: the built-in routes and plugin routes use it.
+ * Reads a multipart/form-data request: text fields into memory (64 KiB each), the named file fields
+ * streamed to new files at `file()` paths, with their size and sha256. Rejects with 40001 on another
+ * content type, a malformed body, a form over the limits or a file over `maxFileBytes`, or UploadCutOff;
+ * every file written is removed before it rejects.
  */
 export function receiveForm(
   req: IncomingMessage,
   opts: { file: () => string; fileFields: string[]; maxFileBytes: number; notMultipart?: string; tooLarge?: (field: string, maxBytes: number) => string },
 ): Promise<MultipartForm> {
+  const notMultipart = () => errors.validation(opts.notMultipart ?? 'Expected a multipart/form-data body');
+  if (!/^multipart\/form-data/i.test(String(req.headers['content-type'] ?? ''))) {
+    req.resume();
+    return Promise.reject(notMultipart());
+  }
   const written: string[] = [];
   const writers: WriteStream[] = [];
   const cleanup = async () => {
@@ -43,7 +44,7 @@ export function receiveForm(
     try {
       bb = busboy({ headers: req.headers, limits: { fileSize: opts.maxFileBytes, files: MAX_FILES, fields: MAX_FIELDS, fieldSize: 64 * 1024, parts: MAX_FIELDS + MAX_FILES } });
     } catch {
-      reject(errors.validation(opts.notMultipart ?? 'Expected a multipart/form-data body'));
+      reject(notMultipart());
       return;
     }
     const fields: Record<string, string> = {};

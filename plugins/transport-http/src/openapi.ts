@@ -1,9 +1,8 @@
-import type { HttpRouteSpec } from '@sawt/core';
-import { ERRORS, fieldsToJsonSchema, type FieldRules } from '@sawt/core';
+import { ERRORS, fieldsToJsonSchema, type FieldRules, type HttpRouteSpec } from '@sawt/core';
 
 export const API_PREFIX = '/api/v1';
 
-export const errorSchema = {
+const errorSchema = {
   type: 'object',
   required: ['errorCode', 'errorMessage'],
   properties: {
@@ -40,25 +39,15 @@ export function errorResponses(...kinds: Array<keyof typeof ERRORS>): Record<str
   return out;
 }
 
-/**
- * What any operation may answer before (or regardless of) its handler: a malformed
- * request, a path parameter over 100 characters, oversized headers, a request too
- * slow to arrive, the server shutting down or failing. A route's own entries win.
- */
+/** What any operation may answer before (or regardless of) its handler; a route's own entries win. */
 function frameworkResponses(r: HttpRouteSpec): Record<string, unknown> {
-  const hasParams = /:[A-Za-z_]+/.test(r.path);
   return {
     ...errorResponses('validation', 'requestTimeout', 'headersTooLarge', 'internal', 'unavailable'),
-    ...(hasParams ? errorResponses('uriTooLong') : {}),
+    ...(/:[A-Za-z_]+/.test(r.path) ? errorResponses('uriTooLong') : {}),
   };
 }
 
-/**
- * Builds the OpenAPI 3 document from the routes the plugins described; `origin`
- * is the absolute URL of the server (the API is below origin/api/v1). Routes
- * whose path starts with // live at the root (e.g. /healthz) and get a
- * path-level server of their own.
- */
+/** The OpenAPI 3 document of the routes the plugins described, below `origin`/api/v1; a path starting with // lies at the root. */
 export function buildOpenApi(routes: HttpRouteSpec[], components: Record<string, unknown>, origin: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {

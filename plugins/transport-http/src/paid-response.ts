@@ -24,13 +24,10 @@ export class OutputCapped extends Error {
 }
 
 /**
- * Sends a paid synthesis through fastify's reply and settles its money once the response ended:
- * settled when the whole body reached the client; cut by the client or the output cap: charged for
- * the samples of the pieces handed to the response (PaidAdmission.settleCut); a synthesis failure
- * releases the reservation. The first piece is awaited before the headers go, so a failure before
- * any audio is a JSON error (the route's error handler); after, the connection is cut. The plan's
- * concurrency slot is freed before the last byte, so a request the client sends once it has the
- * last byte is never refused for concurrency.
+ * Sends a paid synthesis and settles its money once the response ended: whole, settled; cut by the
+ * client or the output cap, charged for the samples handed to the response; failed, released. The
+ * first piece is awaited before the headers go, so a failure before any audio is a JSON error. The
+ * plan's slot is freed before the last byte: the client's next request is not refused for concurrency.
  */
 export async function sendPaid(req: FastifyRequest, reply: FastifyReply, run: { stream: SpeechStream; admission: PaidAdmission }, body: PaidBody, logger: Logger): Promise<void> {
   const { stream, admission } = run;
@@ -93,13 +90,11 @@ export async function sendPaid(req: FastifyRequest, reply: FastifyReply, run: { 
     res.off('close', onClose);
     stream.destroy();
     if (delivered) await admission.settle();
-    else await settleUndelivered(admission, handed, endedBy ?? (res.destroyed ? 'client disconnected' : 'failure'));
+    else {
+      const cutBy: CutBy | 'failure' = endedBy ?? (res.destroyed ? 'client disconnected' : 'failure');
+      await (cutBy === 'failure' ? admission.release('synthesis failed') : admission.settleCut(handed, cutBy));
+    }
     // What the pieces hold (a spool file, an encoder) goes once the money is settled.
     await pieces.return?.(undefined).catch(() => {});
   }
-}
-
-/** The money of a body that did not reach the client whole. */
-function settleUndelivered(admission: PaidAdmission, handedSamples: number, endedBy: CutBy | 'failure'): Promise<void> {
-  return endedBy === 'failure' ? admission.release('synthesis failed') : admission.settleCut(handedSamples, endedBy);
 }

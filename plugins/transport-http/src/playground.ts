@@ -23,33 +23,22 @@ function readTree(dir: string, only: (name: string) => boolean): Map<string, Buf
   return out;
 }
 
-/** Where the playground's files are, and @sawt/client's built modules (which the page imports as they are). */
-export function playgroundFiles(): Map<string, Buffer> {
-  const pageDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '../playground');
-  const files = readTree(pageDir, (n) => path.extname(n) in TYPES);
+/**
+ * GET /playground: the web playground and @sawt/client's built modules (imported as they are), held in
+ * memory. Only the files found at boot are served, so no path reaches the disk.
+ */
+export function registerPlayground(app: FastifyInstance): void {
+  const files = readTree(path.join(path.dirname(fileURLToPath(import.meta.url)), '../playground'), (n) => path.extname(n) in TYPES);
   const clientEntry = createRequire(import.meta.url).resolve('@sawt/client');
   for (const [rel, bytes] of readTree(path.dirname(clientEntry), (n) => n.endsWith('.js'))) files.set(`client/${rel}`, bytes);
   // The client imports @sawt/protocol by name: index.html's import map points the page there.
   const protocolDir = path.dirname(createRequire(clientEntry).resolve('@sawt/protocol'));
   for (const [rel, bytes] of readTree(protocolDir, (n) => n.endsWith('.js'))) files.set(`protocol/${rel}`, bytes);
-  return files;
-}
-
-/**
- * GET /playground: the web playground, static files held in memory (no build at
- * run time). Only the files found at boot are served, so no path reaches the disk.
- */
-export function registerPlayground(app: FastifyInstance): void {
-  const files = playgroundFiles();
-  const send = (rel: string) => {
-    const body = files.get(rel);
-    return body && { body, type: TYPES[path.extname(rel)] ?? 'application/octet-stream' };
-  };
   const serve = async (req: FastifyRequest, reply: FastifyReply) => {
     const rel = (req.params as { '*'?: string })['*'] || 'index.html';
-    const file = send(rel);
-    if (!file) return reply.callNotFound();
-    return reply.type(file.type).header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').send(file.body);
+    const body = files.get(rel);
+    if (!body) return reply.callNotFound();
+    return reply.type(TYPES[path.extname(rel)] ?? 'application/octet-stream').header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').send(body);
   };
   // index.html has <base href="/playground/">, so /playground (no slash; the router ignores trailing slashes) works too.
   app.get('/playground', serve);

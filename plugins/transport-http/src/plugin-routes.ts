@@ -60,16 +60,11 @@ export function pluginRoutes(app: FastifyInstance, describe: (r: HttpRouteSpec) 
         async upload(): Promise<ReceivedUpload<U>> {
           if (!upload) throw new Error(`route ${route.method} ${route.path} declares no upload`);
           if (form) throw new Error('upload() was already called');
-          const notMultipart = upload.messages?.notMultipart ?? 'Expected a multipart/form-data body';
-          if (!/^multipart\/form-data/i.test(String(req.headers['content-type'] ?? ''))) {
-            req.raw.resume();
-            throw errors.validation(notMultipart);
-          }
           form = await receiveForm(req.raw, {
             file: () => deps.workDir.file('upload', '.bin'),
             fileFields: Object.keys(upload.files),
             maxFileBytes: upload.maxFileBytes ?? deps.maxUploadBytes,
-            notMultipart,
+            ...(upload.messages?.notMultipart ? { notMultipart: upload.messages.notMultipart } : {}),
             ...(upload.messages?.tooLarge ? { tooLarge: upload.messages.tooLarge } : {}),
           });
           return { fields: upload.fields ? validateFields(form.fields, upload.fields, { coerce: true }) : ({} as FieldValues<U>), files: form.files };

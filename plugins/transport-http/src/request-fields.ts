@@ -23,12 +23,7 @@ export function withLocators<B extends { content: Record<string, { schema: unkno
   return body;
 }
 
-/**
- * What shapes a request's reading beside its text: `text_type` and
- * `pronunciation_dictionary_locators` (parseDictionaryLocators: 400 / 40001 naming the fault). A plain text must pass the
- * 3-word / 10-character rule as written (its markup, <break>, only adds words); SSML is checked
- * on its spoken text when the engine prepares it.
- */
+/** `text_type` and `pronunciation_dictionary_locators` of a request; a plain text must pass the text rule as written, SSML is checked on its spoken text later. */
 export function speechTextOptions(body: unknown, text: string, textType: SpeechTextType | undefined): { textType?: SpeechTextType; dictionaryLocators?: DictionaryLocator[] } {
   if (!isSsmlText(text, textType) && !meetsTextMinimum(text)) throw errors.validation(TEXT_TOO_SHORT_MESSAGE);
   const dictionaryLocators = parseDictionaryLocators((body as Record<string, unknown>).pronunciation_dictionary_locators);

@@ -10,15 +10,11 @@ declare module 'fastify' {
 }
 
 /** Status label of a response the client left before it finished (nginx's convention). */
-export const CLIENT_CLOSED = 499;
+const CLIENT_CLOSED = 499;
 
 /**
- * One log line and one metrics observation per HTTP request, when its response
- * ends or the client leaves. The line carries the request id, the account and key
- * ids (never the key) once authentication ran, the route template, the status,
- * the errorCode and message of a refusal, and the duration. Levels: 5xx error,
- * 4xx info, the rest debug (a delivered synthesis writes its own info line).
- * Repeated 429s of one key (or address, before authentication) are sampled.
+ * One log line (never the key) and one metrics observation per HTTP request, when its response ends
+ * or the client leaves. Levels: 5xx error, 4xx info, the rest debug; repeated 429s of one key or address are sampled.
  */
 export function instrumentRequests(app: FastifyInstance, logger: Logger, metrics: Metrics, sampler = new LogSampler()): { stop(): void } {
   app.decorateRequest('refusal', null);

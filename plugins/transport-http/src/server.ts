@@ -15,17 +15,24 @@ declare module 'fastify' {
   }
 }
 
-export function sendError(reply: FastifyReply, e: SawtError): FastifyReply {
+/** The error handler of a scope of routes: `body` shapes the error. */
+export function errorHandler(logger: Logger, body?: (e: SawtError) => unknown) {
+  return (err: unknown, req: FastifyRequest, reply: FastifyReply) => {
+    const e = toSawtError(err, logger, req.id);
+    // The request's own line (request-log.ts) records every refusal; a server failure also gets its cause here.
+    if (e.status >= 500 && e.status !== 503) logger.error({ requestId: req.id, accountId: req.auth?.account.id ?? null, keyId: req.auth?.key.id ?? null, errorCode: e.code, err: e.cause ?? err }, e.message);
+    return sendError(reply, e, body);
+  };
+}
+
+export function sendError(reply: FastifyReply, e: SawtError, body: (e: SawtError) => unknown = errorBody): FastifyReply {
   reply.request.refusal = e;
-  return reply.code(e.status).header('x-request-id', reply.request.id).headers(e.headers).type('application/json').send(errorBody(e));
+  return reply.code(e.status).header('x-request-id', reply.request.id).headers(e.headers).type('application/json').send(body(e));
 }
 
 /**
- * The fastify instance with Sawt's conventions: an x-request-id on every
- * response, JSON errors {errorCode, errorMessage} for everything including
- * malformed bodies, unknown paths and what fastify or Node refuse before a route
- * runs (bad URL encoding, over-long path parameters, malformed requests, oversized
- * headers), never echoing the request back; and 503 while shutting down.
+ * The fastify instance with Sawt's conventions: an x-request-id on every response, JSON errors for
+ * everything, including what fastify or Node refuse before a route runs, never echoing the request back.
  */
 export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () => boolean, metrics: Metrics): { app: FastifyInstance; stopLogging(): void } {
   const app = Fastify({
@@ -78,10 +85,8 @@ export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () =
     }
   });
 
-  // JSON bodies as fastify parses them, except that a "__proto__" key (or constructor.prototype)
-  // is refused by name rather than as "not valid JSON" (fastify drops the reason), and that a
-  // DELETE (or GET) sent with a JSON content type and no body is served: it takes none (clients
-  // that set the header on every request got 400 "Request body is empty" deleting a voice).
+  // As fastify parses JSON, but a "__proto__" key is refused by name (fastify drops the reason), and a
+  // DELETE or GET with a JSON content type and no body is served (clients set the header on every request).
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     const text = String(body);
@@ -102,12 +107,7 @@ export function createFastify(opts: HttpOptions, logger: Logger, isClosing: () =
     metrics.countRefusal(e.code, 'http');
   });
 
-  app.setErrorHandler((err, req, reply) => {
-    const e = toSawtError(err, logger, req.id);
-    // The request's own line (request-log.ts) records every refusal; a server failure also gets its cause here.
-    if (e.status >= 500 && e.status !== 503) logger.error({ requestId: req.id, accountId: req.auth?.account.id ?? null, keyId: req.auth?.key.id ?? null, errorCode: e.code, err: e.cause ?? err }, e.message);
-    return sendError(reply, e);
-  });
+  app.setErrorHandler(errorHandler(logger));
 
   // The path is not echoed back (it may carry anything a client typed); the method is one Node accepted.
   app.setNotFoundHandler((req, reply) => sendError(reply, new SawtError('notFound', `Endpoint not found: no ${req.method} endpoint at this path (see /api/v1/openapi.json)`)));
@@ -172,11 +172,8 @@ function validHost(value: string | undefined): string | null {
 }
 
 /**
- * Absolute URL for a path served by this server, as the client reached it. The
- * forwarded scheme and host count only from a peer trusted by the trustProxy
- * option (fastify decides that in req.protocol / req.host); whatever the source,
- * the scheme must be http or https and the host must have host syntax, else the
- * connection's own scheme and the Host header (or the local address) are used.
+ * Absolute URL for a path served by this server, as the client reached it: forwarded scheme and host
+ * only from a trusted proxy (req.protocol / req.host), and only when they are well-formed.
  */
 export function absoluteUrl(req: FastifyRequest, path: string): string {
   const own = (req.raw.socket as { encrypted?: boolean } | null)?.encrypted ? 'https' : 'http';

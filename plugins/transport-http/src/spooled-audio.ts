@@ -10,10 +10,8 @@ import type { PaidBody } from './paid-response.js';
 const SMALL_FILE_BYTES = 1 << 20;
 
 /**
- * A whole file in `format` (a non-streaming answer): the encoded audio is spooled to a file of the
- * process's temp folder while it is generated (memory stays bounded whatever the length), then sent
- * with its Content-Length (a WAV with its header, a FLAC stating its length). A piece of the file
- * carries its share of the source samples, in proportion to its bytes.
+ * A whole file in `format`, spooled to disk while it is generated (bounded memory), then sent with its
+ * Content-Length; a piece of the file carries its share of the source samples, in proportion to its bytes.
  */
 export function spooledAudio(stream: SpeechStream, format: OutputFormatSpec, limits: AudioLimits & { workDir: WorkDir }): PaidBody {
   let length = 0;

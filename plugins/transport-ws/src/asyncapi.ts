@@ -20,10 +20,8 @@ const message = (name: string, title: string, summary: string, payload: Record<s
 });
 
 /**
- * The AsyncAPI 3.0 description of WSS /api/v1/websocket/text-to-speech. Client
- * message schemas come from the same FieldRules that validate them, so the
- * document cannot drift from what the server enforces. `origin` is the server's
- * absolute URL (http[s]://host[:port][/prefix]); the WebSocket uses ws[s].
+ * The AsyncAPI 3.0 description of WSS /api/v1/websocket/text-to-speech; client message schemas come
+ * from the FieldRules that validate them. `origin`: the server's absolute URL (the WebSocket uses ws[s]).
  */
 export function buildAsyncApi(origin: string): Record<string, unknown> {
   const url = new URL(origin);
@@ -67,15 +65,7 @@ export function buildAsyncApi(origin: string): Record<string, unknown> {
         address: CHANNEL_ADDRESS,
         title: 'Text-to-speech session',
         servers: [ref('#/servers/sawt')],
-        messages: {
-          initConnection: ref('#/components/messages/initConnection'),
-          text: ref('#/components/messages/text'),
-          clear: ref('#/components/messages/clear'),
-          closeConnection: ref('#/components/messages/closeConnection'),
-          connectionInitialized: ref('#/components/messages/connectionInitialized'),
-          audio: ref('#/components/messages/audio'),
-          error: ref('#/components/messages/error'),
-        },
+        messages: Object.fromEntries(['initConnection', 'text', 'clear', 'closeConnection', 'connectionInitialized', 'audio', 'error'].map((m) => [m, ref(`#/components/messages/${m}`)])),
         bindings: {
           ws: {
             method: 'GET',

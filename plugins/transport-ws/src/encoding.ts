@@ -1,12 +1,7 @@
 import { playedDelayMs, streamingWavHeader, type OutputFormatSpec } from '@sawt/core';
 import { AudioEncoder } from '@sawt/native';
 
-/**
- * A connection's encoder of its output_format: one stream for the whole connection. encode()
- * gives the bytes of PCM chunks (at the synthesis rate); at the end of a flush it also drains
- * what the codec holds, so a flush's messages carry all its audio. A WAV's header of unknown
- * length goes before the first bytes.
- */
+/** A connection's encoder of its output_format, one stream for the whole connection; a flush drains what the codec holds. */
 export class ConnectionEncoder {
   readonly rate: number;
   /** Milliseconds a player plays before the audio's first sample (an MP3's encoder and decoder delay): the alignment's offset. */

@@ -3,30 +3,29 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SawtError, definePlugin, errors, isSawtError, tokens, writeRawHttpError, type Authenticator, type ConcurrencyLimiter, type ConcurrencySlot, type Logger } from '@sawt/core';
+import { SawtError, definePlugin, errors, isSawtError, presentedKey, tokens, writeRawHttpError, type Authenticator, type ConcurrencyLimiter, type Logger } from '@sawt/core';
 import { WebSocketServer } from 'ws';
 import { buildAsyncApi } from './asyncapi.js';
 import { DEFAULT_LIMITS, type WsLimits } from './limits.js';
-import { upgradeKey } from './messages.js';
 import { WsSession, type WsDeps } from './session.js';
 import { runSession } from './ws-connection.js';
 
-export { buildAsyncApi };
-export { initFields, textFields, OUTPUT_FORMATS, CLOSE, parseClientMessage, audioMessage, type Alignment } from './messages.js';
+// What the tests drive directly.
+export { initFields, audioMessage } from './messages.js';
 export { MessageBuffers } from './message-buffers.js';
-export { TextChunker, DEFAULT_CHUNKING, NOTHING_TO_SPEAK, cutPosition, type Chunker, type TextChunkerOptions } from './text-chunker.js';
+export { TextChunker, NOTHING_TO_SPEAK } from './text-chunker.js';
 export { SsmlChunker } from './ssml-chunker.js';
-export { maskMarkup, spokenText, splitSsml, inSessionText } from './ssml-stream-text.js';
+export { spokenText, splitSsml, inSessionText } from './ssml-stream-text.js';
 export { AlignmentBuilder } from './alignment-builder.js';
-export { WsSession, DEFAULT_LIMITS, type WsDeps, type WsLimits };
+export { WsSession, DEFAULT_LIMITS };
 export { SendWindow, NotReading } from './send-window.js';
 
-export const WS_PATH = '/api/v1/websocket/text-to-speech';
+const WS_PATH = '/api/v1/websocket/text-to-speech';
 
 const configSchema = {
   type: 'object',
   properties: {
-    // Hard cap on one WebSocket frame/message in bytes: above it ws closes the connection 1009.
+    // Hard cap on one WebSocket message in bytes: above it ws closes the connection 1009.
     maxPayload: { type: 'integer', minimum: 1024, default: 1 << 20 },
     maxMessageBytes: { type: 'integer', minimum: 256, default: DEFAULT_LIMITS.maxMessageBytes },
     maxPendingChars: { type: 'integer', minimum: 100, default: DEFAULT_LIMITS.maxPendingChars },
@@ -47,33 +46,16 @@ const configSchema = {
   additionalProperties: false,
 } as const;
 
-/**
- * Open connections by a name (key id, client address), capped over the whole server: the counts
- * are concurrency slots of the server's limiter (tokens.concurrency: this process alone, the
- * primary of `sawt serve --workers N` over IPC, or Redis in a cluster), under a name of their own.
- */
-class ConnectionCounts {
-  constructor(
-    private readonly limiter: ConcurrencyLimiter,
-    private readonly namespace: string,
-    private readonly max: number,
-    private readonly refusal: () => SawtError,
-  ) {}
-
-  /** Takes one for `name` (a SawtError when it already has `max`); the returned function gives it back once. */
-  async take(name: string): Promise<() => void> {
-    if (this.max === 0) return () => {};
-    let slot: ConcurrencySlot;
-    try {
-      slot = await this.limiter.acquire(`${this.namespace}:${name}`, this.max);
-    } catch (e) {
-      throw isSawtError(e) && e.code === 42901 ? this.refusal() : e;
-    }
+/** Takes an open connection for a name (key id, address) as a concurrency slot over the whole server: its release, or a SawtError past `max`. */
+function connectionCounts(limiter: ConcurrencyLimiter, namespace: string, max: number, what: string) {
+  return async (name: string): Promise<() => void> => {
+    if (max === 0) return () => {};
+    const slot = await limiter.acquire(`${namespace}:${name}`, max).catch((e: unknown) => {
+      throw isSawtError(e) && e.code === 42901 ? new SawtError('concurrency', `Too many open WebSocket connections for this ${what}: at most ${max} at a time; close one before opening another`) : e;
+    });
     return () => void slot.release();
-  }
+  };
 }
-
-const tooMany = (what: string, max: number) => new SawtError('concurrency', `Too many open WebSocket connections for this ${what}: at most ${max} at a time; close one before opening another`);
 
 /** WSS /websocket/text-to-speech on the HTTP server of transport-http. */
 export default definePlugin({
@@ -92,12 +74,9 @@ export default definePlugin({
     const o = ctx.options;
     if (o.maxBufferedBytes < o.highWaterBytes) throw new Error(`transport-ws: maxBufferedBytes (${o.maxBufferedBytes}) must be at least highWaterBytes (${o.highWaterBytes})`);
     if (o.maxPayload < o.maxMessageBytes) throw new Error(`transport-ws: maxPayload (${o.maxPayload}) must be at least maxMessageBytes (${o.maxMessageBytes})`);
-    const limits: WsLimits = {
-      maxMessageBytes: o.maxMessageBytes, maxPendingChars: o.maxPendingChars, highWaterBytes: o.highWaterBytes, maxBufferedBytes: o.maxBufferedBytes,
-      stallTimeoutMs: o.stallTimeoutMs, pingIntervalMs: o.pingIntervalMs, idleTimeoutMs: o.idleTimeoutMs, initTimeoutMs: o.initTimeoutMs,
-    };
-    const byKey = new ConnectionCounts(concurrency, 'ws-key', o.maxConnectionsPerKey, () => tooMany('API key', o.maxConnectionsPerKey));
-    const byAddress = new ConnectionCounts(concurrency, 'ws-address', o.maxConnectionsPerAddress, () => tooMany('address', o.maxConnectionsPerAddress));
+    const limits = Object.fromEntries(Object.keys(DEFAULT_LIMITS).map((k) => [k, o[k as keyof WsLimits]])) as unknown as WsLimits;
+    const byKey = connectionCounts(concurrency, 'ws-key', o.maxConnectionsPerKey, 'API key');
+    const byAddress = connectionCounts(concurrency, 'ws-address', o.maxConnectionsPerAddress, 'address');
     const fastify = http.app as import('fastify').FastifyInstance;
     fastify.get('/api/v1/asyncapi.json', async (req) => buildAsyncApi(http.publicOrigin(req)));
     const deps: WsDeps = {
@@ -105,7 +84,7 @@ export default definePlugin({
       ...(dictionaries && { dictionaries }),
       logger: ctx.logger,
       track: (p, cancel) => http.trackInFlight(p, cancel),
-      claimKey: (keyId) => byKey.take(keyId),
+      claimKey: byKey,
     };
     const wss = new WebSocketServer({ noServer: true, maxPayload: ctx.options.maxPayload });
     // A handshake ws refuses (bad method, key or version) answers in the error shape of every other refusal.
@@ -119,18 +98,13 @@ export default definePlugin({
     let closing = false;
 
     const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      let url: URL;
-      try {
-        url = new URL(req.url ?? '/', 'http://localhost');
-      } catch {
-        url = new URL('http://localhost/');
-      }
+      const url = URL.parse(req.url ?? '/', 'http://localhost') ?? new URL('http://localhost/');
       if (url.pathname !== WS_PATH || closing) {
         const e = closing ? new SawtError('unavailable', 'Server is shutting down; retry shortly') : new SawtError('notFound', 'Endpoint not found: the WebSocket endpoint is /api/v1/websocket/text-to-speech');
         refuse(socket, e);
         return;
       }
-      byAddress.take(req.socket.remoteAddress ?? 'unknown').then(
+      byAddress(req.socket.remoteAddress ?? 'unknown').then(
         (releaseAddress) => {
           if (socket.destroyed || closing) {
             releaseAddress();
@@ -139,7 +113,7 @@ export default definePlugin({
           }
           socket.once('close', releaseAddress);
           wss.handleUpgrade(req, socket, head, (ws) => {
-            const session = runSession(ws, socket as Socket, limits, (conn) => new WsSession(conn, deps, upgradeKey(req, url), limits));
+            const session = runSession(ws, socket as Socket, limits, (conn) => new WsSession(conn, deps, presentedKey(req.headers, url.searchParams.get('x-api-key')), limits));
             sessions.set(session, ws);
             void session.done.then(() => (sessions.delete(session), releaseAddress()));
           });
@@ -151,9 +125,8 @@ export default definePlugin({
     const keyCheck = watchKeys(sessions, authenticator, o.keyCheckMs, ctx.logger);
 
     return {
-      // Runs beside transport-http's stop (core stops the transports together): new connections get
-      // 503 at once; open ones finish what they queued within shutdownGraceMs and close 1001, those
-      // still busy then are cut and closed 1001 too; a client that does not answer the close is dropped.
+      // New connections get 503 at once; open ones finish their queue within shutdownGraceMs and close 1001,
+      // those still busy then are cut and closed 1001 too; a client that does not answer the close is dropped.
       async stop() {
         closing = true;
         const graceEnds = Date.now() + ctx.options.shutdownGraceMs;
@@ -172,11 +145,7 @@ export default definePlugin({
   },
 });
 
-/**
- * Every `everyMs`, one query for the keys of all open connections: a key revoked, deleted or
- * expired since (by the CLI or any node sharing the database) closes its connections 1008 with the
- * same error a new request gets, even mid-generation.
- */
+/** Every `everyMs`, one query for the keys of all open connections: a key dead since (on any node) closes its connections 1008, even mid-generation. */
 function watchKeys(sessions: Map<WsSession, unknown>, authenticator: Authenticator, everyMs: number, logger: Logger): NodeJS.Timeout {
   let running = false;
   const timer = setInterval(() => {

@@ -1,11 +1,7 @@
 /**
- * Reused buffers for outgoing audio messages. An audio message is written into one of these and
- * handed to the socket as bytes: a message built as a string was copied twice more (ws flattens it
- * to count its bytes, the socket encodes it into a buffer of its own) and was most of what the
- * process allocated (measured: 4 GB in 30 s of 30 sessions, and the garbage collection it drove).
- * A fresh buffer per message instead would make V8 count its memory as external and collect the
- * whole heap far more often. A buffer comes back when the socket has written it (give()); one that
- * never comes back (the connection died with it queued) is only collected like any other.
+ * Reused buffers for outgoing audio messages: a message built as a string was copied twice more and was
+ * most of what the process allocated (measured: 4 GB in 30 s of 30 sessions); a fresh buffer per message
+ * would make V8 collect the whole heap far more often. One never given back is collected like any other.
  */
 
 /** Smallest and largest pooled size (bytes, powers of two); larger messages get a buffer of their own. */

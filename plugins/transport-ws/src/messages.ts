@@ -2,12 +2,8 @@
  * The WebSocket protocol: the client messages (their field rules, parsed and checked) and the
  * server's messages and close codes. No I/O here.
  */
-import type { IncomingMessage } from 'node:http';
-import { DEFAULT_SAMPLE_RATE, defineFields, DICTIONARY_LOCATORS_SCHEMA, errors, MAX_DICTIONARY_LOCATORS, OUTPUT_FORMAT_NAMES, outputFormat, parseDictionaryLocators, presentedKey, synthesisRate, validateFields, type DictionaryLocator, type OutputFormatSpec, type SawtError, type SpeechTextType } from '@sawt/core';
+import { DEFAULT_SAMPLE_RATE, defineFields, DICTIONARY_LOCATORS_SCHEMA, errors, MAX_DICTIONARY_LOCATORS, OUTPUT_FORMAT_NAMES, outputFormat, parseDictionaryLocators, synthesisRate, validateFields, type Alignment, type SawtError } from '@sawt/core';
 import type { MessageBuffers } from './message-buffers.js';
-
-/** The formats a client may ask for (initConnection output_format): core's table. */
-export const OUTPUT_FORMATS = OUTPUT_FORMAT_NAMES;
 
 /**
  * Field rules of the client messages: the session validates with them (the same
@@ -25,7 +21,7 @@ export const initFields = defineFields({
       speed: { type: 'number', minimum: 0.7, maximum: 1.2, default: 1, description: 'Below 1.0 slows speech, above 1.0 speeds it.' },
     },
   },
-  output_format: { type: 'string', enum: OUTPUT_FORMATS, description: 'Output format (README: Output formats); default pcm_24000. Audio messages carry its bytes and state its rate in sampleRate; one encoder per connection, its stream continuing across flushes (the messages of a flush, and of all flushes, concatenate to one valid stream).' },
+  output_format: { type: 'string', enum: OUTPUT_FORMAT_NAMES, description: 'Output format (README: Output formats); default pcm_24000. Audio messages carry its bytes and state its rate in sampleRate; one encoder per connection, its stream continuing across flushes (the messages of a flush, and of all flushes, concatenate to one valid stream).' },
   x_api_key: { type: 'string', description: 'The API key, when it is not given in the x-api-key query parameter or header.' },
   text_type: {
     type: 'string', enum: ['text', 'ssml'],
@@ -46,21 +42,15 @@ export const textFields = defineFields({
 });
 
 /** Close codes the server uses. */
-export const CLOSE = {
-  normal: 1000,
-  shutdown: 1001,
-  policy: 1008,
-} as const;
+export const CLOSE = { normal: 1000, shutdown: 1001, policy: 1008 } as const;
 
-/** A client message by its type; `body` is the whole JSON object, validated once the session may act on it. */
-export type ClientMessage =
-  | { type: 'initConnection'; body: Record<string, unknown> }
-  | { type: 'text'; body: Record<string, unknown> }
-  | { type: 'clear' }
-  | { type: 'closeConnection' };
+const MESSAGE_TYPES = ['initConnection', 'text', 'clear', 'closeConnection'] as const;
 
-/** A message's text as received: null for a binary one. 40001 unless it is a JSON object of a known type. */
-export function parseClientMessage(raw: string | null): ClientMessage {
+/**
+ * A message's text as received (null for a binary one) by its type; `body` is the whole JSON object,
+ * validated once the session may act on it. 40001 unless it is a JSON object of a known type.
+ */
+export function parseClientMessage(raw: string | null): { type: (typeof MESSAGE_TYPES)[number]; body: Record<string, unknown> } {
   let msg: unknown;
   try {
     if (raw === null) throw new Error('binary');
@@ -70,16 +60,9 @@ export function parseClientMessage(raw: string | null): ClientMessage {
   }
   if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) throw errors.validation('Messages must be JSON objects');
   const body = msg as Record<string, unknown>;
-  switch (body.type) {
-    case 'initConnection':
-    case 'text':
-      return { type: body.type, body };
-    case 'clear':
-    case 'closeConnection':
-      return { type: body.type };
-    default:
-      throw errors.validation(`Unknown message type: ${typeof body.type === 'string' ? body.type : String(body.type)}; expected initConnection, text, clear or closeConnection`);
-  }
+  const type = MESSAGE_TYPES.find((t) => t === body.type);
+  if (!type) throw errors.validation(`Unknown message type: ${typeof body.type === 'string' ? body.type : String(body.type)}; expected initConnection, text, clear or closeConnection`);
+  return { type, body };
 }
 
 /** The key an initConnection message carries (x_api_key, trimmed; undefined when absent or blank). */
@@ -88,50 +71,29 @@ export function initKey(body: Record<string, unknown>): string | undefined {
 }
 
 /** What an initConnection asks for, checked against initFields (40001), defaults applied. */
-export interface InitRequest {
-  /** undefined: the service's default model. */
-  modelId: string | undefined;
-  voiceId: string;
-  stability: number;
-  speed: number;
-  /** The rate the audio is synthesized at (the format's, or the default rate to be resampled to it). */
-  sampleRate: number;
-  format: OutputFormatSpec;
-  /** How the text messages are read (undefined: plain text). */
-  textType: SpeechTextType | undefined;
-  /** The session's dictionaries (undefined: none). */
-  dictionaryLocators: DictionaryLocator[] | undefined;
-}
+export type InitRequest = ReturnType<typeof parseInit>;
 
-export function parseInit(body: Record<string, unknown>): InitRequest {
+export function parseInit(body: Record<string, unknown>) {
   const f = validateFields(body, initFields);
+  const format = outputFormat(f.output_format ?? `pcm_${DEFAULT_SAMPLE_RATE}`);
   return {
     textType: f.text_type,
     dictionaryLocators: parseDictionaryLocators(body.pronunciation_dictionary_locators),
-    modelId: f.model_id,
+    modelId: f.model_id, // undefined: the service's default model
     voiceId: f.voice_id,
     stability: f.voice_settings?.stability ?? 0.5,
     speed: f.voice_settings?.speed ?? 1,
-    sampleRate: synthesisRate(outputFormat(f.output_format ?? `pcm_${DEFAULT_SAMPLE_RATE}`)),
-    format: outputFormat(f.output_format ?? `pcm_${DEFAULT_SAMPLE_RATE}`),
+    // The rate the audio is synthesized at (the format's, or the default rate to be resampled to it).
+    sampleRate: synthesisRate(format),
+    format,
   };
 }
 
 /** A text message, checked against textFields (40001). */
-export interface TextRequest {
-  text: string;
-  flush: boolean;
-  tryTrigger: boolean;
-}
-
-export function parseText(body: Record<string, unknown>): TextRequest {
+export function parseText(body: Record<string, unknown>) {
   const f = validateFields(body, textFields);
   return { text: f.text ?? '', flush: f.flush, tryTrigger: f.try_trigger_generation };
 }
-
-/** Per-character timings of an audio message, from the start of the piece's audio (core's shape, shared with HTTP). */
-import type { Alignment } from '@sawt/core';
-export type { Alignment };
 
 export const CONNECTION_INITIALIZED = JSON.stringify({ type: 'connectionInitialized' });
 
@@ -144,11 +106,8 @@ export interface Mark {
 }
 
 /**
- * An audio message: base64 PCM16 (the chunks' PCM one after another), its rate, the alignment of
- * its words (if any), the SSML marks its audio reaches (if any), isFinal on the last of a flush.
- * Written as bytes, exactly the JSON text JSON.stringify gives for { audio, sampleRate,
- * alignment?, marks?, isFinal? } (base64 needs no escaping), into a buffer of `buffers` when given
- * (give it back once the socket has written it).
+ * An audio message { audio, sampleRate, alignment?, marks?, isFinal? } written as bytes, exactly the
+ * JSON text JSON.stringify gives, into a buffer of `buffers` when given (given back once written).
  */
 export function audioMessage(pcm: Buffer | readonly Buffer[], sampleRate: number, alignment: Alignment | null, isFinal: boolean, buffers?: MessageBuffers, marks: readonly Mark[] = []): Buffer {
   const parts = Buffer.isBuffer(pcm) ? [pcm] : pcm;
@@ -172,9 +131,4 @@ export function emptyFinalMessage(sampleRate: number): string {
 
 export function errorMessage(e: SawtError): string {
   return JSON.stringify({ type: 'error', errorCode: e.code, errorMessage: e.message, message: e.message });
-}
-
-/** The key of an upgrade request: the x-api-key query parameter, then the headers (core rule). */
-export function upgradeKey(req: IncomingMessage, url: URL): string | undefined {
-  return presentedKey(req.headers, url.searchParams.get('x-api-key'));
 }

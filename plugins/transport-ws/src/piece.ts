@@ -8,20 +8,12 @@ import { NotReading } from './send-window.js';
 /** The most audio one message carries after the first of a piece (ms). */
 const MAX_MESSAGE_MS = 1000;
 
-/**
- * What one piece may hold, as one HTTP request (transport-http's default maxTextChars and
- * maxOutputSeconds): a longer text is split into pieces (splitPiece); a piece whose estimate
- * passes the output cap is refused up front, and one whose audio passes it is cut there.
- */
+/** What one piece may hold, as one HTTP request (transport-http's default maxTextChars and maxOutputSeconds). */
 export const PIECE_LIMITS = { maxChars: 5000, maxOutputSeconds: 900 } as const;
 
 const SENTENCE_END = /[.!?؟\n…؛;]/u;
 
-/**
- * Splits text into pieces of at most `maxChars` characters (code points), each cut after the last
- * sentence end that leaves it at least half full, else at the last white space, else (one very
- * long word) at the limit.
- */
+/** Splits text into pieces of at most `maxChars` code points, cut after a sentence end in the second half, else at the last white space, else at the limit. */
 export function splitPiece(text: string, maxChars: number = PIECE_LIMITS.maxChars): string[] {
   const out: string[] = [];
   let rest = [...text];
@@ -69,10 +61,9 @@ export interface PieceOutput {
 }
 
 /**
- * The generation of one piece: its paid synthesis streamed to the client as audio messages with
- * the alignment of the words read so far, the last of a flush with isFinal. Reading the speech
- * stream stops while the client is behind (PieceOutput.drained: the native job pauses with it);
- * the reservation is settled once the last message is sent, and released on any failure.
+ * The generation of one piece: its paid synthesis streamed as audio messages, the last of a flush with
+ * isFinal. Reading stops while the client is behind (the native job pauses with it); the reservation is
+ * settled once the last message is sent, and released on any failure.
  */
 export class PieceRun {
   stream: SpeechStream | null = null;
@@ -116,28 +107,22 @@ export class PieceRun {
   }
 
   private async generate(start: () => Promise<StartedPiece>, sampleRate: number, firstAudioSent: () => void, encoder: ConnectionEncoder | null): Promise<void> {
-    let stream: SpeechStream;
-    let admission: PaidAdmission;
-    let billableText: string | undefined;
+    let started: StartedPiece;
     try {
-      ({ stream, admission, billableText } = await start());
+      started = await start();
     } catch (e) {
       if (!this.cancelled && !this.out.closed()) await this.out.sendError(e);
       return;
     }
+    const { stream, admission, billableText } = started;
     this.stream = stream;
     if (this.gone()) {
       stream.destroy();
       await admission.settleCut(0, this.cutBy ?? 'client disconnected');
       return;
     }
-    // One chunk is held back so that the last audio message of a flush can carry isFinal. A message
-    // carries the word timings of every chunk read so far (those waiting in the stream included), as
-    // it did when they came as events. The first message goes out alone, as soon as a second chunk
-    // shows it is not the last; after it, the chunks read together go out together, in messages of
-    // at most MAX_MESSAGE_MS of audio (fewer, larger messages: less work per second of audio for the
-    // server and the client, and no audio waits longer than before: what was read goes out at once,
-    // but for the chunk held back).
+    // One chunk is held back so that the last message of a flush can carry isFinal. The first message goes
+    // out alone; then the chunks read together go together, in messages of at most MAX_MESSAGE_MS.
     // Times from the start of the audio as played (an MP3 plays its encoder's delay first).
     const offsetMs = encoder?.playedDelayMs ?? 0;
     const align = new AlignmentBuilder(this.piece.ssml && billableText !== undefined ? billableText : this.piece.text, sampleRate, { offsetMs });

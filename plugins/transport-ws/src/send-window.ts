@@ -15,11 +15,7 @@ export class NotReading extends Error {
   }
 }
 
-/**
- * The bytes of a connection's messages that ws has not yet written to the socket: each is counted
- * from send() until ws's send callback. Generation waits on those callbacks (belowHighWater), never
- * on a poll of the socket's buffer.
- */
+/** The bytes of a connection's messages ws has not yet written, counted from send() to its callback (no polling of the socket). */
 export class SendWindow {
   #bytes = 0;
   #waiters: Array<() => void> = [];
@@ -42,10 +38,7 @@ export class SendWindow {
     };
   }
 
-  /**
-   * Resolves at once at or below highWaterBytes, else once send callbacks bring it there; rejects
-   * with NotReading above maxBufferedBytes, or when stallTimeoutMs pass first.
-   */
+  /** Resolves once at or below highWaterBytes; rejects with NotReading above maxBufferedBytes or after stallTimeoutMs. */
   belowHighWater(): Promise<void> {
     const { highWaterBytes, maxBufferedBytes, stallTimeoutMs } = this.limits;
     if (this.#bytes <= highWaterBytes) return Promise.resolve();

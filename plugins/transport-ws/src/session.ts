@@ -33,30 +33,18 @@ export interface WsConnection {
   close(code: number, reason: string): void;
 }
 
-/**
- * Where the connection is: waiting for a valid key (given at the upgrade or in initConnection),
- * waiting for initConnection, ready for text; closing (the queue is finished first after
- * closeConnection or a shutdown; otherwise the close handshake is under way); closed.
- */
+/** Where the connection is; closing: the queue is finished first after closeConnection or a shutdown, else the close handshake is under way. */
 type SessionState = 'connected' | 'authenticated' | 'ready' | 'closing' | 'closed';
 
-/** What initConnection set up, the model resolved. */
-type Settings = InitRequest & { modelId: string };
-
 /**
- * The WebSocket text-to-speech protocol of one connection, without the socket: it is fed the
- * client's messages (receive) and the connection's events (idle, initTimedOut, closed, shutdown)
- * and answers through its WsConnection. Messages are handled strictly in order (a promise chain);
- * the TextChunker cuts their text into pieces, generated one at a time, so audio goes in text order.
- * The key is authenticated once (at the upgrade or in initConnection); its liveness is asked of
- * Authenticator.invalidKeys, before each generation and by the plugin's periodic check (keyInvalidated):
- * revoked, deleted or expired since, it gets 40101 and close 1008, at its next generation at the latest.
+ * The WebSocket text-to-speech protocol of one connection, without the socket: messages handled strictly
+ * in order, their text cut into pieces generated one at a time, so audio goes in text order.
  */
 export class WsSession {
   readonly id = randomUUID();
   private state: SessionState = 'connected';
   private auth: AuthContext | null = null;
-  private settings: Settings | null = null;
+  private settings: (InitRequest & { modelId: string }) | null = null;
   /** The encoder of the connection's output_format (null: raw PCM at the synthesis rate). */
   private encoder: ConnectionEncoder | null = null;
   /** Plain text, or an SSML stream once initConnection says text_type "ssml". */
@@ -70,9 +58,8 @@ export class WsSession {
   private releaseKey: (() => void) | null = null;
   /** The server is shutting down: the connection closes 1001 once its queue is done. */
   private shuttingDown = false;
-  /** The key stopped holding and the client was told (40101 is sent once). */
+  /** 40101 was sent (once). */
   private keyRefused = false;
-  /** The close handshake was started (once). */
   private closeSent = false;
   readonly done: Promise<void>;
   private resolveDone!: () => void;
@@ -156,17 +143,20 @@ export class WsSession {
     this.conn.close(code, reason);
   }
 
-  /** The client is refused from now on: what is waiting is dropped, the error goes, then close 1008. */
-  private refuse(e: unknown, reason: string): Promise<boolean> {
+  /** Drops the text waiting for generation. */
+  private drop(): void {
     this.queue = [];
     this.chunker.clear();
-    // The close frame follows the error message on the socket.
+  }
+
+  /** The client is refused from now on: what is waiting is dropped, the error goes, then close 1008. */
+  private refuse(e: unknown, reason: string): Promise<boolean> {
+    this.drop();
     const sent = this.sendError(e);
     this.closeWith(CLOSE.policy, reason);
     return sent;
   }
 
-  /** Authentication failure: the error message, then close 1008. */
   private async authenticate(secret: string | undefined): Promise<boolean> {
     try {
       const auth = await this.deps.authenticator.authenticate(secret);
@@ -217,11 +207,7 @@ export class WsSession {
     await this.send(CONNECTION_INITIALIZED);
   }
 
-  /**
-   * The session's dictionaries checked now, like the model and the voice (404 / 40401 before any
-   * text), each at the version it has now: a dictionary edited during the session does not change
-   * the rest of its audio.
-   */
+  /** The session's dictionaries checked now (40401 before any text), each pinned at its version now for the whole session. */
   private async pinDictionaries(accountId: string, locators: DictionaryLocator[]): Promise<DictionaryLocator[]> {
     const dictionaries = this.deps.dictionaries;
     if (!dictionaries) throw errors.validation('pronunciation_dictionary_locators are not supported by this server (no dictionaries plugin)');
@@ -255,10 +241,7 @@ export class WsSession {
     else this.enqueue({ text: '', flushEnd: true, queuedAt });
   }
 
-  /**
-   * Queues a piece; one longer than a request may be (PIECE_LIMITS.maxChars) goes as several, the
-   * last keeping flushEnd (SSML: whole documents, cut outside markup).
-   */
+  /** Queues a piece; one over PIECE_LIMITS.maxChars goes as several (SSML: whole documents), the last keeping flushEnd. */
   private enqueue(p: Piece): void {
     const ssml = p.text !== '' && this.chunker instanceof SsmlChunker ? this.chunker.lastPiece : null;
     const long = p.text.length > PIECE_LIMITS.maxChars;
@@ -274,8 +257,7 @@ export class WsSession {
   }
 
   private onClear(): void {
-    this.chunker.clear();
-    this.queue = [];
+    this.drop();
     this.running?.cancel('client clear');
   }
 
@@ -324,9 +306,7 @@ export class WsSession {
   private async runPiece(run: PieceRun): Promise<void> {
     const s = this.settings!;
     if (run.piece.text === '') return run.sendEmptyFinal(s.sampleRate, this.encoder);
-    // The key's liveness is checked while the piece's admission and synthesis start, not before them
-    // (a database round trip less before the first audio); a key that no longer holds wins: its
-    // error alone is sent, the admission is released and no audio goes out.
+    // The key's liveness is checked while the synthesis starts (a database round trip less before the first audio); a dead key wins.
     const live = this.keyStillLive();
     const requestId = `${this.id}:${++this.pieces}`;
     const refused = () => {
@@ -335,19 +315,16 @@ export class WsSession {
     };
     const start = this.deps.startSynthesis ?? startPaidSynthesis;
     await run.run(async () => {
-      let started: Awaited<ReturnType<typeof startPaidSynthesis>>;
-      try {
-        started = await start(this.deps, {
-          auth: this.auth!, requestId, modelId: s.modelId, voiceId: s.voiceId, text: run.piece.text,
-          speed: s.speed, stability: s.stability, sampleRate: s.sampleRate, purpose: 'tts ws', transport: 'ws', startedAt: run.piece.queuedAt,
-          maxOutputSeconds: PIECE_LIMITS.maxOutputSeconds,
-          ...(s.textType && { textType: s.textType }), ...(s.dictionaryLocators && { dictionaryLocators: s.dictionaryLocators }),
-        });
-      } catch (e) {
+      const started = await start(this.deps, {
+        auth: this.auth!, requestId, modelId: s.modelId, voiceId: s.voiceId, text: run.piece.text,
+        speed: s.speed, stability: s.stability, sampleRate: s.sampleRate, purpose: 'tts ws', transport: 'ws', startedAt: run.piece.queuedAt,
+        maxOutputSeconds: PIECE_LIMITS.maxOutputSeconds,
+        ...(s.textType && { textType: s.textType }), ...(s.dictionaryLocators && { dictionaryLocators: s.dictionaryLocators }),
+      }).catch(async (e: unknown) => {
         if (!(await live)) throw refused();
         const ssml = this.ssmlPieces.get(run.piece);
         throw ssml ? inSessionText(e, ssml) : e;
-      }
+      });
       if (!(await live)) {
         started.stream.destroy();
         await started.admission.release('websocket key no longer valid');
@@ -360,12 +337,10 @@ export class WsSession {
   /** Whether the connection's key still holds; if not: error 40101 (once), no more audio, close 1008. */
   private async keyStillLive(): Promise<boolean> {
     const keyId = this.auth!.key.id;
-    let invalid;
-    try {
-      invalid = (await this.deps.authenticator.invalidKeys?.([keyId]))?.get(keyId);
-    } catch (e) {
-      this.deps.logger.warn({ err: e, ...this.logFields() }, 'checking the key of a WebSocket connection failed');
-    }
+    const invalid = await this.deps.authenticator.invalidKeys?.([keyId]).then(
+      (found) => found.get(keyId),
+      (e: unknown) => void this.deps.logger.warn({ err: e, ...this.logFields() }, 'checking the key of a WebSocket connection failed'),
+    );
     if (!invalid) return !this.keyRefused;
     await this.keyInvalidated(invalid);
     return false;
@@ -376,10 +351,7 @@ export class WsSession {
     return this.auth?.key.id ?? null;
   }
 
-  /**
-   * The key no longer holds (revoked, deleted or expired: seen before a generation or by the plugin's
-   * periodic check, both through Authenticator.invalidKeys): 40101 once, no more audio, close 1008.
-   */
+  /** The key no longer holds (seen before a generation or by the plugin's periodic check): 40101 once, no more audio, close 1008. */
   async keyInvalidated(e: unknown): Promise<void> {
     if (this.state === 'closed' || this.keyRefused) return;
     this.keyRefused = true;
@@ -394,8 +366,7 @@ export class WsSession {
     closed: () => this.state === 'closed',
     notReading: () => {
       this.deps.logger.warn(this.logFields(), 'ws client not reading: closing');
-      this.queue = [];
-      this.chunker.clear();
+      this.drop();
       this.closeWith(CLOSE.policy, 'client not reading');
     },
   };

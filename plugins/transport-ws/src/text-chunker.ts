@@ -69,13 +69,8 @@ export abstract class ChunkerBuffer {
 }
 
 /**
- * The text-chunking policy of a WebSocket session: text arrives in pieces of any size and is cut
- * into pieces worth synthesizing. A piece ends at the last sentence end of the buffer; without
- * one, at the last whole word once the buffer is longer than the length schedule allows (50, then
- * 120, then 200 characters), or, asked with try_trigger_generation, once the whole words make at
- * least 20 characters. A piece of punctuation only stays with the text that follows. No cut falls
- * inside a <break time="…"/> tag (plain text's one markup), even one split across messages. A flush cuts
- * everything buffered, after checking the text received since the previous flush (the text rule).
+ * The text-chunking policy of a WebSocket session (cutPosition): punctuation alone stays with the text
+ * that follows, and no cut falls inside a <break> tag. A flush cuts everything, after the text rule.
  */
 export class TextChunker extends ChunkerBuffer implements Chunker {
   /** The next piece to synthesize if the buffer holds one now (`tryNow`: try_trigger_generation), else null. */
@@ -89,11 +84,7 @@ export class TextChunker extends ChunkerBuffer implements Chunker {
     return piece;
   }
 
-  /**
-   * Ends the text so far: returns everything buffered as the last piece, or null when what is left
-   * has nothing to speak (nor a <break> to pause for). 40001 (and the buffer dropped) when the text
-   * received since the previous flush is too short or has nothing to speak.
-   */
+  /** Everything buffered as the last piece (null: nothing to speak nor pause for); 40001 when the text since the last flush fails the text rule. */
   flush(): string | null {
     const whole = this.sinceFlush;
     const rest = this.buffer;
@@ -119,10 +110,8 @@ export class TextChunker extends ChunkerBuffer implements Chunker {
 }
 
 /**
- * Where text buffered in a session is cut now (0 or -1: not yet), the `pieces`-th cut: after the
- * last sentence end; else at the last whole word once the text is over the length schedule's
- * limit or, with `tryNow`, once the whole words make tryTriggerMin characters. `measure` gives a
- * text's length (SSML: the characters outside markup).
+ * Where buffered text is cut now (0 or -1: not yet), the `pieces`-th cut: after the last sentence end; else
+ * at the last whole word once over the length schedule or, `tryNow`, tryTriggerMin. `measure`: SSML's length.
  */
 export function cutPosition(b: string, pieces: number, tryNow: boolean, options: TextChunkerOptions = DEFAULT_CHUNKING, measure: (s: string) => number = (s) => s.length): number {
   let lastEnd = -1;

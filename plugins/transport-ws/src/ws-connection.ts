@@ -5,21 +5,12 @@ import { messageBuffers } from './message-buffers.js';
 import { SendWindow } from './send-window.js';
 import type { WsConnection, WsSession } from './session.js';
 
-/**
- * Runs a session on a WebSocket (the thin adapter): ws's messages and close fed to the session,
- * its messages sent with ws's send callback counted in a SendWindow (the backpressure generation
- * waits on), a ping every pingIntervalMs (a client that did not answer the previous one is
- * terminated), and the idle and initConnection timers.
- */
+/** Runs a session on a WebSocket: messages in, sends counted in a SendWindow (backpressure), pings, and the idle and initConnection timers. */
 export function runSession(ws: WebSocket, socket: Socket, limits: WsLimits, open: (conn: WsConnection) => WsSession): WsSession {
   const window = new SendWindow(limits);
   let corked = false;
-  /**
-   * Messages sent in the same turn of the event loop leave in one write of the socket the upgrade
-   * handed over, as Node's HTTP responses do: a write per message (a syscall through the loopback
-   * TCP stack) was the largest cost of the main thread with many sessions (measured: a third of its
-   * busy time). The messages and their order are unchanged.
-   */
+  // Messages sent in one turn of the event loop leave in one socket write: a write per message was the
+  // largest cost of the main thread with many sessions (measured: a third of its busy time).
   const corkForThisTick = () => {
     if (corked || socket.destroyed) return;
     corked = true;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { DEFAULT_SAMPLE_RATE, encodeWav, errors, presentedKey, type HttpRouteSpec, type SpeechChunk, type ModelCatalog, type SpeechSynthesizer, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
-import { absoluteUrl, apiRoute, type RouteDeps } from '../server.js';
+import { DEFAULT_SAMPLE_RATE, encodeWav, errors, type HttpRouteSpec, type SpeechChunk, type ModelCatalog, type SpeechSynthesizer, type VoiceCatalog, type VoiceCloning } from '@sawt/core';
+import { absoluteUrl, apiRoute, requireScope, type RouteDeps } from '../server.js';
 import { errorResponses } from '../openapi.js';
 
 const SAMPLE_TEXT = 'مرحبا، هذا صوتي. يسعدني أن أقرأ لك أي نص عربي بوضوح.';
@@ -49,10 +49,8 @@ export function registerCatalogRoutes(
     const { voice_id } = req.params as { voice_id: string };
     if (deps.cloning?.isCloneId(voice_id)) {
       // A cloned voice's sample is its owner's: the owner's key is needed, and no shared cache keeps it.
-      const auth = await deps.authenticator.authenticate(presentedKey(req.headers));
-      deps.authenticator.authorize(auth, 'voices');
-      await deps.rateLimiter.hit(auth.key.id);
-      const cloned = await deps.cloning.sampleWav(voice_id, auth.account.id);
+      await requireScope('voices', deps)(req);
+      const cloned = await deps.cloning.sampleWav(voice_id, req.auth!.account.id);
       if (!cloned) throw errors.voiceNotFound(voice_id);
       return reply.type('audio/wav').header('cache-control', 'private, no-store').send(cloned);
     }
@@ -70,13 +68,9 @@ export function registerCatalogRoutes(
       samples.set(voice_id, wav);
       wav.catch(() => samples.delete(voice_id));
     }
-    let body: Buffer;
-    try {
-      body = await wav;
-    } catch (e) {
-      if ((e as { code?: number }).code === 40401) throw errors.voiceNotFound(voice_id);
-      throw e;
-    }
+    const body = await wav.catch((e: { code?: number }) => {
+      throw e.code === 40401 ? errors.voiceNotFound(voice_id) : e;
+    });
     return reply.type('audio/wav').header('cache-control', 'public, max-age=86400').send(body);
   });
 }

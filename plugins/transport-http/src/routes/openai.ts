@@ -1,23 +1,12 @@
 /**
- * The OpenAI-compatible speech API at the server root (a client's baseURL is http://host:port/v1):
- * POST /v1/audio/speech and GET /v1/models, on Sawt's keys, billing, plans and limits (the same paid
- * path as POST /text-to-speech), with OpenAI's error shape {"error": {message, type, code, param}}
- * (code: Sawt's numeric errorCode), so OpenAI's own clients raise their own error classes.
+ * The OpenAI-compatible speech API at the server root (baseURL http://host:port/v1), on Sawt's paid path,
+ * with OpenAI's error shape (code: Sawt's errorCode), so OpenAI's own clients raise their own error classes.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DICTIONARY_LOCATORS_SCHEMA, SawtError, errors, outputFormat, parseDictionaryLocators, startPaidSynthesis, type HttpRouteSpec, type Logger, type PaidSynthesisServices } from '@sawt/core';
 import type { OutputLimits } from '../audio-response.js';
-import { toSawtError } from '../errors.js';
 import { sendFramed } from '../framed-response.js';
-import { requireScope, type RouteDeps } from '../server.js';
-
-/** OpenAI model names and OpenAI voice names → Sawt's (transport-http option `openai`). */
-export interface OpenAiMapping {
-  /** An OpenAI model name → Sawt model ids, the first one offered wins. */
-  models: Record<string, string[]>;
-  /** An OpenAI voice name → a Sawt voice id. */
-  voices: Record<string, string>;
-}
+import { errorHandler, requireScope, sendError, type RouteDeps } from '../server.js';
 
 /** OpenAI's response_format → Sawt's output format (pcm: 24 kHz s16le as OpenAI defines it). */
 const RESPONSE_FORMATS: Record<string, string> = { mp3: 'mp3_44100_128', opus: 'opus_48000_64', wav: 'wav_24000', flac: 'flac_24000', pcm: 'pcm_24000' };
@@ -33,20 +22,12 @@ function invalid(param: string, message: string): SawtError {
   return e;
 }
 
-/** OpenAI's error `type` for a status. */
-function errorType(status: number): string {
-  if (status === 401) return 'authentication_error';
-  if (status === 402) return 'insufficient_balance';
-  if (status === 403) return 'permission_error';
-  if (status === 404) return 'not_found_error';
-  if (status === 429) return 'rate_limit_error';
-  if (status >= 500) return 'server_error';
-  return 'invalid_request_error';
-}
+/** OpenAI's error `type` for a status (5xx: server_error, others: invalid_request_error). */
+const ERROR_TYPES: Record<number, string> = { 401: 'authentication_error', 402: 'insufficient_balance', 403: 'permission_error', 404: 'not_found_error', 429: 'rate_limit_error' };
 
 /** {"error": {message, type, code, param}}: code is Sawt's numeric errorCode. */
-export function openAiErrorBody(e: SawtError): { error: { message: string; type: string; code: number; param: string | null } } {
-  return { error: { message: e.message, type: errorType(e.status), code: e.code, param: params.get(e) ?? null } };
+function openAiErrorBody(e: SawtError): { error: { message: string; type: string; code: number; param: string | null } } {
+  return { error: { message: e.message, type: ERROR_TYPES[e.status] ?? (e.status >= 500 ? 'server_error' : 'invalid_request_error'), code: e.code, param: params.get(e) ?? null } };
 }
 
 const errorSchema = {
@@ -66,17 +47,12 @@ const errorSchema = {
 };
 const errorStatuses = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [String(s), { description: `OpenAI's error shape; code carries Sawt's errorCode`, content: { 'application/json': { schema: errorSchema } } }]));
 
-function sendOpenAiError(reply: FastifyReply, e: SawtError): FastifyReply {
-  reply.request.refusal = e;
-  return reply.code(e.status).header('x-request-id', reply.request.id).headers(e.headers).type('application/json').send(openAiErrorBody(e));
-}
-
 const created = Math.floor(Date.now() / 1000);
 
 export function registerOpenAiRoutes(
   app: FastifyInstance,
   describe: (r: HttpRouteSpec) => void,
-  deps: RouteDeps & PaidSynthesisServices & { logger: Logger; maxTextChars: number; output: OutputLimits; track: <T>(p: Promise<T>, cancel: () => void) => Promise<T>; mapping: OpenAiMapping },
+  deps: RouteDeps & PaidSynthesisServices & { logger: Logger; maxTextChars: number; output: OutputLimits; track: <T>(p: Promise<T>, cancel: () => void) => Promise<T>; mapping: { models: Record<string, string[]>; voices: Record<string, string> } },
 ): void {
   const { mapping } = deps;
   const resolveModel = (name: string): string => {
@@ -137,12 +113,8 @@ export function registerOpenAiRoutes(
   });
 
   void app.register(async (v1) => {
-    v1.setErrorHandler((err, req, reply) => {
-      const e = toSawtError(err, deps.logger, req.id);
-      if (e.status >= 500 && e.status !== 503) deps.logger.error({ requestId: req.id, accountId: req.auth?.account.id ?? null, keyId: req.auth?.key.id ?? null, errorCode: e.code, err: e.cause ?? err }, e.message);
-      return sendOpenAiError(reply, e);
-    });
-    v1.setNotFoundHandler((_req, reply) => sendOpenAiError(reply, new SawtError('notFound', 'Endpoint not found: the OpenAI-compatible API has POST /v1/audio/speech and GET /v1/models')));
+    v1.setErrorHandler(errorHandler(deps.logger, openAiErrorBody));
+    v1.setNotFoundHandler((_req, reply) => sendError(reply, new SawtError('notFound', 'Endpoint not found: the OpenAI-compatible API has POST /v1/audio/speech and GET /v1/models'), openAiErrorBody));
     const preHandler = requireScope('openai', deps);
 
     v1.get('/models', { preHandler }, async () => {

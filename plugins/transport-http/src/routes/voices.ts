@@ -5,25 +5,23 @@ import {
   type AudioSource, type ConcurrencySlot, type HttpRouteSpec, type Logger, type PaidSynthesisServices, type Plan, type VoiceCloning, type WorkDir,
 } from '@sawt/core';
 import { sendSynthesis, type OutputLimits } from '../audio-response.js';
-import { receiveForm, type MultipartForm, type UploadedFile } from '../multipart.js';
+import { receiveForm, type UploadedFile } from '../multipart.js';
 import { errorResponses, multipartBody } from '../openapi.js';
 import { absoluteUrl, apiRoute, type RouteDeps } from '../server.js';
 
-export const FILE_NOT_AUDIO = 'file is required and must be of audio type';
-export const VOICE_FILE_MESSAGE = 'voice_file is required and must be a file';
-export const REFERENCE_MESSAGE = 'reference_audio_file is required and must be a file';
+const FILE_NOT_AUDIO = 'file is required and must be of audio type';
+const VOICE_FILE_MESSAGE = 'voice_file is required and must be a file';
+const REFERENCE_MESSAGE = 'reference_audio_file is required and must be a file';
 const REFERENCE_NOT_AUDIO = 'reference_audio_file must be an audio file (WAV, MP3, M4A, FLAC, OGG, WebM, AAC or AMR)';
 const VOICE_FILE_NOT_AUDIO = 'voice_file must be an audio file (raw PCM16 24 kHz mono as the preview streams it, WAV, MP3, M4A, FLAC, OGG, WebM, AAC or AMR)';
 /** Longest reference or voice file decoded (seconds). */
 const MAX_SECONDS = 600;
-/** What is kept of a clone's reference recording: its first 5 minutes, as PCM16 mono 24 kHz WAV. */
-export const STORED_REFERENCE = { seconds: 300, sampleRate: 24000 };
+const TOO_LONG = `The audio is too long: at most ${MAX_SECONDS} seconds are accepted`;
 /**
- * What of a reference is analysed into a voice profile: its first 5 minutes (the part a clone
- * stores). Bounds a job's memory (the PCM and the analysis grow with it: 590 s took ~125 MB)
- * and CPU, whatever the upload's length up to MAX_SECONDS.
+ * What is kept of a clone's reference recording, and analysed into its profile: its first 5 minutes,
+ * as PCM16 mono 24 kHz WAV. Bounds a job's memory (590 s took ~125 MB) and CPU, whatever the upload's length.
  */
-export const ANALYSED_SECONDS = STORED_REFERENCE.seconds;
+const STORED_REFERENCE = { seconds: 300, sampleRate: 24000 };
 
 export function previewFields(maxTextChars: number) {
   return defineFields({
@@ -58,6 +56,10 @@ export const cloneFields = defineFields({
   avatar_url: { type: 'string', maxLength: 2000, format: 'http-url', description: 'http or https URL of an avatar image' },
 });
 
+/** Rethrows an error `keep` accepts (default: a SawtError), anything else as a 500 with `message`. */
+const rethrow = (message: string, keep: (e: unknown) => boolean = isSawtError) => (e: unknown): never => {
+  throw keep(e) ? e : errors.internal(message, e);
+};
 const list = (s: string | undefined): string[] => (s === undefined ? [] : s.split(',').map((x) => x.trim()).filter(Boolean));
 const orNull = (s: string | undefined): string | null => (s !== undefined && s.trim() !== '' ? s.trim() : null);
 
@@ -78,60 +80,36 @@ export interface VoiceRouteDeps extends RouteDeps, PaidSynthesisServices {
 export function registerVoiceRoutes(app: FastifyInstance, describe: (r: HttpRouteSpec) => void, deps: VoiceRouteDeps): void {
   const pFields = previewFields(deps.maxTextChars);
 
-  async function form(req: FastifyRequest, fileFields: string[]): Promise<MultipartForm> {
-    if (!/^multipart\/form-data/i.test(String(req.headers['content-type'] ?? ''))) {
-      req.raw.resume();
-      throw errors.validation('Expected a multipart/form-data body');
-    }
-    return receiveForm(req.raw, { file: () => deps.workDir.file('upload', '.bin'), fileFields, maxFileBytes: deps.maxUploadBytes });
-  }
+  const form = (req: FastifyRequest, fileFields: string[]) => receiveForm(req.raw, { file: () => deps.workDir.file('upload', '.bin'), fileFields, maxFileBytes: deps.maxUploadBytes });
 
-  /**
-   * What an upload is, from its bytes (audio-sniff: the container pins ffmpeg's demuxer);
-   * `rawPcm` also accepts headerless PCM16 24 kHz mono. 40001 with `notAudio` otherwise.
-   */
+  /** What an upload is, from its bytes; `rawPcm` also accepts headerless PCM16 24 kHz mono. 40001 with `notAudio` otherwise. */
   function sourceOf(file: UploadedFile, notAudio: string, rawPcm: boolean): Promise<AudioSource> {
     return audioSource(file, { notAudioMessage: notAudio, ...(rawPcm ? { rawPcm16: { sampleRate: STORED_REFERENCE.sampleRate } } : {}) });
   }
 
-  /**
-   * Decodes an upload to PCM16 24 kHz mono, streaming and capped at MAX_SECONDS (`-t`),
-   * keeping its first ANALYSED_SECONDS; with `rawPcm`, bytes that looked like a container
-   * but do not decode as one are read as headerless PCM16 24 kHz mono.
-   */
-  async function decode(file: UploadedFile, source: AudioSource, notAudio: string, rawPcm: boolean): Promise<Buffer> {
-    const tooLong = () => errors.validation(`The audio is too long: at most ${MAX_SECONDS} seconds are accepted`);
-    try {
-      return await decodeAudioFile(deps.ffmpegPath, source, { sampleRate: STORED_REFERENCE.sampleRate, maxSeconds: MAX_SECONDS, keepSeconds: ANALYSED_SECONDS });
-    } catch (e) {
-      if (e instanceof AudioTooLong) throw tooLong();
-      if (!rawPcm || source.container === 'pcm16' || !plausibleRawPcm16(file.head, file.bytes)) throw errors.validation(notAudio);
-    }
-    try {
-      return await decodeAudioFile(deps.ffmpegPath, asRawPcm16(source, STORED_REFERENCE.sampleRate), { sampleRate: STORED_REFERENCE.sampleRate, maxSeconds: MAX_SECONDS, keepSeconds: ANALYSED_SECONDS });
-    } catch (e) {
-      if (e instanceof AudioTooLong) throw tooLong();
-      throw errors.validation(notAudio);
-    }
+  /** Decodes an upload to PCM16 24 kHz mono, streaming and capped at MAX_SECONDS, keeping what a clone stores. */
+  function decode(source: AudioSource, notAudio: string): Promise<Buffer> {
+    return decodeAudioFile(deps.ffmpegPath, source, { sampleRate: STORED_REFERENCE.sampleRate, maxSeconds: MAX_SECONDS, keepSeconds: STORED_REFERENCE.seconds }).catch((e) => {
+      throw errors.validation(e instanceof AudioTooLong ? TOO_LONG : notAudio);
+    });
   }
 
   /**
-   * The clone's sample as PCM16 24 kHz mono WAV in `output` (ffmpeg streams it to disk: never
-   * held in memory), at most MAX_SECONDS; with the raw PCM16 fallback of decode().
+   * The clone's sample as PCM16 24 kHz mono WAV in `output` (streamed to disk by ffmpeg), at most
+   * MAX_SECONDS; bytes that looked like a container but do not decode as one are read as raw PCM16.
    */
   async function sampleWav(file: UploadedFile, source: AudioSource, output: string): Promise<void> {
     const cap = { sampleRate: STORED_REFERENCE.sampleRate, maxSeconds: MAX_SECONDS + 0.5 };
-    try {
-      await transcodeToWav(deps.ffmpegPath, source, output, cap);
-    } catch {
-      if (source.container === 'pcm16' || !plausibleRawPcm16(file.head, file.bytes)) throw errors.validation(VOICE_FILE_NOT_AUDIO);
-      await transcodeToWav(deps.ffmpegPath, asRawPcm16(source, STORED_REFERENCE.sampleRate), output, cap).catch(() => {
-        throw errors.validation(VOICE_FILE_NOT_AUDIO);
+    const notAudio = () => errors.validation(VOICE_FILE_NOT_AUDIO);
+    await transcodeToWav(deps.ffmpegPath, source, output, cap).catch(() => {
+      if (source.container === 'pcm16' || !plausibleRawPcm16(file.head, file.bytes)) throw notAudio();
+      return transcodeToWav(deps.ffmpegPath, asRawPcm16(source, STORED_REFERENCE.sampleRate), output, cap).catch(() => {
+        throw notAudio();
       });
-    }
+    });
     const seconds = ((await stat(output)).size - 44) / 2 / STORED_REFERENCE.sampleRate;
-    if (seconds <= 0) throw errors.validation(VOICE_FILE_NOT_AUDIO);
-    if (seconds > MAX_SECONDS) throw errors.validation(`The audio is too long: at most ${MAX_SECONDS} seconds are accepted`);
+    if (seconds <= 0) throw notAudio();
+    if (seconds > MAX_SECONDS) throw errors.validation(TOO_LONG);
   }
 
   app.register(async (child) => {
@@ -160,22 +138,12 @@ export function registerVoiceRoutes(app: FastifyInstance, describe: (r: HttpRout
           auth: req.auth!, requestId: req.id, modelId: model.model_id, voiceId: '', text: body.text, speed: body.speed, stability: 0.5, purpose: 'voice preview',
           transport: 'preview', startedAt: performance.now() - reply.elapsedTime,
           start: async (m) => {
-            let pcm: Buffer | null = await decode(file, source, FILE_NOT_AUDIO, false);
-            let profile;
-            try {
-              profile = await deps.cloning.analyze(pcm);
-              pcm = null;
-              await deps.cloning.rememberPreview({ accountId: req.auth!.account.id, referenceSha256: file.sha256, similarity: body.similarity, speed: body.speed });
-            } catch (e) {
-              if (isSawtError(e)) throw e;
-              throw errors.internal('Failed to generate voice preview', e);
-            }
-            try {
-              return await deps.cloning.preview({ profile, modelId: m.model_id, accountId: req.auth!.account.id, text: body.text, speed: body.speed, similarity: body.similarity, requestId: req.id });
-            } catch (e) {
-              if (isSawtError(e) && e.status < 500) throw e;
-              throw errors.internal('Failed to generate voice preview', e);
-            }
+            const failed = rethrow('Failed to generate voice preview');
+            // The decoded PCM is held only while it is analysed.
+            const profile = await deps.cloning.analyze(await decode(source, FILE_NOT_AUDIO)).catch(failed);
+            await deps.cloning.rememberPreview({ accountId: req.auth!.account.id, referenceSha256: file.sha256, similarity: body.similarity, speed: body.speed }).catch(failed);
+            return deps.cloning.preview({ profile, modelId: m.model_id, accountId: req.auth!.account.id, text: body.text, speed: body.speed, similarity: body.similarity, requestId: req.id })
+              .catch(rethrow('Failed to generate voice preview', (e) => isSawtError(e) && e.status < 500));
           },
         });
         await deps.track(sendSynthesis(req, reply, { stream: run.stream, admission: run.admission, streaming: true, format: outputFormat(`pcm_${DEFAULT_SAMPLE_RATE}`) }, deps.output, deps.logger), () => run.stream.destroy());
@@ -211,32 +179,18 @@ export function registerVoiceRoutes(app: FastifyInstance, describe: (r: HttpRout
           refuse: (held: number) => errors.validation(`This account holds ${held} cloned voice${held === 1 ? '' : 's'}, the limit of its plan (${account.plan}: ${max}); delete one (DELETE /api/v1/voices/{voice_id}) before cloning another`),
         };
         // Refused at once when the account is full (create checks again, atomically with the insert).
-        if (limit) {
-          const held = await deps.cloning.count(account.id);
-          if (held >= limit.max) throw limit.refuse(held);
-        }
+        const held = limit ? await deps.cloning.count(account.id) : 0;
+        if (limit && held >= limit.max) throw limit.refuse(held);
         const refSource = await sourceOf(reference, REFERENCE_NOT_AUDIO, false);
         const sampleSource = await sourceOf(voiceFile, VOICE_FILE_NOT_AUDIO, true);
         // Nothing is decoded before the plan's slot is held (clone is free: no money).
         slot = await deps.admission.holdSlot(req.auth!);
-        let refPcm: Buffer | null = await decode(reference, refSource, REFERENCE_NOT_AUDIO, false);
-        let profile;
-        try {
-          profile = await deps.cloning.analyze(refPcm);
-        } catch (e) {
-          if (isSawtError(e)) throw e;
-          throw errors.internal('Failed to process voice file', e);
-        } finally {
-          refPcm = null;
-        }
+        const profile = await deps.cloning.analyze(await decode(refSource, REFERENCE_NOT_AUDIO)).catch(rethrow('Failed to process voice file'));
         // The reference and the sample are kept transcoded (on disk, streamed by ffmpeg) and capped, not as uploaded.
         const storedReference = deps.workDir.file('reference', '.wav');
         f.track(storedReference);
-        try {
-          await transcodeToWav(deps.ffmpegPath, refSource, storedReference, { sampleRate: STORED_REFERENCE.sampleRate, maxSeconds: STORED_REFERENCE.seconds });
-        } catch (e) {
-          throw errors.internal('Failed to process voice file', e);
-        }
+        await transcodeToWav(deps.ffmpegPath, refSource, storedReference, { sampleRate: STORED_REFERENCE.sampleRate, maxSeconds: STORED_REFERENCE.seconds })
+          .catch(rethrow('Failed to process voice file', () => false));
         const sampleFile = deps.workDir.file('sample', '.wav');
         f.track(sampleFile);
         await sampleWav(voiceFile, sampleSource, sampleFile);
