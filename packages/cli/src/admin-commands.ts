@@ -2,6 +2,7 @@ import { fromMicro, PLANS, tokens, toMicro, SawtError, type ApiKeyRecord, type E
 import { withAdminApp } from './admin.js';
 import { required, UsageError } from './args.js';
 import { accountOrFail, type Handler } from './command.js';
+import { backup } from './commands/backup.js';
 import { modelsPull } from './commands/models-pull.js';
 import { modelsVerify } from './commands/models-verify.js';
 import { walletLedger } from './commands/wallet-ledger.js';
@@ -26,16 +27,8 @@ async function voicesOfModel(app: SawtApp, modelId: string, accountId: string | 
 
 function keyJson(k: ApiKeyRecord & { key?: string }) {
   return {
-    id: k.id,
-    ...(k.key ? { key: k.key } : {}),
-    account_id: k.accountId,
-    prefix: k.prefix,
-    endpoints: k.endpoints,
-    expires_at: k.expiresAt,
-    quota_chars: k.quotaChars,
-    used_chars: k.usedChars,
-    revoked_at: k.revokedAt,
-    created_at: k.createdAt,
+    id: k.id, ...(k.key ? { key: k.key } : {}), account_id: k.accountId, prefix: k.prefix, endpoints: k.endpoints, expires_at: k.expiresAt,
+    quota_chars: k.quotaChars, used_chars: k.usedChars, revoked_at: k.revokedAt, created_at: k.createdAt,
   };
 }
 
@@ -209,6 +202,7 @@ export const commands: Record<string, Handler> = {
       return { json: { dialect: db.dialect, migrations: Number(n) }, text: human`database (${db.dialect}) up to date: ${Number(n)} migrations applied` };
     });
   },
+  backup,
   'models pull': modelsPull,
   'models verify': modelsVerify,
 };

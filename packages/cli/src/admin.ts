@@ -1,10 +1,8 @@
 import { createSawt, type SawtApp } from '@sawt/core';
 
 /**
- * Boots the data layer (every plugin except transports) against the same data
- * dir and database as a running server, runs `fn`, and shuts down. With
- * `start: false` the plugins are only registered (catalogs are readable, nothing
- * is started: no database migration, no engine warm-up that a damaged model file could stop).
+ * Boots every plugin except transports on a running server's data dir and database, runs `fn`, shuts down.
+ * `start: false` only registers them: catalogs readable, no migration, no engine warm-up a damaged model could stop.
  */
 export async function withAdminApp<T>(fn: (app: SawtApp) => Promise<T>, opts: { start?: boolean } = {}): Promise<T> {
   const app = await createSawt({ skipTags: ['transport'], logger: quietLogger() });

@@ -1,9 +1,8 @@
 import cluster from 'node:cluster';
 
 /**
- * What `sawt serve` prints once it listens (once: by the single process, or by the primary when
- * its workers listen): where the server is, how to make an account and a key, a request to paste,
- * and the /docs and /playground pages. Written to stderr, so that stdout stays the JSON log.
+ * What `sawt serve` prints once it listens (by the single process, or the primary once its workers listen): the
+ * address, an account and key, a request to paste, /docs and /playground. On stderr: stdout stays the JSON log.
  */
 export function nextSteps(address: { host: string; port: number }, opts: { workers?: number; env?: NodeJS.ProcessEnv } = {}): string {
   const env = opts.env ?? process.env;

@@ -9,11 +9,8 @@ const say = (msg: string, extra: Record<string, unknown> = {}) =>
   process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), pid: process.pid, role: 'primary', ...extra, msg })}\n`);
 
 /**
- * The primary of `sawt serve --workers N`: forks N workers (each boots the whole
- * server and listens on the shared port), replaces a worker that crashes after it
- * started serving, stops everything when one fails to start, and on SIGTERM/SIGINT
- * asks every worker to shut down gracefully and waits for them.
- * Resolves with the exit code.
+ * The primary of `sawt serve --workers N`: forks N workers, replaces one that crashes after it served, stops all
+ * when one fails to start, and on SIGTERM/SIGINT stops every worker gracefully. Resolves with the exit code.
  */
 export function runPrimary(count: number, env: Record<string, string>): Promise<number> {
   // Workers accept connections themselves: with Node's default round-robin the primary accepts
@@ -58,8 +55,8 @@ export function runPrimary(count: number, env: Record<string, string>): Promise<
     const workers = (): Worker[] => Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w);
     const finishWhenAllGone = () => {
       if (workers().every((w) => w.isDead())) {
-        process.off('SIGTERM', onTerm);
-        process.off('SIGINT', onInt);
+        process.off('SIGTERM', onSignal);
+        process.off('SIGINT', onSignal);
         resolve(exitCode);
       }
     };
@@ -68,16 +65,12 @@ export function runPrimary(count: number, env: Record<string, string>): Promise<
       for (const w of workers()) if (!w.isDead()) w.process.kill('SIGTERM');
       finishWhenAllGone();
     };
-    const onTerm = () => {
-      say('shutting down', { signal: 'SIGTERM' });
+    const onSignal = (signal: NodeJS.Signals) => {
+      say('shutting down', { signal });
       stopAll();
     };
-    const onInt = () => {
-      say('shutting down', { signal: 'SIGINT' });
-      stopAll();
-    };
-    process.on('SIGTERM', onTerm);
-    process.on('SIGINT', onInt);
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
     say(`starting ${count} workers`, { workers: count });
     for (let i = 0; i < count; i++) fork();
   });

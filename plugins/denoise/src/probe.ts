@@ -16,9 +16,8 @@ export function probeAudio(ffprobe: string, source: AudioSource, signal?: AbortS
 }
 
 /**
- * The duration of `source` by decoding it (the header's can lie), at most
- * `maxSeconds` and a margin (`-t`): a cheap pass (8 kHz mono, counted, not kept)
- * before the denoiser's. A result above `maxSeconds` means the audio passes it.
+ * The duration of `source` by decoding it (the header's can lie), at most `maxSeconds` and a margin (`-t`): a cheap
+ * pass (8 kHz mono, counted, not kept) before the denoiser's. A result above `maxSeconds` means the audio passes it.
  */
 export function decodedDuration(ffmpeg: string, source: AudioSource, maxSeconds: number, signal?: AbortSignal): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -7,12 +7,8 @@ import { UsageError } from '../args.js';
 import type { CommandInput, CommandResult } from '../command.js';
 
 /**
- * `sawt backup --out FILE`: a consistent copy of the embedded SQLite database, taken while the
- * server runs. SQLite's `VACUUM INTO` reads the database in one read transaction (WAL: writers go
- * on meanwhile) and writes a compact, self-contained file (no -wal or -shm beside it) as of that
- * moment; it is written next to FILE and renamed into place, so FILE is never half a backup.
- * PostgreSQL has its own tool (pg_dump); cloned voices stored as files (blobs: "files") are in the
- * data dir's blobs/ folder, copied separately.
+ * `sawt backup --out FILE`: SQLite's `VACUUM INTO` copies the database in one read transaction while the server
+ * writes on (WAL), into a self-contained file renamed into place. Blobs (data dir's blobs/) are copied separately.
  */
 export async function backup({ values }: CommandInput): Promise<CommandResult> {
   const out = typeof values.out === 'string' ? path.resolve(values.out) : '';

@@ -1,11 +1,12 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { outputFormat, speechPcm, tokens, wavHeader, type SawtApp, type VoiceInfo } from '@sawt/core';
 import { withAdminApp } from '../admin.js';
-import { UsageError } from '../args.js';
+import { cannotRead, UsageError } from '../args.js';
 import { FILE_FORMATS, audioFile, formatForFile } from './audio-file.js';
 import { CharacterProgress } from './progress.js';
 
@@ -29,10 +30,8 @@ export interface SayOptions {
 const RATE = 24000;
 
 /**
- * `sawt say TEXT`: speech from the text, in this process (the same engine and
- * catalog as the server, nothing listening) or, with --server, from a running
- * Sawt's API. Audio is played as it arrives, or written to --out (a WAV, renamed
- * into place once complete, so an interrupted run leaves no partial file).
+ * `sawt say TEXT`: speech in this process (the server's engine and catalog, nothing listening) or, with --server,
+ * from a running Sawt's API; played as it arrives, or written to --out (a WAV renamed into place once complete).
  */
 export async function say(opts: SayOptions, io: { stdout?: NodeJS.WriteStream; stderr?: NodeJS.WritableStream } = {}): Promise<void> {
   const stdout = io.stdout ?? process.stdout;
@@ -75,9 +74,8 @@ export function fileParts(text: string, maxChars = 2000): string[] {
 }
 
 /**
- * `sawt say --file book.txt --out book.mp3`: the file in-process, part by part (paragraphs), through
- * one encoder into one file whose format is its extension's (.mp3, .ogg/.opus, .flac, .wav); a
- * progress line on a terminal (percent, characters/s, ETA), none with --json.
+ * `sawt say --file book.txt --out book.mp3`: the file in-process, paragraph by paragraph, through one encoder
+ * into one file of its extension's format; a progress line on a terminal, none with --json.
  */
 async function sayFile(opts: SayOptions, stderr: NodeJS.WritableStream, stdout: NodeJS.WriteStream): Promise<void> {
   if (opts.text.trim() !== '') throw new UsageError('say takes TEXT or --file, not both');
@@ -86,9 +84,7 @@ async function sayFile(opts: SayOptions, stderr: NodeJS.WritableStream, stdout: 
   if (opts.server) throw new UsageError('say --file speaks in-process; for a server, use sawt jobs submit --file');
   checkSpeed(opts);
   const file = opts.file!;
-  const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
-    throw new UsageError(`--file: cannot read ${JSON.stringify(file)} (${e.code ?? e.message})`);
-  });
+  const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => { throw cannotRead('--file', file, e); });
   const parts = fileParts(text);
   if (parts.length === 0) throw new UsageError(`--file: ${JSON.stringify(file)} has no text to speak`);
   const total = parts.reduce((n, p) => n + p.length, 0);
@@ -176,14 +172,8 @@ async function remoteSpeech(opts: SayOptions): Promise<Readable> {
 }
 
 async function apiError(r: Response): Promise<Error> {
-  const body = await r.text().catch(() => '');
-  try {
-    const e = JSON.parse(body) as { errorCode?: number; errorMessage?: string };
-    if (e.errorMessage) return new Error(`the server answered ${r.status} (${e.errorCode}): ${e.errorMessage}`);
-  } catch {
-    /* not JSON */
-  }
-  return new Error(`the server answered ${r.status}`);
+  const e = (await r.json().catch(() => null)) as { errorCode?: number; errorMessage?: string } | null;
+  return new Error(`the server answered ${r.status}${e?.errorMessage ? ` (${e.errorCode}): ${e.errorMessage}` : ''}`);
 }
 
 interface Sink {
@@ -210,10 +200,7 @@ async function openSink(out: string | undefined, stdout: NodeJS.WriteStream): Pr
       child.stderr!.setEncoding('utf8').on('data', (s: string) => {
         if (errors.length < 65536) errors += s;
       });
-      exited = new Promise((resolve, reject) => {
-        child!.once('error', reject);
-        child!.once('close', resolve);
-      });
+      exited = once(child, 'close').then(([code]) => code as number | null);
       child.stdin!.on('error', () => {}); // a player closed early (user quit): EPIPE is not our failure
       await streamingWav(child.stdin!, pcm);
     },
