@@ -8,10 +8,7 @@ import { modelsVerify } from './commands/models-verify.js';
 import { walletLedger } from './commands/wallet-ledger.js';
 import { human } from './printable.js';
 
-/**
- * `sawt voices list --model M`: the voices that speak on M, as GET /voices?model_id=M lists them: the
- * built-in personas, then the cloned voices (a clone speaks on every model; --account: one account's).
- */
+/** `sawt voices list --model M` as GET /voices?model_id=M: the built-in personas, then the cloned voices. */
 async function voicesOfModel(app: SawtApp, modelId: string, accountId: string | undefined) {
   const offered = app.get(tokens.models).list().filter((m) => m.available).map((m) => m.model_id);
   if (!offered.includes(modelId)) throw new UsageError(`--model: no model '${modelId}' is offered (models: ${offered.join(', ')})`);

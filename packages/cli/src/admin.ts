@@ -1,9 +1,6 @@
 import { createSawt, type SawtApp } from '@sawt/core';
 
-/**
- * Boots every plugin except transports on a running server's data dir and database, runs `fn`, shuts down.
- * `start: false` only registers them: catalogs readable, no migration, no engine warm-up a damaged model could stop.
- */
+/** Runs `fn` on every plugin but transports (a server's data); `start: false` only registers them (no migration). */
 export async function withAdminApp<T>(fn: (app: SawtApp) => Promise<T>, opts: { start?: boolean } = {}): Promise<T> {
   const app = await createSawt({ skipTags: ['transport'], logger: quietLogger() });
   if (opts.start !== false) await app.start();

@@ -1,9 +1,6 @@
 import cluster from 'node:cluster';
 
-/**
- * What `sawt serve` prints once it listens (by the single process, or the primary once its workers listen): the
- * address, an account and key, a request to paste, /docs and /playground. On stderr: stdout stays the JSON log.
- */
+/** What `sawt serve` prints on stderr (stdout is the JSON log) once it listens: address, account, key, a request. */
 export function nextSteps(address: { host: string; port: number }, opts: { workers?: number; env?: NodeJS.ProcessEnv } = {}): string {
   const env = opts.env ?? process.env;
   // A wildcard address is reached locally through loopback.

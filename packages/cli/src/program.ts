@@ -246,10 +246,7 @@ export function buildProgram(out: { stdout: (s: string) => void; stderr: (s: str
   return { program, exitCode: () => exitCode };
 }
 
-/**
- * Runs `sawt ARGV`. Exit codes: 0 done (or help, or the version), 1 failed, 2 usage error (unknown command or
- * option, a missing or invalid value); failures print one line on stderr ("sawt: …"). `sawt keys` prints its help.
- */
+/** Runs `sawt ARGV`: exit 0 done (or help, version), 1 failed, 2 usage error; a failure prints one line on stderr. */
 export async function main(argv: string[], out = { stdout: (s: string) => void process.stdout.write(s), stderr: (s: string) => void process.stderr.write(s) }): Promise<number> {
   const { program, exitCode } = buildProgram(out);
   try {

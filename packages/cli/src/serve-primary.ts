@@ -8,15 +8,10 @@ const MAX_RESTARTS_PER_MINUTE = 10;
 const say = (msg: string, extra: Record<string, unknown> = {}) =>
   process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), pid: process.pid, role: 'primary', ...extra, msg })}\n`);
 
-/**
- * The primary of `sawt serve --workers N`: forks N workers, replaces one that crashes after it served, stops all
- * when one fails to start, and on SIGTERM/SIGINT stops every worker gracefully. Resolves with the exit code.
- */
+/** The primary of `sawt serve --workers N`: forks, replaces crashed workers, stops all on a failed start or a signal. */
 export function runPrimary(count: number, env: Record<string, string>): Promise<number> {
-  // Workers accept connections themselves: with Node's default round-robin the primary accepts
-  // and hands each connection to a worker, and one handed to a worker that dies before taking it
-  // stays open and unread in the primary (its descriptor leaked). Now a dying worker takes every
-  // connection it holds with it (the kernel closes them) and the others go on accepting.
+  // Workers accept connections themselves: with round-robin the primary hands each to a worker, and one handed to a
+  // worker that dies before taking it stays open in the primary (a leaked descriptor); now it closes with the worker.
   cluster.schedulingPolicy = cluster.SCHED_NONE;
   return new Promise((resolve) => {
     const listening = new Set<number>();

@@ -18,10 +18,7 @@ export interface SawtClientOptions {
   WebSocket?: new (url: string) => WebSocketLike;
 }
 
-/**
- * Text-to-speech fields as the server takes them (`streaming` is set by the method called); `text_type: "ssml"`
- * reads `text` as SSML, `pronunciation_dictionary_locators` names up to 3 of the account's dictionaries.
- */
+/** Text-to-speech fields as the server takes them (text_type, dictionaries…); `streaming` is set by the method called. */
 export type SpeechRequest = Omit<TextToSpeechBody, 'streaming'>;
 export type PreviewRequest = Omit<VoicePreviewForm, 'file'> & { file: AudioInput; fileName?: string };
 export type CloneRequest = Omit<VoiceCloneForm, 'voice_file' | 'reference_audio_file'> & {
@@ -196,10 +193,7 @@ export class SawtClient {
   }
 }
 
-/**
- * Each iteration starts the request and reads its body through a fresh `each` (called with every chunk,
- * then null at the end); an error after an abort is the abort's reason; leaving the loop early cancels.
- */
+/** Starts the request per iteration and reads its body through a fresh `each` (chunks, then null); leaving cancels. */
 function readBody<T>(start: () => Promise<Response>, signal: AbortSignal | undefined, makeEach: () => (chunk: Uint8Array | null) => Iterable<T>): AsyncIterable<T> {
   return {
     async *[Symbol.asyncIterator]() {

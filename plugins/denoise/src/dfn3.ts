@@ -1,5 +1,4 @@
-// DeepFilterNet3 as a denoiser: the model of @sawt/native (one set of sessions
-// per process, shared by every job), one native stream per channel.
+// DeepFilterNet3: the native model (one set of sessions per process, shared by every job), a stream per channel.
 import { Dfn3Model, type Dfn3Files, type Dfn3Options } from '@sawt/native';
 import type { Denoiser, DenoiseSession } from './denoisers.js';
 import { deinterleave } from './framer.js';

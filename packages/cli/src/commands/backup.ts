@@ -6,10 +6,7 @@ import { withAdminApp } from '../admin.js';
 import { UsageError } from '../args.js';
 import type { CommandInput, CommandResult } from '../command.js';
 
-/**
- * `sawt backup --out FILE`: SQLite's `VACUUM INTO` copies the database in one read transaction while the server
- * writes on (WAL), into a self-contained file renamed into place. Blobs (data dir's blobs/) are copied separately.
- */
+/** `sawt backup --out FILE`: SQLite's `VACUUM INTO` (one read transaction; writers go on) into a file renamed into place. */
 export async function backup({ values }: CommandInput): Promise<CommandResult> {
   const out = typeof values.out === 'string' ? path.resolve(values.out) : '';
   if (!out) throw new UsageError('backup needs --out FILE');

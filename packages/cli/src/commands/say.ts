@@ -29,10 +29,7 @@ export interface SayOptions {
 
 const RATE = 24000;
 
-/**
- * `sawt say TEXT`: speech in this process (the server's engine and catalog, nothing listening) or, with --server,
- * from a running Sawt's API; played as it arrives, or written to --out (a WAV renamed into place once complete).
- */
+/** `sawt say TEXT`: in-process or, with --server, through a Sawt's API; played as it arrives, or written to --out. */
 export async function say(opts: SayOptions, io: { stdout?: NodeJS.WriteStream; stderr?: NodeJS.WritableStream } = {}): Promise<void> {
   const stdout = io.stdout ?? process.stdout;
   if (opts.file !== undefined) return sayFile(opts, io.stderr ?? process.stderr, stdout);
@@ -73,10 +70,7 @@ export function fileParts(text: string, maxChars = 2000): string[] {
   return parts.filter((p) => /\p{L}/u.test(p));
 }
 
-/**
- * `sawt say --file book.txt --out book.mp3`: the file in-process, paragraph by paragraph, through one encoder
- * into one file of its extension's format; a progress line on a terminal, none with --json.
- */
+/** `sawt say --file book.txt --out book.mp3`: in-process, paragraph by paragraph, through one encoder into one file. */
 async function sayFile(opts: SayOptions, stderr: NodeJS.WritableStream, stdout: NodeJS.WriteStream): Promise<void> {
   if (opts.text.trim() !== '') throw new UsageError('say takes TEXT or --file, not both');
   if (!opts.out) throw new UsageError(`say --file needs --out FILE (${Object.keys(FILE_FORMATS).join(', ')})`);
@@ -232,10 +226,7 @@ const NO_AUDIO = 'no audio device: use --out FILE';
 /** What ffplay (SDL) and aplay print when no sound card or sound server answers. */
 const AUDIO_OPEN_FAILED = /audio open (failed|error)|Unknown PCM|cannot find card|Failed to open audio/i;
 
-/**
- * An ALSA playback device or a sound server (PulseAudio, PipeWire): checked before the speech is made so a
- * machine without one is told at once; AUDIO_OPEN_FAILED catches the setups this misses.
- */
+/** An ALSA playback device or a sound server, checked before speaking; AUDIO_OPEN_FAILED catches what this misses. */
 function hasAudioDevice(): boolean {
   if (process.env.PULSE_SERVER) return true;
   const runtime = process.env.XDG_RUNTIME_DIR;

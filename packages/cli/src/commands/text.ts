@@ -58,10 +58,7 @@ function dictionaryRules(dictionaries: { parseRulesFile(source: string): Pronunc
   }
 }
 
-/**
- * Opens the input (a missing file fails before anything boots) and returns a function giving its
- * lines; readline is only created when they are read, as it drops lines no iterator waits for.
- */
+/** Opens the input now (a missing file fails before boot); readline is made on reading, as it drops unread lines. */
 async function openLines(file: string): Promise<() => AsyncIterable<string>> {
   if (file === '-') return () => createInterface({ input: process.stdin, crlfDelay: Infinity });
   const stream = createReadStream(file, { encoding: 'utf8' });
@@ -92,10 +89,7 @@ async function processLines(pipeline: TextPipeline, stage: TextStageName, lines:
   if (block.length) await flush();
 }
 
-/**
- * runMany over a block of lines; when markup or a rule fails in it (SSML, --dictionary), the
- * error names the line: `line 7: SSML: unclosed <break> at 1:23`.
- */
+/** runMany; when markup or a rule fails (SSML, --dictionary), the error names the line: `line 7: SSML: …`. */
 async function runBlock(pipeline: TextPipeline, stage: TextStageName, texts: string[], opts: TextPipelineOptions, firstLine: number): Promise<string[]> {
   try {
     return await pipeline.runMany(stage, texts, opts);
