@@ -2,15 +2,13 @@ import { fromMicro, PLANS, tokens, toMicro, SawtError, type ApiKeyRecord, type E
 import { withAdminApp } from './admin.js';
 import { required, UsageError } from './args.js';
 import { accountOrFail, type Handler } from './command.js';
+import { backup } from './commands/backup.js';
 import { modelsPull } from './commands/models-pull.js';
 import { modelsVerify } from './commands/models-verify.js';
 import { walletLedger } from './commands/wallet-ledger.js';
 import { human } from './printable.js';
 
-/**
- * `sawt voices list --model M`: the voices that speak on M, as GET /voices?model_id=M lists them: the
- * built-in personas, then the cloned voices (a clone speaks on every model; --account: one account's).
- */
+/** `sawt voices list --model M` as GET /voices?model_id=M: the built-in personas, then the cloned voices. */
 async function voicesOfModel(app: SawtApp, modelId: string, accountId: string | undefined) {
   const offered = app.get(tokens.models).list().filter((m) => m.available).map((m) => m.model_id);
   if (!offered.includes(modelId)) throw new UsageError(`--model: no model '${modelId}' is offered (models: ${offered.join(', ')})`);
@@ -26,16 +24,8 @@ async function voicesOfModel(app: SawtApp, modelId: string, accountId: string | 
 
 function keyJson(k: ApiKeyRecord & { key?: string }) {
   return {
-    id: k.id,
-    ...(k.key ? { key: k.key } : {}),
-    account_id: k.accountId,
-    prefix: k.prefix,
-    endpoints: k.endpoints,
-    expires_at: k.expiresAt,
-    quota_chars: k.quotaChars,
-    used_chars: k.usedChars,
-    revoked_at: k.revokedAt,
-    created_at: k.createdAt,
+    id: k.id, ...(k.key ? { key: k.key } : {}), account_id: k.accountId, prefix: k.prefix, endpoints: k.endpoints, expires_at: k.expiresAt,
+    quota_chars: k.quotaChars, used_chars: k.usedChars, revoked_at: k.revokedAt, created_at: k.createdAt,
   };
 }
 
@@ -209,6 +199,7 @@ export const commands: Record<string, Handler> = {
       return { json: { dialect: db.dialect, migrations: Number(n) }, text: human`database (${db.dialect}) up to date: ${Number(n)} migrations applied` };
     });
   },
+  backup,
   'models pull': modelsPull,
   'models verify': modelsVerify,
 };

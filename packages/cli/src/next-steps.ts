@@ -1,10 +1,6 @@
 import cluster from 'node:cluster';
 
-/**
- * What `sawt serve` prints once it listens (once: by the single process, or by the primary when
- * its workers listen): where the server is, how to make an account and a key, a request to paste,
- * and the /docs and /playground pages. Written to stderr, so that stdout stays the JSON log.
- */
+/** What `sawt serve` prints on stderr (stdout is the JSON log) once it listens: address, account, key, a request. */
 export function nextSteps(address: { host: string; port: number }, opts: { workers?: number; env?: NodeJS.ProcessEnv } = {}): string {
   const env = opts.env ?? process.env;
   // A wildcard address is reached locally through loopback.

@@ -1,10 +1,5 @@
-/**
- * Terminal-safe text for the CLI's human-readable output. Values that come from
- * users or the database (account names, descriptions, request ids) may hold
- * control characters: ESC sequences that repaint the terminal, CR/LF that forge
- * lines, or bidi overrides that reorder what is shown. They are printed escaped.
- * JSON output (--json) needs none of this: JSON.stringify escapes C0 itself.
- */
+// Terminal-safe human output: values from users or the database may hold ESC sequences that repaint the terminal,
+// CR/LF that forge lines or bidi overrides that reorder it. They are printed escaped (JSON.stringify escapes C0 itself).
 
 // C0 controls, DEL, C1 controls, bidi embeddings/overrides/isolates, line and paragraph separators.
 // eslint-disable-next-line no-control-regex -- matching control characters is the point

@@ -4,7 +4,6 @@ import { PLANS, type TextStageName } from '@sawt/core';
 import { UsageError, type Flags } from './args.js';
 import { commands } from './admin-commands.js';
 import type { CommandInput, Handler } from './command.js';
-import { backup } from './commands/backup.js';
 import { JOBS_COMMANDS } from './commands/jobs.js';
 import { say } from './commands/say.js';
 import { textCommand } from './commands/text.js';
@@ -28,8 +27,8 @@ interface CommandSpec {
   args?: { spec: string; description: string };
   options?: OptionSpec[];
   examples: string[];
-  /** Admin commands print their result (JSON with --json, else text); the others write their own output. */
-  run: { handler: Handler } | { action: (input: CommandInput) => Promise<number | void> };
+  /** Admin commands print their result (JSON with --json, else text); the others write their own output. Default: commands[path]. */
+  run?: { handler: Handler } | { action: (input: CommandInput) => Promise<number | void> };
   /** Adds --json (default true). */
   json?: boolean;
 }
@@ -60,7 +59,7 @@ const SPECS: CommandSpec[] = [
   },
   {
     path: 'migrate', summary: 'Apply the database migrations once (before starting or rolling nodes)',
-    examples: ['sawt migrate', 'SAWT_CONFIG=config/cluster.json SAWT_DATABASE_URL=postgres://… sawt migrate --json'], run: { handler: commands.migrate! },
+    examples: ['sawt migrate', 'SAWT_CONFIG=config/cluster.json SAWT_DATABASE_URL=postgres://… sawt migrate --json'],
   },
   {
     path: 'backup', summary: 'Copy the SQLite database to FILE while the server runs (SQLite\'s VACUUM INTO: consistent, no -wal file needed)',
@@ -68,7 +67,7 @@ const SPECS: CommandSpec[] = [
       { flags: '--out <file>', description: 'the backup file to write (renamed into place once complete)', required: true },
       { flags: '--force', description: 'replace FILE when it exists' },
     ],
-    examples: ['sawt backup --out backups/sawt-$(date +%F).db', 'SAWT_DATA_DIR=/var/lib/sawt sawt backup --out /srv/backup/sawt.db --json'], run: { handler: backup },
+    examples: ['sawt backup --out backups/sawt-$(date +%F).db', 'SAWT_DATA_DIR=/var/lib/sawt sawt backup --out /srv/backup/sawt.db --json'],
   },
   {
     path: 'accounts create', summary: 'Open an account with its opening balance (one transaction)',
@@ -78,14 +77,12 @@ const SPECS: CommandSpec[] = [
       { flags: '--balance <amount>', description: 'opening balance, a decimal amount (default 0)' },
     ],
     examples: ['sawt accounts create --name "Acme" --plan starter --balance 10 --json'],
-    run: { handler: commands['accounts create']! },
   },
-  { path: 'accounts list', summary: 'List accounts with plan and balance', examples: ['sawt accounts list'], run: { handler: commands['accounts list']! } },
+  { path: 'accounts list', summary: 'List accounts with plan and balance', examples: ['sawt accounts list'] },
   {
     path: 'accounts webhook-secret', summary: 'Make or rotate the account\'s webhook secret (job webhooks are signed with it); shown only here',
     options: [account()],
     examples: ['sawt accounts webhook-secret --account ACCOUNT_ID --json'],
-    run: { handler: commands['accounts webhook-secret']! },
   },
   {
     path: 'keys create', summary: 'Create an API key (the secret is shown only here, stored only as a hash)',
@@ -96,48 +93,47 @@ const SPECS: CommandSpec[] = [
       { flags: '--quota-chars <n>', description: 'characters the key may synthesize in total (default: no quota)' },
     ],
     examples: ['sawt keys create --account ACCOUNT_ID --json', 'sawt keys create --account ACCOUNT_ID --endpoints models,voices,tts --expires-at 2027-01-01T00:00:00Z --quota-chars 100000'],
-    run: { handler: commands['keys create']! },
   },
   {
     path: 'keys list', summary: 'List keys (never their secrets) with expiry, scopes, quota and state',
     options: [{ flags: '--account <id>', description: 'only this account\'s keys (an unknown id is an error)' }],
-    examples: ['sawt keys list --account ACCOUNT_ID'], run: { handler: commands['keys list']! },
+    examples: ['sawt keys list --account ACCOUNT_ID'],
   },
-  { path: 'keys revoke', summary: 'Revoke a key (it stays listed as revoked)', options: [{ flags: '--id <key-id>', description: 'the key\'s id', required: true }], examples: ['sawt keys revoke --id KEY_ID'], run: { handler: commands['keys revoke']! } },
-  { path: 'keys delete', summary: 'Delete a key', options: [{ flags: '--id <key-id>', description: 'the key\'s id', required: true }], examples: ['sawt keys delete --id KEY_ID'], run: { handler: commands['keys delete']! } },
+  { path: 'keys revoke', summary: 'Revoke a key (it stays listed as revoked)', options: [{ flags: '--id <key-id>', description: 'the key\'s id', required: true }], examples: ['sawt keys revoke --id KEY_ID'] },
+  { path: 'keys delete', summary: 'Delete a key', options: [{ flags: '--id <key-id>', description: 'the key\'s id', required: true }], examples: ['sawt keys delete --id KEY_ID'] },
   {
     path: 'voices list', summary: 'List cloned voices (every account\'s without --account); with --model, every voice that speaks on that model (built-in personas, then cloned voices)',
     options: [
       { flags: '--account <id>', description: 'only this account\'s cloned voices (an unknown id is an error)' },
       { flags: '--model <model-id>', description: 'the voices of this model, built-in ones included, each with the models it speaks on (as GET /voices?model_id=)' },
     ],
-    examples: ['sawt voices list --account ACCOUNT_ID', 'sawt voices list --model sawt-hts'], run: { handler: commands['voices list']! },
+    examples: ['sawt voices list --account ACCOUNT_ID', 'sawt voices list --model sawt-hts'],
   },
-  { path: 'voices delete', summary: 'Delete a cloned voice: its record and stored files', options: [{ flags: '--id <voice-id>', description: 'the voice_id (cv_…)', required: true }], examples: ['sawt voices delete --id cv_0123abcd'], run: { handler: commands['voices delete']! } },
+  { path: 'voices delete', summary: 'Delete a cloned voice: its record and stored files', options: [{ flags: '--id <voice-id>', description: 'the voice_id (cv_…)', required: true }], examples: ['sawt voices delete --id cv_0123abcd'] },
   {
     path: 'wallet topup', summary: 'Add money to an account\'s wallet',
     options: [account(), { flags: '--amount <amount>', description: 'a decimal amount greater than zero', required: true }],
-    examples: ['sawt wallet topup --account ACCOUNT_ID --amount 25.50'], run: { handler: commands['wallet topup']! },
+    examples: ['sawt wallet topup --account ACCOUNT_ID --amount 25.50'],
   },
-  { path: 'wallet show', summary: 'Balance, reserved and available amounts', options: [account()], examples: ['sawt wallet show --account ACCOUNT_ID --json'], run: { handler: commands['wallet show']! } },
+  { path: 'wallet show', summary: 'Balance, reserved and available amounts', options: [account()], examples: ['sawt wallet show --account ACCOUNT_ID --json'] },
   {
     path: 'wallet ledger', summary: 'The account\'s latest money movements, oldest first',
     options: [account(), { flags: '--limit <n>', description: 'how many (1 to 100000, default 100)' }],
-    examples: ['sawt wallet ledger --account ACCOUNT_ID --limit 20'], run: { handler: commands['wallet ledger']! },
+    examples: ['sawt wallet ledger --account ACCOUNT_ID --limit 20'],
   },
-  { path: 'models list', summary: 'The catalog: model_id, engine, cost per character, access, availability', examples: ['sawt models list --json'], run: { handler: commands['models list']! } },
+  { path: 'models list', summary: 'The catalog: model_id, engine, cost per character, access, availability', examples: ['sawt models list --json'] },
   {
     path: 'models grant', summary: 'Enable a model whose access is "granted" for an account',
     options: [account(), { flags: '--model <model-id>', description: 'the model\'s model_id', required: true }],
-    examples: ['sawt models grant --account ACCOUNT_ID --model sawt-hts'], run: { handler: commands['models grant']! },
+    examples: ['sawt models grant --account ACCOUNT_ID --model sawt-hts'],
   },
   {
     path: 'models pull', summary: 'Download the catalog\'s model files into SAWT_MODELS_DIR (sha256-checked, resumable, never a partial file in place)',
     args: { spec: '[names...]', description: 'model_ids or \'diacritizer\' (default: all)' },
     options: [{ flags: '--force', description: 'replace a file whose sha256 differs from the catalog\'s' }],
-    examples: ['sawt models pull', 'sawt models pull sawt-hts diacritizer --json'], run: { handler: commands['models pull']! },
+    examples: ['sawt models pull', 'sawt models pull sawt-hts diacritizer --json'],
   },
-  { path: 'models verify', summary: 'Check every installed model file against its sha256', examples: ['sawt models verify'], run: { handler: commands['models verify']! } },
+  { path: 'models verify', summary: 'Check every installed model file against its sha256', examples: ['sawt models verify'] },
   ...(['normalize', 'diacritize', 'phonemize'] as TextStageName[]).map((stage): CommandSpec => ({
     path: `text ${stage}`,
     summary: {
@@ -236,12 +232,13 @@ export function buildProgram(out: { stdout: (s: string) => void; stderr: (s: str
     cmd.action(async (...received: unknown[]) => {
       const c = received[received.length - 1] as Command;
       const input: CommandInput = { values: toFlags(c), positionals: spec.args ? ((received[0] as string[] | undefined) ?? []) : [] };
-      if ('handler' in spec.run) {
-        const result = await spec.run.handler(input);
+      const run = spec.run ?? { handler: commands[spec.path]! };
+      if ('handler' in run) {
+        const result = await run.handler(input);
         out.stdout(input.values.json === true ? `${JSON.stringify(result.json)}\n` : `${result.text}\n`);
         if (result.failure) throw new Error(result.failure); // the work was done, some of it failed: exit 1
       } else {
-        const code = await spec.run.action(input);
+        const code = await run.action(input);
         if (typeof code === 'number') exitCode = code;
       }
     });
@@ -249,11 +246,7 @@ export function buildProgram(out: { stdout: (s: string) => void; stderr: (s: str
   return { program, exitCode: () => exitCode };
 }
 
-/**
- * Runs `sawt ARGV`. Exit codes: 0 done (or help, or the version), 1 failed, 2 usage
- * error (unknown command or option, a missing or invalid value); failures print
- * one line on stderr ("sawt: …"). A group alone (`sawt keys`) prints its help.
- */
+/** Runs `sawt ARGV`: exit 0 done (or help, version), 1 failed, 2 usage error; a failure prints one line on stderr. */
 export async function main(argv: string[], out = { stdout: (s: string) => void process.stdout.write(s), stderr: (s: string) => void process.stderr.write(s) }): Promise<number> {
   const { program, exitCode } = buildProgram(out);
   try {

@@ -8,18 +8,10 @@ const MAX_RESTARTS_PER_MINUTE = 10;
 const say = (msg: string, extra: Record<string, unknown> = {}) =>
   process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), pid: process.pid, role: 'primary', ...extra, msg })}\n`);
 
-/**
- * The primary of `sawt serve --workers N`: forks N workers (each boots the whole
- * server and listens on the shared port), replaces a worker that crashes after it
- * started serving, stops everything when one fails to start, and on SIGTERM/SIGINT
- * asks every worker to shut down gracefully and waits for them.
- * Resolves with the exit code.
- */
+/** The primary of `sawt serve --workers N`: forks, replaces crashed workers, stops all on a failed start or a signal. */
 export function runPrimary(count: number, env: Record<string, string>): Promise<number> {
-  // Workers accept connections themselves: with Node's default round-robin the primary accepts
-  // and hands each connection to a worker, and one handed to a worker that dies before taking it
-  // stays open and unread in the primary (its descriptor leaked). Now a dying worker takes every
-  // connection it holds with it (the kernel closes them) and the others go on accepting.
+  // Workers accept connections themselves: with round-robin the primary hands each to a worker, and one handed to a
+  // worker that dies before taking it stays open in the primary (a leaked descriptor); now it closes with the worker.
   cluster.schedulingPolicy = cluster.SCHED_NONE;
   return new Promise((resolve) => {
     const listening = new Set<number>();
@@ -58,8 +50,8 @@ export function runPrimary(count: number, env: Record<string, string>): Promise<
     const workers = (): Worker[] => Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w);
     const finishWhenAllGone = () => {
       if (workers().every((w) => w.isDead())) {
-        process.off('SIGTERM', onTerm);
-        process.off('SIGINT', onInt);
+        process.off('SIGTERM', onSignal);
+        process.off('SIGINT', onSignal);
         resolve(exitCode);
       }
     };
@@ -68,16 +60,12 @@ export function runPrimary(count: number, env: Record<string, string>): Promise<
       for (const w of workers()) if (!w.isDead()) w.process.kill('SIGTERM');
       finishWhenAllGone();
     };
-    const onTerm = () => {
-      say('shutting down', { signal: 'SIGTERM' });
+    const onSignal = (signal: NodeJS.Signals) => {
+      say('shutting down', { signal });
       stopAll();
     };
-    const onInt = () => {
-      say('shutting down', { signal: 'SIGINT' });
-      stopAll();
-    };
-    process.on('SIGTERM', onTerm);
-    process.on('SIGINT', onInt);
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
     say(`starting ${count} workers`, { workers: count });
     for (let i = 0; i < count; i++) fork();
   });

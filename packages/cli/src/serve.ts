@@ -5,11 +5,7 @@ import { UsageError, type Flags } from './args.js';
 import { announceWhenListening, nextSteps } from './next-steps.js';
 import { runPrimary } from './serve-primary.js';
 
-/**
- * `sawt serve [--workers N]`: N processes behind one port (node:cluster; default
- * SAWT_WORKERS, else one per core). With one worker the server runs in this
- * process. Each process shuts down gracefully on SIGTERM/SIGINT.
- */
+/** `sawt serve [--workers N]`: N processes behind one port (default SAWT_WORKERS, else one per core), 1 in this one. */
 export async function serve(values: Flags = {}): Promise<number> {
   if (cluster.isWorker) {
     const code = await serveOne();
@@ -18,7 +14,7 @@ export async function serve(values: Flags = {}): Promise<number> {
     return code;
   }
   // --port and --host win over SAWT_PORT and SAWT_HOST (the workers inherit them).
-  if (typeof values.port === 'string') process.env.SAWT_PORT = portFlag(values.port);
+  if (typeof values.port === 'string') process.env.SAWT_PORT = String(integer(values.port, '--port', 0, 65535));
   if (typeof values.host === 'string') process.env.SAWT_HOST = values.host;
   const workers = workerCount(typeof values.workers === 'string' ? values.workers : process.env.SAWT_WORKERS, typeof values.workers === 'string' ? '--workers' : 'SAWT_WORKERS');
   if (workers === 1) return serveOne();
@@ -39,23 +35,17 @@ export async function serve(values: Flags = {}): Promise<number> {
   }
 }
 
-function portFlag(raw: string): string {
+function integer(raw: string, name: string, min: number, max: number): number {
   const n = Number(raw);
-  if (raw.trim() === '' || !Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--port must be an integer from 0 to 65535 but received ${JSON.stringify(raw)}`);
-  return String(n);
-}
-
-function workerCount(raw: string | undefined, name: string): number {
-  if (raw === undefined || raw.trim() === '') return availableParallelism();
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 256) throw new UsageError(`${name} must be an integer from 1 to 256 but received ${JSON.stringify(raw)}`);
+  if (raw.trim() === '' || !Number.isInteger(n) || n < min || n > max) throw new UsageError(`${name} must be an integer from ${min} to ${max} but received ${JSON.stringify(raw)}`);
   return n;
 }
 
-/**
- * The primary applies pending migrations (the data layer only: no transport, no engine start) and
- * finds what the plugins ask it to serve their workers; null when the migration failed.
- */
+function workerCount(raw: string | undefined, name: string): number {
+  return raw === undefined || raw.trim() === '' ? availableParallelism() : integer(raw, name, 1, 256);
+}
+
+/** The primary migrates (data layer only) and finds what plugins serve their workers from it; null: migration failed. */
 async function migrateBeforeForking(): Promise<{ duties: ClusterPrimaryDuty[] } | null> {
   const app = await createSawt({ skipTags: ['transport'] });
   try {
@@ -81,24 +71,22 @@ async function serveOne(): Promise<number> {
   }
   let stopping = false;
   const exitCode = await new Promise<number>((resolve) => {
-    const shutdown = (signal: string) => {
+    const shutdown = (signal: NodeJS.Signals) => {
       app.logger.info({ signal }, 'shutting down');
       if (stopping) return;
       stopping = true;
       // A second signal force-quits a process run by hand; a worker ignores it (Ctrl-C reaches it and the primary's SIGTERM follows).
       if (!cluster.isWorker) {
-        process.off('SIGTERM', onTerm);
-        process.off('SIGINT', onInt);
+        process.off('SIGTERM', shutdown);
+        process.off('SIGINT', shutdown);
       }
       app.stop().then(() => resolve(0), (e) => {
         app.logger.error({ err: e }, 'shutdown failed');
         resolve(1);
       });
     };
-    const onTerm = () => shutdown('SIGTERM');
-    const onInt = () => shutdown('SIGINT');
-    process.on('SIGTERM', onTerm);
-    process.on('SIGINT', onInt);
+    process.on('SIGTERM', shutdown);
+    process.on('SIGINT', shutdown);
   });
   process.off('unhandledRejection', onUnhandled);
   app.logger.info('stopped');

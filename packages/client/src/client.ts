@@ -14,18 +14,11 @@ export interface SawtClientOptions {
   retry?: RetryOptions;
   /** A fetch to use instead of the global one. */
   fetch?: typeof fetch;
-  /**
-   * A WebSocket class for connect() where the platform has none (Node 20 without
-   * --experimental-websocket): e.g. `import WebSocket from 'ws'`. Browsers and Node ≥ 22 need nothing.
-   */
+  /** A WebSocket class for connect() where the platform has none (Node 20): e.g. `import WebSocket from 'ws'`. */
   WebSocket?: new (url: string) => WebSocketLike;
 }
 
-/**
- * Text-to-speech fields as the server takes them; `streaming` is set by the method called.
- * `text_type: "ssml"` reads `text` as SSML (a text starting with <speak is SSML anyway);
- * `pronunciation_dictionary_locators` names up to 3 of the account's dictionaries.
- */
+/** Text-to-speech fields as the server takes them (text_type, dictionaries…); `streaming` is set by the method called. */
 export type SpeechRequest = Omit<TextToSpeechBody, 'streaming'>;
 export type PreviewRequest = Omit<VoicePreviewForm, 'file'> & { file: AudioInput; fileName?: string };
 export type CloneRequest = Omit<VoiceCloneForm, 'voice_file' | 'reference_audio_file'> & {
@@ -35,11 +28,7 @@ export type CloneRequest = Omit<VoiceCloneForm, 'voice_file' | 'reference_audio_
   reference_audio_file: AudioInput;
 };
 
-/**
- * An async iterable of the audio's bytes as the server sends them, in the chosen
- * format (PCM16 mono chunks in whole samples for pcm_* and wav_*), with the format
- * and its sample rate.
- */
+/** The audio's bytes as the server sends them, in the chosen format (PCM16 in whole samples for pcm_*, wav_*). */
 export interface AudioStream extends AsyncIterable<Uint8Array> {
   readonly sampleRate: number;
   readonly format: OutputFormat;
@@ -99,77 +88,47 @@ export class SawtClient {
     return (await request(this.transport, 'GET', modelId === undefined ? '/voices' : `/voices?model_id=${encodeURIComponent(modelId)}`, rest)).json();
   }
 
-  /**
-   * POST /text-to-speech/{modelId} with streaming=false: resolves to the complete
-   * file in `body.output_format` (default wav_24000: a WAV; pcm_* raw PCM16, mp3_*,
-   * opus_* Ogg Opus, flac_*, ulaw_8000, alaw_8000).
-   */
+  /** POST /text-to-speech/{modelId} with streaming=false: the complete file in `body.output_format` (default wav_24000). */
   async textToSpeech(modelId: string, body: SpeechRequest, opts: RequestOptions = {}): Promise<Uint8Array> {
     const res = await request(this.transport, 'POST', `/text-to-speech/${encodeURIComponent(modelId)}`, { ...opts, json: { ...body, streaming: false } });
     return new Uint8Array(await res.arrayBuffer());
   }
 
   /**
-   * POST /text-to-speech/{modelId} with streaming=true: the audio in `body.output_format`
-   * (default pcm_24000: PCM16 24 kHz mono) as the server generates it; the chunks of
-   * MP3, Opus and the others concatenate to one valid file. The request starts at the
-   * first iteration; an error answer is thrown from there. Breaking out of the loop
-   * cancels the request.
+   * POST /text-to-speech/{modelId} with streaming=true: the audio in `body.output_format` (default pcm_24000) as it is
+   * generated, chunks that concatenate to one file. The request starts at the first iteration; breaking out cancels it.
    */
   streamTextToSpeech(modelId: string, body: SpeechRequest, opts: RequestOptions = {}): AudioStream {
     const format = body.output_format ?? 'pcm_24000';
     return this.audioStream(() => request(this.transport, 'POST', `/text-to-speech/${encodeURIComponent(modelId)}`, { ...opts, json: { ...body, streaming: true } }), opts.signal, format);
   }
 
-  /**
-   * POST /text-to-speech/{modelId}/with-timestamps: the whole audio in `body.output_format`
-   * and the timings of every character of the text as sent.
-   */
+  /** POST /text-to-speech/{modelId}/with-timestamps: the audio in `body.output_format` and every character's timing. */
   async textToSpeechWithTimestamps(modelId: string, body: SpeechRequest, opts: RequestOptions = {}): Promise<TimedAudio> {
     const res = await request(this.transport, 'POST', `/text-to-speech/${encodeURIComponent(modelId)}/with-timestamps`, { ...opts, json: body });
     return timedAudio(await res.json());
   }
 
   /**
-   * POST /text-to-speech/{modelId}/stream/with-timestamps: chunks of audio (in
-   * `body.output_format`, default pcm_24000) with the timings of their characters, in
-   * order, from the server's newline-delimited JSON. Breaking out cancels the request.
+   * POST /text-to-speech/{modelId}/stream/with-timestamps: chunks of audio (`body.output_format`, default pcm_24000)
+   * with the timings of their characters, in order. Breaking out cancels the request.
    */
   streamTextToSpeechWithTimestamps(modelId: string, body: SpeechRequest, opts: RequestOptions = {}): AsyncIterable<TimedAudio> {
     const start = () => request(this.transport, 'POST', `/text-to-speech/${encodeURIComponent(modelId)}/stream/with-timestamps`, { ...opts, json: body });
-    const signal = opts.signal;
-    return {
-      async *[Symbol.asyncIterator]() {
-        const res = await start();
-        if (!res.body) return;
-        const reader = res.body.getReader();
-        const decoder = new TextDecoder();
-        let buffered = '';
-        let done = false;
-        try {
-          for (;;) {
-            const r = await reader.read();
-            buffered += r.done ? decoder.decode() : decoder.decode(r.value, { stream: true });
-            let nl: number;
-            while ((nl = buffered.indexOf('\n')) >= 0) {
-              const line = buffered.slice(0, nl).trim();
-              buffered = buffered.slice(nl + 1);
-              if (line) yield timedAudio(JSON.parse(line));
-            }
-            if (r.done) {
-              done = true;
-              if (buffered.trim()) yield timedAudio(JSON.parse(buffered));
-              return;
-            }
-          }
-        } catch (e) {
-          if (signal?.aborted) throw signal.reason ?? e;
-          throw e;
-        } finally {
-          if (!done) await reader.cancel().catch(() => {});
+    return readBody(start, opts.signal, () => {
+      const decoder = new TextDecoder();
+      let buffered = '';
+      return function* (chunk) {
+        buffered += chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
+        let nl: number;
+        while ((nl = buffered.indexOf('\n')) >= 0) {
+          const line = buffered.slice(0, nl).trim();
+          buffered = buffered.slice(nl + 1);
+          if (line) yield timedAudio(JSON.parse(line));
         }
-      },
-    };
+        if (!chunk && buffered.trim()) yield timedAudio(JSON.parse(buffered));
+      };
+    });
   }
 
   /** POST /voices/preview: the text spoken in a voice made from the sample, streamed as PCM16 24 kHz mono. */
@@ -208,10 +167,7 @@ export class SawtClient {
     return new Uint8Array(await res.arrayBuffer());
   }
 
-  /**
-   * Opens the text-to-speech WebSocket and initializes it (resolves after
-   * connectionInitialized; rejects with the server's error, e.g. AuthenticationError).
-   */
+  /** Opens the text-to-speech WebSocket: resolves after connectionInitialized, rejects with the server's error. */
   connect(options: SpeechSessionOptions): Promise<SpeechSession> {
     const WS = this.WebSocketClass ?? (globalThis as { WebSocket?: new (url: string) => WebSocketLike }).WebSocket;
     if (!WS) throw new TypeError('SawtClient.connect: this platform has no WebSocket; pass options.WebSocket (e.g. from the ws package)');
@@ -226,28 +182,41 @@ export class SawtClient {
     return {
       sampleRate: formatSampleRate(format),
       format,
-      async *[Symbol.asyncIterator]() {
-        const res = await start();
-        if (!res.body) return;
-        const reader = res.body.getReader();
+      ...readBody(start, signal, () => {
         const aligner = new Pcm16Aligner();
-        let done = false;
-        try {
-          for (;;) {
-            const r = await reader.read();
-            if (r.done) { done = true; return; }
-            const bytes = aligned ? aligner.push(r.value) : r.value;
-            if (bytes.length) yield bytes;
-          }
-        } catch (e) {
-          if (signal?.aborted) throw signal.reason ?? e;
-          throw e;
-        } finally {
-          if (!done) await reader.cancel().catch(() => {});
-        }
-      },
+        return function* (chunk) {
+          const bytes = chunk && aligned ? aligner.push(chunk) : chunk;
+          if (bytes?.length) yield bytes;
+        };
+      }),
     };
   }
+}
+
+/** Starts the request per iteration and reads its body through a fresh `each` (chunks, then null); leaving cancels. */
+function readBody<T>(start: () => Promise<Response>, signal: AbortSignal | undefined, makeEach: () => (chunk: Uint8Array | null) => Iterable<T>): AsyncIterable<T> {
+  return {
+    async *[Symbol.asyncIterator]() {
+      const res = await start();
+      if (!res.body) return;
+      const reader = res.body.getReader();
+      const each = makeEach();
+      let done = false;
+      try {
+        for (;;) {
+          const r = await reader.read();
+          done = r.done;
+          for (const x of each(r.done ? null : r.value)) yield x;
+          if (r.done) return;
+        }
+      } catch (e) {
+        if (signal?.aborted) throw signal.reason ?? e;
+        throw e;
+      } finally {
+        if (!done) await reader.cancel().catch(() => {});
+      }
+    },
+  };
 }
 
 function timedAudio(m: { audio_base64?: string; alignment?: Alignment | null; marks?: Mark[] }): TimedAudio {

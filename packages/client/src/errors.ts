@@ -1,10 +1,8 @@
 import type { ErrorCode } from './generated/api-types.js';
 
 /**
- * An error answered by the Sawt service: `errorCode` (e.g. 40101), the HTTP
- * `status` (the WebSocket's errors carry the status their code stands for) and the
- * server's own message. Subclasses name the error type, so callers can write
- * `if (e instanceof InsufficientBalanceError)`.
+ * An error answered by the Sawt service: `errorCode` (e.g. 40101), the HTTP `status` (on the WebSocket, its code's)
+ * and the server's message. Subclasses name the type: `if (e instanceof InsufficientBalanceError)`.
  */
 export class SawtError extends Error {
   override name = 'SawtError';
@@ -43,20 +41,15 @@ export class WebSocketClosedError extends SawtError {
   }
 }
 
-const STATUS_OF_CODE = (code: number): number => Math.floor(code / 100);
+const TYPE_OF_STATUS: Record<number, typeof SawtError> = {
+  400: ValidationError, 401: AuthenticationError, 402: InsufficientBalanceError, 403: AccessError, 404: NotFoundError, 429: RateLimitError,
+};
 
 /** The error class for a code (or, when the body had none, for the status). */
 export function errorFor(errorCode: number, status: number, message: string, requestId?: string, retryAfterSeconds?: number): SawtError {
-  const s = status || STATUS_OF_CODE(errorCode);
-  const Type =
-    s === 400 ? ValidationError
-    : s === 401 ? AuthenticationError
-    : s === 402 ? InsufficientBalanceError
-    : s === 403 ? AccessError
-    : s === 404 ? NotFoundError
-    : s === 429 ? RateLimitError
-    : s >= 500 ? ServerError
-    : SawtError;
+  // A code's first three digits are its status (40101: 401).
+  const s = status || Math.floor(errorCode / 100);
+  const Type = TYPE_OF_STATUS[s] ?? (s >= 500 ? ServerError : SawtError);
   return new Type(message, errorCode as ErrorCode, s, requestId, retryAfterSeconds);
 }
 

@@ -33,11 +33,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/**
- * One API call: the key in x-api-key, a typed SawtError for any non-2xx answer,
- * and, when asked, retries of 429 after Retry-After (or a doubling delay when the
- * server gave none). Resolves the 2xx Response with its body unread.
- */
+/** One API call: x-api-key, a typed SawtError for a non-2xx answer, 429 retried when asked; resolves with the body unread. */
 export async function request(t: Transport, method: string, path: string, init: { body?: BodyInit; json?: unknown; headers?: Record<string, string> } & RequestOptions = {}): Promise<Response> {
   const retry = { maxRetries: 0, baseDelayMs: 1000, maxDelayMs: 60000, ...t.retry, ...init.retry };
   const headers: Record<string, string> = { ...init.headers, 'x-api-key': t.apiKey };

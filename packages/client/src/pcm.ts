@@ -3,10 +3,7 @@ import { DEFAULT_SAMPLE_RATE } from '@sawt/protocol';
 /** Audio formats of the service: PCM16 little-endian mono, at this rate unless the format names another. */
 export const PCM_SAMPLE_RATE = DEFAULT_SAMPLE_RATE;
 
-/**
- * Passes on PCM16 bytes in whole samples: a network chunk may end in the middle of
- * a sample, whose first byte is then held until the next chunk.
- */
+/** Passes PCM16 bytes on in whole samples (a chunk may end mid-sample: its odd byte waits for the next). */
 export class Pcm16Aligner {
   private carry: number | null = null;
 

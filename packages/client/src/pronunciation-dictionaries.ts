@@ -21,19 +21,20 @@ export interface DictionaryLocator {
 
 const path = (id: string) => `/pronunciation-dictionaries/${encodeURIComponent(id)}`;
 
-function plsForm(req: { name?: string; file: PlsInput; fileName?: string }): FormData {
+/** The request's body: JSON rules, or a multipart form with the PLS file. */
+function bodyOf(req: CreateDictionaryRequest | UpdateDictionaryRequest): { json: unknown } | { body: FormData } {
+  if (!('file' in req)) return { json: req };
   const form = new FormData();
   if (req.name !== undefined) form.append('name', req.name);
   const file = typeof req.file === 'string' ? new TextEncoder().encode(req.file) : req.file;
   if (file instanceof Blob) form.append('file', file, (file as File).name || req.fileName || 'lexicon.pls');
   else form.append('file', new Blob([file as BlobPart], { type: 'application/pls+xml' }), req.fileName ?? 'lexicon.pls');
-  return form;
+  return { body: form };
 }
 
 /**
- * The account's pronunciation dictionaries (scope `dictionaries`): each version stays usable by
- * its version_id until the dictionary is deleted; a request names up to three with
- * `pronunciation_dictionary_locators`.
+ * The account's pronunciation dictionaries (scope `dictionaries`): each version stays usable by its version_id until
+ * the dictionary is deleted; a request names up to three with `pronunciation_dictionary_locators`.
  */
 export class PronunciationDictionaries {
   /** @internal use SawtClient.pronunciationDictionaries */
@@ -41,8 +42,7 @@ export class PronunciationDictionaries {
 
   /** POST /pronunciation-dictionaries: from `{name, rules}`, or `{name, file}` (a PLS 1.0 lexicon). */
   async create(req: CreateDictionaryRequest, opts: RequestOptions = {}): Promise<PronunciationDictionary> {
-    const init = 'file' in req ? { body: plsForm(req) } : { json: req };
-    return (await request(this.transport, 'POST', '/pronunciation-dictionaries', { ...opts, ...init })).json();
+    return (await request(this.transport, 'POST', '/pronunciation-dictionaries', { ...opts, ...bodyOf(req) })).json();
   }
 
   /** GET /pronunciation-dictionaries: the account's dictionaries, each at its latest version, oldest first. */
@@ -59,8 +59,7 @@ export class PronunciationDictionaries {
 
   /** PATCH /pronunciation-dictionaries/{id}: a new version (earlier ones stay usable by version_id). */
   async update(id: string, req: UpdateDictionaryRequest, opts: RequestOptions = {}): Promise<PronunciationDictionary> {
-    const init = 'file' in req ? { body: plsForm(req) } : { json: req };
-    return (await request(this.transport, 'PATCH', path(id), { ...opts, ...init })).json();
+    return (await request(this.transport, 'PATCH', path(id), { ...opts, ...bodyOf(req) })).json();
   }
 
   /** DELETE /pronunciation-dictionaries/{id}: the dictionary and every version; locators naming it get 404 from then on. */

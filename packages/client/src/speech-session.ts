@@ -26,17 +26,13 @@ export interface SpeechSessionOptions {
   voice_settings?: { stability?: number; similarity_boost?: number; speed?: number };
   /** Format of every message's audio (default pcm_24000); one stream across the session's flushes. */
   output_format?: OutputFormat;
-  /**
-   * "ssml": the text messages are fragments of SSML (joined; a tag split across messages waits
-   * for its end); <mark>s come back as AudioEvent.marks. Default "text" (only <break time/> is markup).
-   */
+  /** "ssml": the text messages are fragments of one SSML text; <mark>s come back as AudioEvent.marks. Default "text". */
   text_type?: TextType;
   /** Up to 3 of the account's pronunciation dictionaries, applied to every text of the session. */
   pronunciation_dictionary_locators?: DictionaryLocator[];
   /**
-   * Unread audio (bytes of PCM) above which the session stops reading the socket
-   * when the WebSocket can pause (the ws package), so the server pauses generation
-   * too. Default 2 MiB. Platform WebSockets cannot pause: audio waits in memory.
+   * Unread audio bytes above which the session stops reading a WebSocket that can pause (the ws package), so the
+   * server pauses generation too. Default 2 MiB. Platform WebSockets cannot pause: audio waits in memory.
    */
   highWaterBytes?: number;
   /** send() waits while the socket holds more unsent bytes than this. Default 65536. */
@@ -86,10 +82,8 @@ type Listeners = {
 const OPEN = 1;
 
 /**
- * A text-to-speech WebSocket session. Audio comes as events (`on('audio')`,
- * `on('alignment')`, `on('final')`) or from the async iterator (`for await (const e
- * of session)`); use one or the other. The iterator ends when the socket closes
- * normally and throws WebSocketClosedError (or the server's last error) otherwise.
+ * A text-to-speech WebSocket session: audio as events (`on('audio')`, `on('final')`…) or from the async iterator, not
+ * both. The iterator ends when the socket closes normally, else throws WebSocketClosedError or the server's last error.
  */
 export class SpeechSession implements AsyncIterable<SpeechEvent> {
   private readonly listeners: { [K in keyof Listeners]: Set<Listeners[K]> } = {
@@ -130,9 +124,8 @@ export class SpeechSession implements AsyncIterable<SpeechEvent> {
   }
 
   /**
-   * Sends a text chunk. `flush` makes the server speak everything buffered (its last
-   * audio then has isFinal). Resolves once the socket's send buffer is below
-   * sendHighWaterBytes, so a fast text producer waits for the network.
+   * Sends a text chunk. `flush` makes the server speak everything buffered (its last audio then has isFinal). Resolves
+   * once the socket's send buffer is below sendHighWaterBytes, so a fast text producer waits for the network.
    */
   async send(text: string, opts: { flush?: boolean; tryTriggerGeneration?: boolean } = {}): Promise<void> {
     this.sendJson({ type: 'text', text, ...(opts.flush ? { flush: true } : {}), ...(opts.tryTriggerGeneration ? { try_trigger_generation: true } : {}) });
@@ -208,10 +201,7 @@ export class SpeechSession implements AsyncIterable<SpeechEvent> {
           try { this.ws.close(1000); } catch { /* already closed */ }
         } else resolve(this);
       };
-      this.initWaiter = (m) => {
-        if (m.type === 'connectionInitialized') finish(null);
-        else if (m.type === 'error') finish(toError(m));
-      };
+      this.initWaiter = finish;
       this.ws.addEventListener('open', () => {
         const { voice_id, model_id, voice_settings, output_format, text_type, pronunciation_dictionary_locators } = options;
         this.sendJson({ type: 'initConnection', voice_id, model_id, voice_settings, output_format, text_type, pronunciation_dictionary_locators });
@@ -221,7 +211,8 @@ export class SpeechSession implements AsyncIterable<SpeechEvent> {
     });
   }
 
-  private initWaiter: ((m: Record<string, unknown>) => void) | null = null;
+  /** Settles initialized() with the answer to initConnection: null (accepted) or the server's error. */
+  private initWaiter: ((error: SawtError | null) => void) | null = null;
 
   private onMessage(data: unknown): void {
     let m: Record<string, unknown>;
@@ -230,19 +221,13 @@ export class SpeechSession implements AsyncIterable<SpeechEvent> {
     } catch {
       return;
     }
-    if (m.type === 'connectionInitialized') {
-      this.initWaiter?.(m);
+    const error = m.type === 'error' ? (this.lastError = toError(m)) : null;
+    if (m.type === 'connectionInitialized' || (error && this.initWaiter)) {
+      this.initWaiter?.(error);
       this.initWaiter = null;
       return;
     }
-    if (m.type === 'error') {
-      const error = toError(m);
-      this.lastError = error;
-      if (this.initWaiter) {
-        this.initWaiter(m);
-        this.initWaiter = null;
-        return;
-      }
+    if (error) {
       for (const f of this.listeners.error) f(error);
       this.push({ type: 'error', error });
       return;

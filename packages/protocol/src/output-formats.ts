@@ -1,8 +1,5 @@
-/**
- * The output formats of the speech routes (HTTP `output_format`, WebSocket
- * `initConnection.output_format`): the one table the server's transports, schemas and documents
- * and the client read. A name is CODEC_RATE[_KBITS] as ElevenLabs spells them.
- */
+// The output formats of the speech routes (HTTP `output_format`, WebSocket `initConnection.output_format`): the one
+// table the server and the client read. A name is CODEC_RATE[_KBITS] as ElevenLabs spells them.
 
 /** What the encoder writes: raw PCM16 LE, a WAV, MP3, Ogg Opus, FLAC, or G.711 bytes. */
 export type OutputCodec = 'pcm' | 'wav' | 'mp3' | 'opus' | 'flac' | 'ulaw' | 'alaw';

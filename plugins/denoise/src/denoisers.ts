@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 
 /** One denoising job: interleaved float samples in [-1, 1] at the denoiser's rate in, as many out. */
@@ -31,16 +32,7 @@ export class RnnoiseDenoiser implements Denoiser {
       for (const p of pending.values()) p.reject(e);
       pending.clear();
     };
-    await new Promise<void>((resolve, reject) => {
-      const onMsg = (m: { ready?: boolean }) => {
-        if (m.ready) {
-          worker.off('error', reject);
-          resolve();
-        }
-      };
-      worker.once('message', onMsg);
-      worker.once('error', reject);
-    });
+    await once(worker, 'message'); // {ready: true}; an 'error' first rejects
     worker.on('message', (m: { id?: number; samples?: Float32Array; error?: string }) => {
       if (m.id === undefined) return;
       const p = pending.get(m.id);

@@ -1,7 +1,7 @@
-// DeepFilterNet3 as a denoiser: the model of @sawt/native (one set of sessions
-// per process, shared by every job), one native stream per channel.
+// DeepFilterNet3: the native model (one set of sessions per process, shared by every job), a stream per channel.
 import { Dfn3Model, type Dfn3Files, type Dfn3Options } from '@sawt/native';
 import type { Denoiser, DenoiseSession } from './denoisers.js';
+import { deinterleave } from './framer.js';
 import { interleave } from '@sawt/core/typed-arrays';
 
 export { DFN3_FILES, type Dfn3Files, type Dfn3Options } from '@sawt/native';
@@ -20,14 +20,8 @@ export class Dfn3Denoiser implements Denoiser {
   async open(channels: number): Promise<DenoiseSession> {
     const streams = Array.from({ length: channels }, () => this.model.openStream());
     const run = async (x: Float32Array, flush: boolean): Promise<Float32Array> => {
-      const C = channels;
-      if (C === 1) return streams[0]!.process(x, flush);
-      const frames = Math.floor(x.length / C);
-      const outs = await Promise.all(streams.map((s, c) => {
-        const ch = new Float32Array(frames);
-        for (let i = 0; i < frames; i++) ch[i] = x[i * C + c]!;
-        return s.process(ch, flush);
-      }));
+      if (channels === 1) return streams[0]!.process(x, flush);
+      const outs = await Promise.all(streams.map((s, c) => s.process(deinterleave(x, channels, c), flush)));
       // Every channel has seen as many samples, so each returns as many.
       return interleave(outs);
     };

@@ -1,9 +1,5 @@
-/**
- * Cuts one channel into fixed frames for a frame-based denoiser, hides the
- * denoiser's delay (the first `delay` output samples are dropped and the end is
- * padded with silence on flush), so the output has exactly as many samples as
- * the input and lines up with it.
- */
+// Cuts one channel into a frame-based denoiser's frames and hides its delay (the first `delay` output samples are
+// dropped, the end padded with silence on flush): the output is exactly as long as the input and lines up with it.
 import { concatSamples, interleave } from '@sawt/core/typed-arrays';
 export class Framer {
   readonly #buf: Float32Array;
@@ -66,8 +62,8 @@ function concat(parts: Float32Array[]): Float32Array {
 /** Runs one Framer per channel over interleaved samples. */
 export class MultiChannelFramer {
   readonly #framers: Framer[];
-  constructor(readonly channels: number, make: (ch: number) => Framer) {
-    this.#framers = Array.from({ length: channels }, (_, c) => make(c));
+  constructor(readonly channels: number, make: () => Framer) {
+    this.#framers = Array.from({ length: channels }, make);
   }
 
   push(x: Float32Array): Promise<Float32Array> {
@@ -86,7 +82,8 @@ export class MultiChannelFramer {
   }
 }
 
-function deinterleave(x: Float32Array, C: number, c: number): Float32Array {
+/** Channel `c` of `C` interleaved channels (`x` itself when mono). */
+export function deinterleave(x: Float32Array, C: number, c: number): Float32Array {
   if (C === 1) return x;
   const n = Math.floor(x.length / C);
   const y = new Float32Array(n);

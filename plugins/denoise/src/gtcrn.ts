@@ -1,8 +1,7 @@
-// GTCRN (ultra-light streaming speech enhancement, 16 kHz) through the engine's
-// ONNX session: STFT n_fft 512, hop 256, sqrt-Hann (periodic) analysis and
-// synthesis windows, overlap-add (Hann at 50 % overlap sums to 1, so no
-// normalization). The model sees one frame per run() and carries three state
-// caches, fed back from its `*_out` outputs; a streaming model cannot batch frames.
+// GTCRN (ultra-light streaming speech enhancement, 16 kHz) through the engine's ONNX session: STFT n_fft 512, hop 256,
+// sqrt-Hann (periodic) analysis and synthesis windows, overlap-add (Hann at 50 % overlap sums to 1, so no
+// normalization). The model sees one frame per run() and carries three state caches, fed back from its `*_out` outputs;
+// a streaming model cannot batch frames.
 import { OnnxSession, type Tensor } from '@sawt/native';
 import type { Denoiser, DenoiseSession } from './denoisers.js';
 import { Framer, MultiChannelFramer } from './framer.js';
@@ -68,10 +67,7 @@ class Fft {
 const fft = new Fft(N_FFT);
 const sqrtHann = Float64Array.from({ length: N_FFT }, (_, i) => Math.sqrt(0.5 - 0.5 * Math.cos((2 * Math.PI * i) / N_FFT)));
 
-/**
- * One channel: takes HOP new samples, returns HOP output samples that lag the
- * input by HOP (the Framer hides that delay).
- */
+/** One channel: HOP new samples in, HOP out, lagging the input by HOP (the Framer hides that delay). */
 class GtcrnChannel {
   readonly #frame = new Float64Array(N_FFT); // the last N_FFT input samples (starts as silence)
   readonly #ola = new Float64Array(N_FFT);
@@ -116,11 +112,10 @@ class GtcrnChannel {
     fft.run(re, im, true);
     const ola = this.#ola;
     for (let i = 0; i < N_FFT; i++) ola[i] = ola[i]! + (re[i]! / N_FFT) * sqrtHann[i]!;
-    const y = this.#out;
-    for (let i = 0; i < HOP; i++) y[i] = ola[i]!;
+    this.#out.set(ola.subarray(0, HOP));
     ola.copyWithin(0, HOP);
     ola.fill(0, HOP);
-    return y;
+    return this.#out;
   }
 }
 

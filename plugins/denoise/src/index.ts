@@ -1,9 +1,8 @@
 import { createReadStream, existsSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { rm } from 'node:fs/promises';
 import {
   SawtError, UploadCutOff, definePlugin, errors, isDelivered, isSawtError, ModelFiles, toMicro, tokens,
   type Admission, type AdmissionControl, type AuthContext, type ConcurrencySlot, type HttpServerService, type Logger, type RouteReply, type RouteRequest,
@@ -70,9 +69,8 @@ async function makeDenoiser(opts: DenoiseOptions, files: ModelFiles, logger: Log
 }
 
 /**
- * The money of one denoise: reservations (no concurrency slot: the handler holds it) that
- * grow by whole minutes as the known duration grows (the header's, then the decoded one),
- * each taken before the work it pays for; 402 when the wallet cannot cover the next.
+ * The money of one denoise: reservations (no concurrency slot) growing by whole minutes as the known duration grows
+ * (the header's, then the decoded one), each taken before the work it pays for; 402 when the wallet cannot cover one.
  */
 class MinuteBill {
   private readonly parts: Array<{ adm: Admission; minutes: number }> = [];
@@ -121,12 +119,6 @@ class ShuttingDown extends Error {
   }
 }
 
-class ClientGone extends Error {
-  constructor() {
-    super('client went away');
-  }
-}
-
 async function removeQuietly(file: string): Promise<void> {
   await rm(file, { force: true }).catch(() => {});
 }
@@ -168,7 +160,7 @@ export default definePlugin({
       const files = new Set<string>();
       const res = reply.raw;
       const onClose = () => {
-        if (!res.writableFinished) ac.abort(new ClientGone());
+        if (!res.writableFinished) ac.abort(new Error('client went away'));
       };
       res.on('close', onClose);
       let slot: ConcurrencySlot | null = null;
@@ -195,14 +187,10 @@ export default definePlugin({
           const output = workDir.file('denoise', '.wav');
           files.add(output);
           const t0 = performance.now();
-          let decodedSeconds: number;
-          try {
-            ({ decodedSeconds } = await denoiseFile({ ffmpeg: opts.ffmpegPath, source, output, info, denoiser, signal: ac.signal, maxSeconds: opts.maxDurationSeconds }));
-          } catch (e) {
+          const { decodedSeconds } = await denoiseFile({ ffmpeg: opts.ffmpegPath, source, output, info, denoiser, signal: ac.signal, maxSeconds: opts.maxDurationSeconds }).catch((e) => {
             if (e instanceof NoAudioDecoded) throw errors.validation(NOT_AUDIO);
-            if (e instanceof DecodedTooLong) throw tooLong();
-            throw e;
-          }
+            throw e instanceof DecodedTooLong ? tooLong() : e;
+          });
           // The bill is what the denoiser decoded (at most what is reserved).
           await bill.cover(decodedSeconds);
           const minutes = billedMinutes(decodedSeconds);

@@ -21,7 +21,6 @@ export const denoiseConfigSchema = {
 
 /** The options as validated (defaults applied); what each means is in the schema's descriptions. */
 export type DenoiseOptions = FromSchema<typeof denoiseConfigSchema>;
-export type DenoiseBackendName = DenoiseOptions['backend'];
 
 export function sizeLimitText(bytes: number): string {
   const mb = bytes / (1024 * 1024);

@@ -20,22 +20,15 @@ export class DecodedTooLong extends Error {
 /** How far past the cap the decoder runs (`-t`), so that reaching the cap is told apart from ending on it. */
 export const CAP_MARGIN_SECONDS = 1;
 
-function collectStderr(p: ChildProcess): () => string {
-  let text = '';
+/** Settles when the process ends; marked handled at once, as it may reject (killed on abort) before it is awaited. */
+function exited(p: ChildProcess, what: string): Promise<void> {
+  let stderr = '';
   p.stderr?.on('data', (c: Buffer) => {
-    if (text.length < 4000) text += c.toString();
+    if (stderr.length < 4000) stderr += c.toString();
   });
-  return () => text.trim();
-}
-
-/**
- * Settles when the process ends. Marked handled at once: it may reject (killed on
- * abort) before anyone awaits it, which must not become an unhandled rejection.
- */
-function exited(p: ChildProcess, what: string, stderr: () => string): Promise<void> {
   return handled(new Promise((resolve, reject) => {
     p.once('error', reject);
-    p.once('close', (code, sig) => (code === 0 ? resolve() : reject(new Error(`${what} failed (${code ?? sig}): ${stderr()}`))));
+    p.once('close', (code, sig) => (code === 0 ? resolve() : reject(new Error(`${what} failed (${code ?? sig}): ${stderr.trim()}`))));
   }));
 }
 
@@ -46,13 +39,9 @@ function handled<T>(p: Promise<T>): Promise<T> {
 }
 
 /**
- * Decodes `source` (its sniffed container only) with ffmpeg, at most `maxSeconds`
- * and a margin (`-t`), to raw float PCM at the denoiser's rate (a pipe,
- * read as the denoiser consumes it), denoises it chunk by chunk, converts back
- * to PCM16 at the input's rate and channel count and writes a WAV file to
- * `output`. Memory stays bounded whatever the duration. Rejects with
- * DecodedTooLong as soon as the decoded audio passes `maxSeconds`. Returns the
- * samples per channel written and the seconds decoded (what is billed).
+ * Decodes `source` with ffmpeg (at most `maxSeconds` and a margin) to float PCM at the denoiser's rate, read as the
+ * denoiser consumes it, and writes a PCM16 WAV at the input's rate and channels to `output`: memory stays bounded.
+ * Rejects with DecodedTooLong once the decoded audio passes `maxSeconds`; resolves the seconds decoded (billed).
  */
 export async function denoiseFile(opts: {
   ffmpeg: string; source: AudioSource; output: string; info: AudioInfo; denoiser: Denoiser; signal: AbortSignal; maxSeconds: number;
@@ -71,7 +60,7 @@ export async function denoiseFile(opts: {
     const out = fh;
     const dec = spawn(opts.ffmpeg, ['-nostdin', '-v', 'error', ...opts.source.inputArgs, '-map', '0:a:0', '-vn', '-t', String(opts.maxSeconds + CAP_MARGIN_SECONDS), '-ac', String(C), '-ar', String(rate), '-f', 'f32le', '-acodec', 'pcm_f32le', 'pipe:1'], { stdio: ['ignore', 'pipe', 'pipe'] });
     procs.push(dec);
-    const decDone = exited(dec, 'decoder', collectStderr(dec));
+    const decDone = exited(dec, 'decoder');
     let pos = 44;
     let pcmBytes = 0;
     await out.write(Buffer.alloc(44), 0, 44, 0);
@@ -88,7 +77,7 @@ export async function denoiseFile(opts: {
     if (resampleBack) {
       enc = spawn(opts.ffmpeg, ['-nostdin', '-v', 'error', '-protocol_whitelist', 'pipe', '-format_whitelist', 'f32le', '-f', 'f32le', '-ar', String(rate), '-ac', String(C), '-i', 'pipe:0', '-ar', String(info.sampleRate), '-ac', String(C), '-f', 's16le', '-acodec', 'pcm_s16le', 'pipe:1'], { stdio: ['pipe', 'pipe', 'pipe'] });
       procs.push(enc);
-      encDone = exited(enc, 'encoder', collectStderr(enc));
+      encDone = exited(enc, 'encoder');
       enc.stdin!.on('error', () => {});
       encWritten = handled((async () => {
         for await (const c of enc!.stdout!) await writePcm(c as Buffer);

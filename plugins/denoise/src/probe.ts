@@ -15,11 +15,7 @@ export function probeAudio(ffprobe: string, source: AudioSource, signal?: AbortS
   return probeAudioFile(ffprobe, source, { signal, notAudioMessage: NOT_AUDIO });
 }
 
-/**
- * The duration of `source` by decoding it (the header's can lie), at most
- * `maxSeconds` and a margin (`-t`): a cheap pass (8 kHz mono, counted, not kept)
- * before the denoiser's. A result above `maxSeconds` means the audio passes it.
- */
+/** Duration by a cheap decode (8 kHz mono, counted; the header can lie) to `maxSeconds` + a margin: more passes the cap. */
 export function decodedDuration(ffmpeg: string, source: AudioSource, maxSeconds: number, signal?: AbortSignal): Promise<number> {
   return new Promise((resolve, reject) => {
     const p = spawn(ffmpeg, ['-nostdin', '-v', 'error', ...source.inputArgs, '-map', '0:a:0', '-vn', '-t', String(maxSeconds + 1), '-ac', '1', '-ar', '8000', '-f', 'u8', '-acodec', 'pcm_u8', 'pipe:1'],

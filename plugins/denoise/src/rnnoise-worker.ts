@@ -1,6 +1,5 @@
-// Worker thread: RNNoise (synchronous WASM) over interleaved float samples in
-// [-1, 1] at 48 kHz, one state per channel. Messages: {id, samples} → {id, samples};
-// {id, flush: true} → the tail; errors come back as {id, error}.
+// Worker thread: RNNoise (synchronous WASM) over interleaved float samples in [-1, 1] at 48 kHz, one state per channel.
+// Messages: {id, samples} → {id, samples}; {id, flush: true} → the tail; errors come back as {id, error}.
 import { parentPort, workerData } from 'node:worker_threads';
 import RNNoise from '@echogarden/rnnoise-wasm';
 import { Framer, MultiChannelFramer } from './framer.js';
@@ -13,7 +12,7 @@ const { channels } = workerData as { channels: number };
 const m = await RNNoise();
 const io = m._malloc(FRAME * 4);
 const states: number[] = [];
-const framer = new MultiChannelFramer(channels, (c) => {
+const framer = new MultiChannelFramer(channels, () => {
   const st = m._rnnoise_create(0);
   states.push(st);
   const out = new Float32Array(FRAME);
@@ -24,7 +23,6 @@ const framer = new MultiChannelFramer(channels, (c) => {
     m._rnnoise_process_frame(st, io, io);
     const h = m.HEAPF32;
     for (let i = 0; i < FRAME; i++) out[i] = h[base + i]! / 32768;
-    void c;
     return out;
   });
 });

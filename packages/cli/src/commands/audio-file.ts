@@ -1,6 +1,5 @@
-// The file `sawt say --file … --out NAME.EXT` writes: its format from the extension, the PCM
-// encoded as it comes (a book's hours of audio are never held in memory), renamed into place
-// once complete so that an interrupted run leaves no partial file.
+// The file `sawt say … --out NAME.EXT` writes: its format from the extension, the PCM encoded as it comes (a book's
+// hours of audio are never held in memory), renamed into place once complete (no partial file after an interruption).
 import { createWriteStream } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { once } from 'node:events';

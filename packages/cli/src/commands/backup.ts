@@ -6,14 +6,7 @@ import { withAdminApp } from '../admin.js';
 import { UsageError } from '../args.js';
 import type { CommandInput, CommandResult } from '../command.js';
 
-/**
- * `sawt backup --out FILE`: a consistent copy of the embedded SQLite database, taken while the
- * server runs. SQLite's `VACUUM INTO` reads the database in one read transaction (WAL: writers go
- * on meanwhile) and writes a compact, self-contained file (no -wal or -shm beside it) as of that
- * moment; it is written next to FILE and renamed into place, so FILE is never half a backup.
- * PostgreSQL has its own tool (pg_dump); cloned voices stored as files (blobs: "files") are in the
- * data dir's blobs/ folder, copied separately.
- */
+/** `sawt backup --out FILE`: SQLite's `VACUUM INTO` (one read transaction; writers go on) into a file renamed into place. */
 export async function backup({ values }: CommandInput): Promise<CommandResult> {
   const out = typeof values.out === 'string' ? path.resolve(values.out) : '';
   if (!out) throw new UsageError('backup needs --out FILE');

@@ -1,7 +1,6 @@
-// One verified HTTP download into a `.part` file, resumable: bytes already in the
-// part are kept and the rest is asked for with an HTTP Range request. The caller
-// moves the part into place only after this resolves (its sha256 matched).
-import { createHash, type Hash } from 'node:crypto';
+// One verified HTTP download into a `.part` file, resumable: bytes already in the part are kept and the rest is asked
+// for with an HTTP Range request. The caller moves the part into place only after this resolves (its sha256 matched).
+import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { once } from 'node:events';
@@ -22,10 +21,7 @@ export interface DownloadOptions {
   idleTimeoutMs?: number;
 }
 
-/**
- * A download that failed. `partKept`: the part still holds the bytes received
- * (a later call resumes from them); false when it was removed (nothing useful).
- */
+/** A download that failed; `partKept`: the part still holds the bytes received, for a later call to resume from. */
 export class DownloadError extends Error {
   constructor(message: string, readonly url: string, readonly partKept: boolean) {
     super(message);
@@ -47,36 +43,21 @@ export function describeNetworkError(e: unknown): string {
   return err.code && !msg.includes(err.code) ? `${msg} (${err.code})` : msg;
 }
 
-async function hashOf(file: string, hash: Hash): Promise<void> {
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-}
-
-async function sizeOf(file: string): Promise<number> {
-  return (await stat(file).catch(() => null))?.size ?? 0;
-}
-
 /** Parses `Content-Range: bytes START-END/TOTAL`. */
 function contentRange(h: string | null): { start: number; total: number | null } | null {
   const m = h && /^bytes (\d+)-\d+\/(\d+|\*)$/i.exec(h.trim());
   return m ? { start: Number(m[1]), total: m[2] === '*' ? null : Number(m[2]) } : null;
 }
 
-/**
- * Downloads `url` into `part` (resuming what it already holds) and checks the
- * whole file's sha256. Resolves once `part` holds exactly the expected bytes.
- */
+/** Downloads `url` into `part`, resuming what it holds; resolves once `part` holds exactly the bytes of `sha256`. */
 export async function downloadVerified(url: string, sha256: string, part: string, opts: DownloadOptions = {}): Promise<{ bytes: number; resumedFrom: number }> {
   const idleMs = opts.idleTimeoutMs ?? 30_000;
   for (let attempt = 0; ; attempt++) {
-    const have = await sizeOf(part);
+    const have = (await stat(part).catch(() => null))?.size ?? 0;
     const hash = createHash('sha256');
-    if (have > 0) await hashOf(part, hash);
+    if (have > 0) for await (const chunk of createReadStream(part)) hash.update(chunk as Buffer);
     const ac = new AbortController();
-    let idle = setTimeout(() => ac.abort(new Error(`no data for ${idleMs / 1000} s`)), idleMs);
-    const touch = () => {
-      clearTimeout(idle);
-      idle = setTimeout(() => ac.abort(new Error(`no data for ${idleMs / 1000} s`)), idleMs);
-    };
+    const idle = setTimeout(() => ac.abort(new Error(`no data for ${idleMs / 1000} s`)), idleMs);
     try {
       let res: Response;
       try {
@@ -128,7 +109,7 @@ export async function downloadVerified(url: string, sha256: string, part: string
       opts.onProgress?.({ received, total, resumedFrom });
       try {
         for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-          touch();
+          idle.refresh();
           body.update(chunk);
           received += chunk.length;
           if (!out.write(chunk)) await once(out, 'drain');

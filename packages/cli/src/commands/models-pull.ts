@@ -1,8 +1,5 @@
-// `sawt models pull [NAME…]`: fetches the model files the catalog names (with
-// their public address and sha256) into SAWT_MODELS_DIR. A file that is already
-// there, or bundled, with the right sha256 is not fetched again. Downloads go to
-// SAWT_MODELS_DIR/.partial/<sha256>.part and resume from there; only a verified
-// file is moved to its final path, and no folder is created for a failed one.
+// `sawt models pull [NAME…]`: the catalog's model files into SAWT_MODELS_DIR, unless present or bundled with the
+// right sha256. Downloads resume from .partial/<sha256>.part; only a verified file is moved into place.
 import { copyFile, mkdir, open, readFile, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ModelFiles, SawtError, tokens, type ModelDownload, type ModelPart } from '@sawt/core';
@@ -128,21 +125,19 @@ export async function pullFile(d: ModelDownload, files: ModelFiles, label: strin
   let kept = false;
   try {
     const got = await downloadVerified(d.url, d.sha256, part, { onProgress: (p) => bar.update(p), idleTimeoutMs: opts.idleTimeoutMs });
-    bar.done();
     await moveInto(part, target);
     return { ...base, status: 'downloaded', path: target, bytes: got.bytes, ...(got.resumedFrom > 0 && { resumed_from: got.resumedFrom }) };
   } catch (e) {
-    bar.done();
     kept = e instanceof DownloadError && e.partKept;
     const have = kept ? ((await stat(part).catch(() => null))?.size ?? 0) : 0;
     kept &&= have > 0;
-    const cause = e instanceof DownloadError ? e.message : (e as Error).message;
     throw new Error(
-      `download of ${d.file} from ${d.url} failed: ${cause}. ` +
+      `download of ${d.file} from ${d.url} failed: ${(e as Error).message}. ` +
         (kept ? `The ${mb(have)} received are kept in ${part}: run the same command again to resume. ` : '') +
         `Or fetch it yourself and place it at ${target} (sha256 ${d.sha256}).`,
     );
   } finally {
+    bar.done();
     await unlock();
     if (!kept) await rm(part, { force: true });
     await removeEmptyDirs(partDir, top);
@@ -168,34 +163,25 @@ export async function modelsPull({ values, positionals }: CommandInput): Promise
     const progress = !json && process.stderr.isTTY ? process.stderr : null;
     // A file several parts share is fetched once.
     const done = new Map<string, PullResult>();
-    const pullPart = async (part: ModelPart): Promise<PullResult[]> => {
-      if (part.downloads.length === 0) {
-        if (part.files.length === 0) return [{ name: part.name, file: null, status: 'builtin' }];
-        return part.files.map((f): PullResult => {
-          const copy = files.copies(f)[0];
-          return copy
-            ? { name: part.name, file: f, status: copy.source === 'bundled' ? 'bundled' : 'present', path: copy.path }
-            : { name: part.name, file: f, status: 'failed', error: `the catalog gives no download address for ${f}: place it by hand at ${path.resolve(files.modelsDir, f)}` };
-        });
+    const results: PullResult[] = [];
+    for (const part of chosen) {
+      const add = (r: PullResult) => results.push({ ...r, name: part.name, ...(catalog.get(part.name) && { model_id: part.name }) });
+      if (part.downloads.length === 0 && part.files.length === 0) add({ name: part.name, file: null, status: 'builtin' });
+      for (const f of part.downloads.length === 0 ? part.files : []) {
+        const copy = files.copies(f)[0];
+        add(copy
+          ? { name: part.name, file: f, status: copy.source === 'bundled' ? 'bundled' : 'present', path: copy.path }
+          : { name: part.name, file: f, status: 'failed', error: `the catalog gives no download address for ${f}: place it by hand at ${path.resolve(files.modelsDir, f)}` });
       }
-      const out: PullResult[] = [];
       for (const d of part.downloads) {
         let r = done.get(d.file);
         if (!r) {
-          try {
-            r = await pullFile(d, files, part.name, { force: values.force === true, progress });
-          } catch (e) {
-            r = { name: part.name, file: d.file, status: 'failed', url: d.url, sha256: d.sha256, error: (e as Error).message };
-          }
+          r = await pullFile(d, files, part.name, { force: values.force === true, progress })
+            .catch((e: Error): PullResult => ({ name: part.name, file: d.file, status: 'failed', url: d.url, sha256: d.sha256, error: e.message }));
           done.set(d.file, r);
         }
-        out.push({ ...r, name: part.name });
+        add(r);
       }
-      return out;
-    };
-    const results: PullResult[] = [];
-    for (const part of chosen) {
-      for (const r of await pullPart(part)) results.push(catalog.get(part.name) ? { ...r, model_id: part.name } : r);
     }
     const failed = results.filter((r) => r.status === 'failed');
     const text = results.map((r) => `${r.name.padEnd(14)} ${(r.file ?? '(no files needed)').padEnd(48)} ${r.status}${r.bytes !== undefined ? ` (${mb(r.bytes)})` : ''}${r.path ? `  ${r.path}` : ''}`).join('\n');

@@ -1,6 +1,5 @@
-// `sawt models verify`: every installed model file (SAWT_MODELS_DIR and the bundled
-// models/) against the sha256 the catalog gives (its downloads) or the bundle's
-// manifest. Exit 1 when a file differs or a bundled file is missing.
+// `sawt models verify`: every installed model file (SAWT_MODELS_DIR and the bundled models/) against the sha256 the
+// catalog gives (its downloads) or the bundle's manifest. Exit 1 when a file differs or a bundled file is missing.
 import { bundledManifest, ModelFiles, tokens, type ModelFileSource } from '@sawt/core';
 import { withAdminApp } from '../admin.js';
 import type { CommandResult } from '../command.js';
@@ -27,11 +26,7 @@ export async function modelsVerify(): Promise<CommandResult> {
   return withAdminApp(async (app) => {
     const files = ModelFiles.of(app.runtime);
     const known = new Map<string, Known>();
-    const entry = (file: string) => {
-      let k = known.get(file);
-      if (!k) known.set(file, (k = { parts: [], expected: null, bundled: false }));
-      return k;
-    };
+    const entry = (file: string) => known.get(file) ?? known.set(file, { parts: [], expected: null, bundled: false }).get(file)!;
     for (const m of files.bundledDir ? bundledManifest(files.bundledDir) : []) {
       const k = entry(m.file);
       k.expected = m.sha256;

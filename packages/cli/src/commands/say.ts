@@ -1,11 +1,12 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, readdirSync } from 'node:fs';
-import { readFile, rename, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { existsSync, readdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { speechPcm, tokens, wavHeader, type SawtApp, type VoiceInfo } from '@sawt/core';
+import { outputFormat, speechPcm, tokens, wavHeader, type SawtApp, type VoiceInfo } from '@sawt/core';
 import { withAdminApp } from '../admin.js';
-import { UsageError } from '../args.js';
+import { cannotRead, UsageError } from '../args.js';
 import { FILE_FORMATS, audioFile, formatForFile } from './audio-file.js';
 import { CharacterProgress } from './progress.js';
 
@@ -28,29 +29,28 @@ export interface SayOptions {
 
 const RATE = 24000;
 
-/**
- * `sawt say TEXT`: speech from the text, in this process (the same engine and
- * catalog as the server, nothing listening) or, with --server, from a running
- * Sawt's API. Audio is played as it arrives, or written to --out (a WAV, renamed
- * into place once complete, so an interrupted run leaves no partial file).
- */
+/** `sawt say TEXT`: in-process or, with --server, through a Sawt's API; played as it arrives, or written to --out. */
 export async function say(opts: SayOptions, io: { stdout?: NodeJS.WriteStream; stderr?: NodeJS.WritableStream } = {}): Promise<void> {
   const stdout = io.stdout ?? process.stdout;
   if (opts.file !== undefined) return sayFile(opts, io.stderr ?? process.stderr, stdout);
   if (opts.json) throw new UsageError('--json is for --file');
   if (opts.text.trim() === '') throw new UsageError('say needs the TEXT to speak');
-  if (opts.speed !== undefined && !(opts.speed >= 0.7 && opts.speed <= 1.2)) throw new UsageError(`--speed must be a number between 0.7 and 1.2 but received ${opts.speed}`);
+  checkSpeed(opts);
   if (opts.server && !opts.key) throw new UsageError('--server needs --key (an API key of that server)');
   if (!opts.server && opts.key) throw new UsageError('--key is for --server; in-process synthesis needs no key');
   const sink = await openSink(opts.out, stdout);
   try {
     if (opts.server) await sink.write(await remoteSpeech(opts));
     else await withAdminApp(async (app) => sink.write(await localSpeech(app, opts)));
-    await sink.done();
+    await sink.done?.();
   } catch (e) {
     await sink.abort();
     throw e;
   }
+}
+
+function checkSpeed(opts: SayOptions): void {
+  if (opts.speed !== undefined && !(opts.speed >= 0.7 && opts.speed <= 1.2)) throw new UsageError(`--speed must be a number between 0.7 and 1.2 but received ${opts.speed}`);
 }
 
 /** Parts of a file's text: its blank-line paragraphs, a long one cut after a sentence's end. */
@@ -70,21 +70,15 @@ export function fileParts(text: string, maxChars = 2000): string[] {
   return parts.filter((p) => /\p{L}/u.test(p));
 }
 
-/**
- * `sawt say --file book.txt --out book.mp3`: the file in-process, part by part (paragraphs), through
- * one encoder into one file whose format is its extension's (.mp3, .ogg/.opus, .flac, .wav); a
- * progress line on a terminal (percent, characters/s, ETA), none with --json.
- */
+/** `sawt say --file book.txt --out book.mp3`: in-process, paragraph by paragraph, through one encoder into one file. */
 async function sayFile(opts: SayOptions, stderr: NodeJS.WritableStream, stdout: NodeJS.WriteStream): Promise<void> {
   if (opts.text.trim() !== '') throw new UsageError('say takes TEXT or --file, not both');
   if (!opts.out) throw new UsageError(`say --file needs --out FILE (${Object.keys(FILE_FORMATS).join(', ')})`);
   const format = formatForFile(opts.out);
   if (opts.server) throw new UsageError('say --file speaks in-process; for a server, use sawt jobs submit --file');
-  if (opts.speed !== undefined && !(opts.speed >= 0.7 && opts.speed <= 1.2)) throw new UsageError(`--speed must be a number between 0.7 and 1.2 but received ${opts.speed}`);
+  checkSpeed(opts);
   const file = opts.file!;
-  const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
-    throw new UsageError(`--file: cannot read ${JSON.stringify(file)} (${e.code ?? e.message})`);
-  });
+  const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => { throw cannotRead('--file', file, e); });
   const parts = fileParts(text);
   if (parts.length === 0) throw new UsageError(`--file: ${JSON.stringify(file)} has no text to speak`);
   const total = parts.reduce((n, p) => n + p.length, 0);
@@ -152,10 +146,11 @@ function pickVoice(voices: VoiceInfo[], opts: SayOptions, modelId: string): stri
 async function remoteSpeech(opts: SayOptions): Promise<Readable> {
   const base = opts.server!.replace(/\/+$/, '').replace(/\/api\/v1$/, '') + '/api/v1';
   const headers = { 'x-api-key': opts.key!, 'content-type': 'application/json' };
+  const reach = (path: string, init: RequestInit = {}) => fetch(base + path, { headers, ...init }).catch((e: Error) => {
+    throw new Error(`cannot reach ${base}: ${(e.cause as Error | undefined)?.message ?? e.message}`);
+  });
   const get = async (path: string) => {
-    const r = await fetch(base + path, { headers }).catch((e: Error) => {
-      throw new Error(`cannot reach ${base}: ${(e.cause as Error | undefined)?.message ?? e.message}`);
-    });
+    const r = await reach(path);
     if (!r.ok) throw await apiError(r);
     return r.json() as Promise<unknown>;
   };
@@ -163,54 +158,29 @@ async function remoteSpeech(opts: SayOptions): Promise<Readable> {
   if (!modelId) throw new Error(`${base} offers no model`);
   // The model's own voices (GET /voices?model_id=): a voice another model lacks is never picked.
   const voiceId = opts.voice ?? pickVoice((await get(`/voices?model_id=${encodeURIComponent(modelId)}`)) as VoiceInfo[], { ...opts, voice: undefined }, modelId);
-  const r = await fetch(`${base}/text-to-speech/${encodeURIComponent(modelId)}`, {
-    method: 'POST', headers, body: JSON.stringify({ voice_id: voiceId, text: opts.text, stability: 0.5, speed: opts.speed ?? 1, streaming: true }),
-  }).catch((e: Error) => {
-    throw new Error(`cannot reach ${base}: ${(e.cause as Error | undefined)?.message ?? e.message}`);
+  const r = await reach(`/text-to-speech/${encodeURIComponent(modelId)}`, {
+    method: 'POST', body: JSON.stringify({ voice_id: voiceId, text: opts.text, stability: 0.5, speed: opts.speed ?? 1, streaming: true }),
   });
   if (!r.ok || !r.body) throw await apiError(r);
-  const { Readable } = await import('node:stream');
   return Readable.fromWeb(r.body as import('node:stream/web').ReadableStream);
 }
 
 async function apiError(r: Response): Promise<Error> {
-  const body = await r.text().catch(() => '');
-  try {
-    const e = JSON.parse(body) as { errorCode?: number; errorMessage?: string };
-    if (e.errorMessage) return new Error(`the server answered ${r.status} (${e.errorCode}): ${e.errorMessage}`);
-  } catch {
-    /* not JSON */
-  }
-  return new Error(`the server answered ${r.status}`);
+  const e = (await r.json().catch(() => null)) as { errorCode?: number; errorMessage?: string } | null;
+  return new Error(`the server answered ${r.status}${e?.errorMessage ? ` (${e.errorCode}): ${e.errorMessage}` : ''}`);
 }
 
 interface Sink {
-  write(pcm: Readable): Promise<void>;
-  done(): Promise<void>;
+  write(pcm: Readable): Promise<unknown>;
+  done?(): Promise<void>;
   abort(): Promise<void>;
 }
 
 /** Where the audio goes: a WAV file, WAV on a redirected stdout, or a player fed as audio arrives. */
 async function openSink(out: string | undefined, stdout: NodeJS.WriteStream): Promise<Sink> {
-  if (out) {
-    const tmp = `${out}.partial-${process.pid}`;
-    const chunks: Buffer[] = [];
-    return {
-      async write(pcm) {
-        for await (const c of pcm) chunks.push(c as Buffer);
-        const bytes = chunks.reduce((n, c) => n + c.length, 0);
-        await pipeline(async function* () {
-          yield wavHeader(bytes, RATE);
-          yield* chunks;
-        }, createWriteStream(tmp));
-        await rename(tmp, out);
-      },
-      async done() {},
-      abort: () => rm(tmp, { force: true }),
-    };
-  }
+  if (out) return audioFile(out, outputFormat('wav_24000'), RATE);
   // Redirected (sawt say … > a.wav, | ffplay -): the WAV goes to stdout.
-  if (!stdout.isTTY) return streamingWav(stdout, async () => {});
+  if (!stdout.isTTY) return { write: (pcm) => streamingWav(stdout, pcm), abort: async () => {} };
   const player = findPlayer();
   if (!player) throw new UsageError('no audio player found (ffplay or aplay): give --out FILE.wav, or redirect stdout to a file');
   if (!hasAudioDevice()) throw new Error(NO_AUDIO);
@@ -224,12 +194,9 @@ async function openSink(out: string | undefined, stdout: NodeJS.WriteStream): Pr
       child.stderr!.setEncoding('utf8').on('data', (s: string) => {
         if (errors.length < 65536) errors += s;
       });
-      exited = new Promise((resolve, reject) => {
-        child!.once('error', reject);
-        child!.once('close', resolve);
-      });
+      exited = once(child, 'close').then(([code]) => code as number | null);
       child.stdin!.on('error', () => {}); // a player closed early (user quit): EPIPE is not our failure
-      await streamingWav(child.stdin!, async () => {}).write(pcm);
+      await streamingWav(child.stdin!, pcm);
     },
     async done() {
       const code = await exited;
@@ -245,33 +212,21 @@ async function openSink(out: string | undefined, stdout: NodeJS.WriteStream): Pr
 }
 
 /** A WAV of unknown length (sizes 0xFFFFFFFF, read to the end by players), streamed as PCM arrives. */
-function streamingWav(dest: Writable | NodeJS.WriteStream, onEnd: () => Promise<void>): Sink {
-  return {
-    async write(pcm) {
-      const header = wavHeader(0, RATE);
-      header.writeUInt32LE(0xffffffff, 4);
-      header.writeUInt32LE(0xffffffff, 40);
-      await pipeline(async function* () {
-        yield header;
-        yield* pcm;
-      }, dest as Writable);
-      await onEnd();
-    },
-    async done() {},
-    async abort() {},
-  };
+async function streamingWav(dest: Writable | NodeJS.WriteStream, pcm: Readable): Promise<void> {
+  const header = wavHeader(0, RATE);
+  header.writeUInt32LE(0xffffffff, 4);
+  header.writeUInt32LE(0xffffffff, 40);
+  await pipeline(async function* () {
+    yield header;
+    yield* pcm;
+  }, dest as Writable);
 }
 
 const NO_AUDIO = 'no audio device: use --out FILE';
 /** What ffplay (SDL) and aplay print when no sound card or sound server answers. */
 const AUDIO_OPEN_FAILED = /audio open (failed|error)|Unknown PCM|cannot find card|Failed to open audio/i;
 
-/**
- * Whether this machine can play sound: an ALSA playback device (/dev/snd/pcmC*p), or a sound
- * server (PulseAudio, PipeWire) for this user. Checked before the speech is made, so that a
- * machine without one (a server, a container) is told at once; the player's own failure is
- * recognised too (AUDIO_OPEN_FAILED) for the setups this misses.
- */
+/** An ALSA playback device or a sound server, checked before speaking; AUDIO_OPEN_FAILED catches what this misses. */
 function hasAudioDevice(): boolean {
   if (process.env.PULSE_SERVER) return true;
   const runtime = process.env.XDG_RUNTIME_DIR;

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { tokens, type PronunciationRule, type TextPipeline, type TextPipelineOptions, type TextStageName } from '@sawt/core';
 import { withAdminApp } from '../admin.js';
-import { UsageError } from '../args.js';
+import { cannotRead, UsageError } from '../args.js';
 import type { CommandInput } from '../command.js';
 import { printable } from '../printable.js';
 
@@ -12,13 +12,9 @@ import { printable } from '../printable.js';
 const BLOCK_LINES = 64;
 
 /**
- * `sawt text normalize|diacritize|phonemize`: one TEXT, or with `--file PATH|-` one output line per
- * input line, in order, in one process, lines taken in blocks so the diacritizer runs batched.
- * `--json`: one JSON object per output ({"line", "input", "output"}; for TEXT, {"input", "output"}).
- * `--ssml` reads each text as SSML and `--dictionary FILE` applies a PLS 1.0 or JSON rules file, as
- * a request with text_type "ssml" and a dictionary would: the stage runs on each spoken part, and
- * the markup that stays markup is shown in order (<break time="…ms"/>, <mark name="…"/>, <prosody>,
- * <lang>). It writes its own output (it streams).
+ * `sawt text normalize|diacritize|phonemize`: one TEXT, or with `--file PATH|-` one output line per input line,
+ * taken in blocks so the diacritizer runs batched. `--ssml` and `--dictionary FILE` read the text as a request
+ * with text_type "ssml" and a dictionary would; the markup that stays markup is shown in order. It streams.
  */
 export async function textCommand(stage: TextStageName, { values, positionals }: CommandInput, out: NodeJS.WritableStream = process.stdout): Promise<void> {
   const file = typeof values.file === 'string' ? values.file : null;
@@ -48,11 +44,7 @@ export async function textCommand(stage: TextStageName, { values, positionals }:
 
 /** The --dictionary file's text (a missing file fails before anything boots). */
 async function readDictionary(file: string): Promise<{ file: string; source: string }> {
-  try {
-    return { file, source: await readFile(file, 'utf8') };
-  } catch (e) {
-    throw new UsageError(`--dictionary: cannot read ${JSON.stringify(file)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
+  return { file, source: await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => { throw cannotRead('--dictionary', file, e); }) };
 }
 
 /** The rules of a --dictionary file, checked as POST /pronunciation-dictionaries checks them. */
@@ -66,16 +58,11 @@ function dictionaryRules(dictionaries: { parseRulesFile(source: string): Pronunc
   }
 }
 
-/**
- * Opens the input (a missing file fails before anything boots) and returns a function giving its
- * lines; readline is only created when they are read, as it drops lines no iterator waits for.
- */
+/** Opens the input now (a missing file fails before boot); readline is made on reading, as it drops unread lines. */
 async function openLines(file: string): Promise<() => AsyncIterable<string>> {
   if (file === '-') return () => createInterface({ input: process.stdin, crlfDelay: Infinity });
   const stream = createReadStream(file, { encoding: 'utf8' });
-  await once(stream, 'open').catch((e: NodeJS.ErrnoException) => {
-    throw new UsageError(`--file: cannot read ${JSON.stringify(file)} (${e.code ?? e.message})`);
-  });
+  await once(stream, 'open').catch((e: NodeJS.ErrnoException) => { throw cannotRead('--file', file, e); });
   stream.pause();
   return () => createInterface({ input: stream, crlfDelay: Infinity });
 }
@@ -102,10 +89,7 @@ async function processLines(pipeline: TextPipeline, stage: TextStageName, lines:
   if (block.length) await flush();
 }
 
-/**
- * runMany over a block of lines; when markup or a rule fails in it (SSML, --dictionary), the
- * error names the line: `line 7: SSML: unclosed <break> at 1:23`.
- */
+/** runMany; when markup or a rule fails (SSML, --dictionary), the error names the line: `line 7: SSML: …`. */
 async function runBlock(pipeline: TextPipeline, stage: TextStageName, texts: string[], opts: TextPipelineOptions, firstLine: number): Promise<string[]> {
   try {
     return await pipeline.runMany(stage, texts, opts);
@@ -120,17 +104,7 @@ async function runBlock(pipeline: TextPipeline, stage: TextStageName, texts: str
   }
 }
 
-/** Writes with backpressure; a closed pipe (… | head) ends quietly. */
-function write(out: NodeJS.WritableStream, text: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (out.write(text)) resolve();
-    else {
-      const onError = (e: Error) => reject(e);
-      out.once('error', onError);
-      out.once('drain', () => {
-        out.off('error', onError);
-        resolve();
-      });
-    }
-  });
+/** Writes with backpressure (an error while waiting for 'drain' rejects). */
+async function write(out: NodeJS.WritableStream, text: string): Promise<void> {
+  if (!out.write(text)) await once(out, 'drain');
 }

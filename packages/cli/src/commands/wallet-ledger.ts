@@ -6,11 +6,7 @@ import { human } from '../printable.js';
 
 const DEFAULT_LIMIT = 100;
 
-/**
- * `sawt wallet ledger --account ID [--limit N]`: the account's latest money
- * movements, oldest first (top-ups, reservations, settlements, releases with
- * their reason, e.g. a crashed process's reservation given back at restart).
- */
+/** `sawt wallet ledger --account ID [--limit N]`: the latest money movements, oldest first, releases with their reason. */
 export const walletLedger: Handler = async ({ values }) => {
   const accountId = required(values, 'account');
   let limit = DEFAULT_LIMIT;
@@ -22,14 +18,8 @@ export const walletLedger: Handler = async ({ values }) => {
     await accountOrFail(app, accountId);
     const entries = (await app.get(tokens.wallet).ledger(accountId, { limit })).reverse();
     const json = entries.map((e) => ({
-      id: e.id,
-      created_at: e.createdAt,
-      kind: e.kind,
-      amount: fromMicro(e.amount),
-      balance_after: fromMicro(e.balanceAfter),
-      request_id: e.requestId,
-      reservation_id: e.reservationId,
-      description: e.description,
+      id: e.id, created_at: e.createdAt, kind: e.kind, amount: fromMicro(e.amount), balance_after: fromMicro(e.balanceAfter),
+      request_id: e.requestId, reservation_id: e.reservationId, description: e.description,
     }));
     const lines = json.map((e) => human`${e.created_at}  ${e.kind.padEnd(7)} ${String(e.amount).padStart(14)}  balance ${String(e.balance_after).padStart(14)}  ${e.request_id ?? '-'}${e.description ? `  ${e.description}` : ''}`);
     return { json, text: lines.join('\n') || '(no movements)' };
