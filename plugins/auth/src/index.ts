@@ -3,10 +3,6 @@ import { authMigrations } from './migrations.js';
 import { SqlAccountStore, SqlApiKeyStore, SqlAuthenticator } from './stores.js';
 import { SqlCharacterQuota } from './quota.js';
 
-export { SqlAccountStore, SqlApiKeyStore, SqlAuthenticator } from './stores.js';
-export { SqlCharacterQuota } from './quota.js';
-export { generateSecret, hashSecret } from './secrets.js';
-
 /** Accounts, API keys (stored as sha256 hashes), model grants and the per-key character quota. */
 export default definePlugin({
   id: 'auth',

@@ -38,10 +38,5 @@ export const authMigrations: Migration[] = [
         t.primary(['account_id', 'model_id']);
       });
     },
-    async down(knex) {
-      await knex.schema.dropTable('model_grants');
-      await knex.schema.dropTable('api_keys');
-      await knex.schema.dropTable('accounts');
-    },
   },
 ];

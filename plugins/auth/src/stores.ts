@@ -4,43 +4,21 @@ import { SawtError, errors, systemClock, type Account, type Clock, type AccountS
 import { DISPLAY_PREFIX_LENGTH, SECRET_PATTERN, generateSecret, hashSecret } from './secrets.js';
 import { validateEndpoints, validateExpiresAt, validateName, validatePlan, validateQuotaChars } from './validation.js';
 
-interface AccountRow {
-  id: string;
-  name: string;
-  plan: string;
-  created_at: string;
-}
+interface AccountRow { id: string; name: string; plan: string; created_at: string }
 
+/** bigints (quota_chars, used_chars): PostgreSQL returns them as strings. */
 interface ApiKeyRow {
-  id: string;
-  account_id: string;
-  key_hash: string;
-  prefix: string;
-  endpoints: string | null;
-  expires_at: string | null;
-  /** bigint: PostgreSQL returns it as a string. */
-  quota_chars: number | string | null;
-  used_chars: number | string;
-  revoked_at: string | null;
-  deleted_at: string | null;
-  created_at: string;
+  id: string; account_id: string; key_hash: string; prefix: string; endpoints: string | null; expires_at: string | null;
+  quota_chars: number | string | null; used_chars: number | string; revoked_at: string | null; deleted_at: string | null; created_at: string;
 }
 
 const toAccount = (r: AccountRow): Account => ({ id: r.id, name: r.name, plan: r.plan as Plan, createdAt: r.created_at });
 
 const toKey = (r: ApiKeyRow): ApiKeyRecord => ({
-  id: r.id,
-  accountId: r.account_id,
-  prefix: r.prefix,
-  endpoints: r.endpoints === null ? null : (JSON.parse(r.endpoints) as EndpointScope[]),
-  expiresAt: r.expires_at,
-  quotaChars: r.quota_chars === null ? null : Number(r.quota_chars),
-  usedChars: Number(r.used_chars),
-  revokedAt: r.revoked_at,
-  createdAt: r.created_at,
+  id: r.id, accountId: r.account_id, prefix: r.prefix, endpoints: r.endpoints === null ? null : (JSON.parse(r.endpoints) as EndpointScope[]), expiresAt: r.expires_at,
+  quotaChars: r.quota_chars === null ? null : Number(r.quota_chars), usedChars: Number(r.used_chars), revokedAt: r.revoked_at, createdAt: r.created_at,
 });
 
-const accountNotFound = (id: string) => new SawtError('notFound', `Account '${id}' not found`);
 const keyNotFound = (id: string) => new SawtError('notFound', `API key '${id}' not found`);
 
 export class SqlAccountStore implements AccountStore {
@@ -64,11 +42,7 @@ export class SqlAccountStore implements AccountStore {
   async grantModel(accountId: string, modelId: string): Promise<void> {
     if (typeof modelId !== 'string' || !modelId.trim()) throw errors.validation('model id is required');
     await this.require(accountId);
-    await this.db
-      .knex('model_grants')
-      .insert({ account_id: accountId, model_id: modelId.trim(), created_at: new Date().toISOString() })
-      .onConflict(['account_id', 'model_id'])
-      .ignore();
+    await this.db.knex('model_grants').insert({ account_id: accountId, model_id: modelId.trim(), created_at: new Date().toISOString() }).onConflict(['account_id', 'model_id']).ignore();
   }
 
   async modelGrants(accountId: string): Promise<string[]> {
@@ -82,7 +56,7 @@ export class SqlAccountStore implements AccountStore {
 
   async require(id: string): Promise<Account> {
     const account = await this.get(id);
-    if (!account) throw accountNotFound(id);
+    if (!account) throw new SawtError('notFound', `Account '${id}' not found`);
     return account;
   }
 }
@@ -99,17 +73,8 @@ export class SqlApiKeyStore implements ApiKeyStore {
     await this.accounts.require(input.accountId);
     const key = generateSecret();
     const row: ApiKeyRow = {
-      id: randomUUID(),
-      account_id: input.accountId,
-      key_hash: hashSecret(key),
-      prefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
-      endpoints: endpoints === null ? null : JSON.stringify(endpoints),
-      expires_at: expiresAt,
-      quota_chars: quotaChars,
-      used_chars: 0,
-      revoked_at: null,
-      deleted_at: null,
-      created_at: new Date().toISOString(),
+      id: randomUUID(), account_id: input.accountId, key_hash: hashSecret(key), prefix: key.slice(0, DISPLAY_PREFIX_LENGTH), endpoints: endpoints === null ? null : JSON.stringify(endpoints),
+      expires_at: expiresAt, quota_chars: quotaChars, used_chars: 0, revoked_at: null, deleted_at: null, created_at: new Date().toISOString(),
     };
     await this.db.knex('api_keys').insert(row);
     return { ...toKey(row), key };
@@ -154,25 +119,13 @@ export class SqlAuthenticator implements Authenticator {
     if (typeof secret !== 'string' || !SECRET_PATTERN.test(secret.trim())) {
       throw errors.authentication('Malformed API key: expected a key of the form sawt_ followed by 40 letters and digits');
     }
-    // Lookup by the sha256 of the secret: the stored value reveals nothing, and an
-    // index equality on the hash leaks nothing useful through timing.
-    const row = await this.db
-      .reader('api_keys')
-      .join('accounts', 'accounts.id', 'api_keys.account_id')
-      .where('api_keys.key_hash', hashSecret(secret.trim()))
-      .first<(ApiKeyRow & { account_name: string; account_plan: string; account_created_at: string }) | undefined>(
-        'api_keys.*',
-        'accounts.name as account_name',
-        'accounts.plan as account_plan',
-        'accounts.created_at as account_created_at',
-      );
+    // Lookup by the secret's sha256: the stored value reveals nothing, and an index equality on the hash leaks nothing useful through timing.
+    const row = await this.db.reader('api_keys').join('accounts', 'accounts.id', 'api_keys.account_id').where('api_keys.key_hash', hashSecret(secret.trim()))
+      .first<(ApiKeyRow & { account_name: string; account_plan: string; account_created_at: string }) | undefined>('api_keys.*', 'accounts.name as account_name', 'accounts.plan as account_plan', 'accounts.created_at as account_created_at');
     if (!row) throw errors.authentication('Invalid API key');
     const invalid = this.whyInvalid(row);
     if (invalid) throw invalid;
-    return {
-      account: toAccount({ id: row.account_id, name: row.account_name, plan: row.account_plan, created_at: row.account_created_at }),
-      key: toKey(row),
-    };
+    return { account: toAccount({ id: row.account_id, name: row.account_name, plan: row.account_plan, created_at: row.account_created_at }), key: toKey(row) };
   }
 
   async invalidKeys(keyIds: string[]): Promise<Map<string, SawtError>> {

@@ -6,10 +6,9 @@ export const PLAN_CONCURRENCY: Record<Plan, number | null> = {
 };
 
 /**
- * Takes, in this order, a concurrency slot (in memory, cheapest: a flood of
- * over-limit requests never reaches the database), then the key's characters and
- * the money together in one wallet reservation. So 42901 wins over 42903 and
- * 40201 when several apply. A failing step gives back what the earlier ones took.
+ * Takes a concurrency slot first (cheapest: a flood of over-limit requests never reaches the
+ * database), then the key's characters and the money in one wallet reservation, so 42901 wins over
+ * 42903 and 40201. A failing step gives back what the earlier ones took.
  */
 export class SawtAdmissionControl implements AdmissionControl {
   private readonly open = new Set<OpenAdmission>();
@@ -22,9 +21,7 @@ export class SawtAdmissionControl implements AdmissionControl {
 
   async admit(input: { auth: AuthContext; requestId: string; chars: number; costMicro: number; description: string; concurrency?: boolean }): Promise<Admission> {
     const { auth, requestId, chars, costMicro, description } = input;
-    const plan = auth.account.plan;
-    const limit = Object.hasOwn(PLAN_CONCURRENCY, plan) ? PLAN_CONCURRENCY[plan] : PLAN_CONCURRENCY.free;
-    const slot = input.concurrency === false ? null : await this.concurrency.acquire(auth.account.id, limit);
+    const slot = input.concurrency === false ? null : await this.holdSlot(auth);
     try {
       const reservation = await this.wallet.reserve(auth.account.id, costMicro, { requestId, description, quota: { keyId: auth.key.id, chars } });
       const admission = new OpenAdmission(requestId, costMicro, reservation, slot, (a) => this.open.delete(a));

@@ -1,4 +1,4 @@
-import { type Clock, type FromSchema, currentProcess, definePlugin, tokens, type ConcurrencyLimiter, type RateLimiter, type SharedLimits } from '@sawt/core';
+import { type Clock, currentProcess, definePlugin, tokens, type ConcurrencyLimiter, type RateLimiter, type SharedLimits } from '@sawt/core';
 import { billingMigrations } from './migrations.js';
 import { SqlWallet } from './wallet.js';
 import { FixedWindowRateLimiter, InMemoryConcurrencyLimiter, type RateLimitSettings } from './limits.js';
@@ -6,30 +6,19 @@ import { SawtAdmissionControl } from './admission.js';
 import { ReservationLeases } from './leases.js';
 import { PrimaryConcurrencyLimiter, PrimaryRateLimiter, serveWorkerLimits, usesPrimaryLimits, WORKER_LIMITS_ENV } from './worker-limits.js';
 
-export { SqlWallet, SqlReservation } from './wallet.js';
-export { FixedWindowRateLimiter, InMemoryConcurrencyLimiter, type RateLimitSettings } from './limits.js';
-export { SawtAdmissionControl, PLAN_CONCURRENCY } from './admission.js';
-export { ReservationLeases, type LeaseSettings } from './leases.js';
-export { serveWorkerLimits, WORKER_LIMITS_ENV } from './worker-limits.js';
+export { FixedWindowRateLimiter } from './limits.js';
 
 const configSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
     rateLimit: {
-      type: 'object',
-      additionalProperties: false,
-      default: {},
-      properties: {
-        windowMs: { type: 'integer', minimum: 1, default: 60_000 },
-        max: { type: 'integer', minimum: 0, default: 600 },
-      },
+      type: 'object', additionalProperties: false, default: {},
+      properties: { windowMs: { type: 'integer', minimum: 1, default: 60_000 }, max: { type: 'integer', minimum: 0, default: 600 } },
     },
     // Reservation leases: how a dead process's reservations come back (leases.ts).
     leases: {
-      type: 'object',
-      additionalProperties: false,
-      default: {},
+      type: 'object', additionalProperties: false, default: {},
       properties: {
         ttlMs: { type: 'integer', minimum: 500, default: 60_000 },
         heartbeatMs: { type: 'integer', minimum: 100, default: 10_000 },
@@ -38,8 +27,6 @@ const configSchema = {
     },
   },
 } as const;
-
-export type BillingOptions = FromSchema<typeof configSchema>;
 
 /** Wallet with leased reservations and ledger, concurrency and rate limits, and admission control. */
 export default definePlugin({

@@ -12,39 +12,22 @@ export interface LeaseSettings {
 
 /** An open reservation whose owner is gone, as the sweep hands it to the wallet. */
 export interface OrphanReservation {
-  id: string;
-  account_id: string;
-  amount: number | string;
-  request_id: string;
-  key_id: string | null;
-  quota_chars: number | string;
-  owner_id: string | null;
-  lease_expires_at: string | null;
+  id: string; account_id: string; amount: number | string; request_id: string; key_id: string | null; quota_chars: number | string;
+  owner_id: string | null; lease_expires_at: string | null;
 }
 
-interface OwnerRow {
-  id: string;
-  node_id: string;
-  pid: number;
-  boot_id: string | null;
-  start_ticks: number | string | null;
-  expires_at: string;
-}
+interface OwnerRow { id: string; node_id: string; pid: number; boot_id: string | null; start_ticks: number | string | null; expires_at: string }
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
- * Leases on wallet reservations, so that money and quota held by a process that
- * died (kill -9, a lost node) come back without waiting for anyone's goodwill.
- *
- * Each process registers itself in lease_owners (node, pid, boot id, start time)
- * and stamps its reservations with its owner id and a lease expiry, which its
- * heartbeat keeps pushing forward. Every process sweeps periodically and at start:
- * it releases open reservations of other owners whose lease has expired, and at
- * once those of owners on its own node whose process is certainly gone (same boot,
- * pid dead or reused), which is what makes a restart after kill -9 give everything
- * back immediately. A live owner is never swept: it keeps renewing, and uncertain
- * cases (another node, another boot) wait for the lease to run out.
+ * Leases on wallet reservations, so that money and quota held by a process that died (kill -9, a
+ * lost node) come back. Each process registers in lease_owners (node, pid, boot id, start time) and
+ * stamps its reservations with its id and a lease expiry that its heartbeat pushes forward. Every
+ * process sweeps at start and periodically: it releases other owners' reservations whose lease
+ * expired, and at once those of owners on its node that are certainly gone (same boot, pid dead or
+ * reused), so a restart after kill -9 gives everything back immediately. Uncertain cases (another
+ * node, another boot) wait for the lease to run out.
  */
 export class ReservationLeases {
   readonly ownerId = randomUUID();
@@ -83,10 +66,7 @@ export class ReservationLeases {
     this.timers = [];
     await this.sweeping?.catch(() => {});
     const k = this.db.knex;
-    await k('lease_owners')
-      .where({ id: this.ownerId })
-      .whereNotExists(k('reservations').where({ owner_id: this.ownerId, status: 'open' }).select('id'))
-      .delete();
+    await k('lease_owners').where({ id: this.ownerId }).whereNotExists(k('reservations').where({ owner_id: this.ownerId, status: 'open' }).select('id')).delete();
   }
 
   /** Renews this process's registration and the leases of every reservation it holds. */
@@ -95,22 +75,16 @@ export class ReservationLeases {
     const expiresAt = iso(now + this.settings.ttlMs);
     const k = this.db.knex;
     // Re-inserted when a sweeper removed it while this process was paused (SIGSTOP).
+    const { nodeId, pid, bootId, startTicks } = this.self;
     await k('lease_owners')
-      .insert({
-        id: this.ownerId, node_id: this.self.nodeId, pid: this.self.pid, boot_id: this.self.bootId, start_ticks: this.self.startTicks,
-        started_at: iso(now), heartbeat_at: iso(now), expires_at: expiresAt,
-      })
-      .onConflict('id')
-      .merge(['heartbeat_at', 'expires_at']);
+      .insert({ id: this.ownerId, node_id: nodeId, pid, boot_id: bootId, start_ticks: startTicks, started_at: iso(now), heartbeat_at: iso(now), expires_at: expiresAt })
+      .onConflict('id').merge(['heartbeat_at', 'expires_at']);
     await k('reservations').where({ owner_id: this.ownerId, status: 'open' }).update({ lease_expires_at: expiresAt });
   }
 
   /** Releases the open reservations of owners that are gone; resolves with how many. One sweep at a time. */
   sweep(): Promise<number> {
-    this.sweeping ??= this.sweepOnce().finally(() => {
-      this.sweeping = null;
-    });
-    return this.sweeping;
+    return (this.sweeping ??= this.sweepOnce().finally(() => (this.sweeping = null)));
   }
 
   private async sweepOnce(): Promise<number> {
@@ -118,11 +92,8 @@ export class ReservationLeases {
     const nowMs = this.clock.now();
     const now = iso(nowMs);
     const sameNode = (await k<OwnerRow>('lease_owners').where({ node_id: this.self.nodeId }).whereNot({ id: this.ownerId })) as OwnerRow[];
-    const gone = new Map(
-      sameNode
-        .filter((o) => isLocalProcessGone({ nodeId: o.node_id, pid: Number(o.pid), bootId: o.boot_id, startTicks: o.start_ticks === null ? null : Number(o.start_ticks) }, this.self))
-        .map((o) => [o.id, o]),
-    );
+    const isGone = (o: OwnerRow) => isLocalProcessGone({ nodeId: o.node_id, pid: Number(o.pid), bootId: o.boot_id, startTicks: o.start_ticks === null ? null : Number(o.start_ticks) }, this.self);
+    const gone = new Map(sameNode.filter(isGone).map((o) => [o.id, o]));
     const orphans = (await k('reservations')
       .where({ status: 'open' })
       .where((q) => q.whereNull('owner_id').orWhereNot('owner_id', this.ownerId))
@@ -133,9 +104,7 @@ export class ReservationLeases {
     const failedOwners = new Set<string>();
     for (const row of orphans) {
       const owner = row.owner_id ? gone.get(row.owner_id) : undefined;
-      const reason = owner
-        ? `owner process ${owner.pid} on node ${owner.node_id} is gone`
-        : `lease expired at ${row.lease_expires_at ?? 'an unknown time'}: its owner stopped renewing it`;
+      const reason = owner ? `owner process ${owner.pid} on node ${owner.node_id} is gone` : `lease expired at ${row.lease_expires_at ?? 'an unknown time'}: its owner stopped renewing it`;
       try {
         if (await this.release!(row, reason)) released++;
       } catch (err) {

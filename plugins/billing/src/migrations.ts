@@ -47,11 +47,6 @@ export const billingMigrations: Migration[] = [
         t.index(['request_id']);
       });
     },
-    async down(knex) {
-      await knex.schema.dropTable('ledger');
-      await knex.schema.dropTable('reservations');
-      await knex.schema.dropTable('wallets');
-    },
   },
   {
     name: '002-reservation-leases',
@@ -82,17 +77,6 @@ export const billingMigrations: Migration[] = [
         t.string('heartbeat_at', 30).notNullable();
         t.string('expires_at', 30).notNullable();
         t.index(['node_id']);
-      });
-    },
-    async down(knex) {
-      await knex.schema.dropTable('lease_owners');
-      await knex.schema.alterTable('reservations', (t) => {
-        t.dropIndex(['owner_id', 'status']);
-        t.dropIndex(['status', 'lease_expires_at']);
-        t.dropColumn('owner_id');
-        t.dropColumn('lease_expires_at');
-        t.dropColumn('key_id');
-        t.dropColumn('quota_chars');
       });
     },
   },

@@ -1,22 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { Knex } from 'knex';
-import {
-  SawtError, errors, formatMicro, lockRows,
-  type Account, type AccountStore, type CharacterQuota, type Database, type LedgerEntry, type Logger, type Plan, type QuotaHold, type Wallet, type WalletBalance, type WalletReservation,
-} from '@sawt/core';
+import { SawtError, errors, formatMicro, lockRows, type Account, type AccountStore, type CharacterQuota, type Database, type LedgerEntry, type Logger, type Plan, type QuotaHold, type Wallet, type WalletBalance, type WalletReservation } from '@sawt/core';
 import type { OrphanReservation, ReservationLeases } from './leases.js';
 import { WalletWriteQueue, type CloseRequest, type HeldReservation, type ReserveRequest } from './write-queue.js';
 
-interface WalletRow {
-  account_id: string;
-  /** bigint columns come back as strings from PostgreSQL. */
-  balance: number | string;
-  reserved: number | string;
-}
-
-type LedgerKind = LedgerEntry['kind'];
+/** bigint columns come back as strings from PostgreSQL. */
+interface WalletRow { account_id: string; balance: number | string; reserved: number | string }
 
 const now = () => new Date().toISOString();
+const add = <K>(counts: Map<K, number>, key: K, n: number) => counts.set(key, (counts.get(key) ?? 0) + n);
 
 /** The lease of a durable reservation (reserveDurable): later than any sweep's now, so never expired. */
 const DURABLE_LEASE_EXPIRY = '9999-12-31T23:59:59.999Z';
@@ -29,24 +20,17 @@ function requireMicro(name: string, value: unknown, { positive }: { positive: bo
 }
 
 /**
- * Wallets in the database. Every change of balance or reserved happens in one
- * short transaction together with its ledger row, and starts with a write (or, for
- * reservations, lockRows), so on SQLite the write lock is taken first (no lock upgrade
- * that could fail under another process) and on PostgreSQL the row lock serialises
- * concurrent requests. Reservations asked for together share one transaction, each
- * decided as alone, and so do closes (settle, release); reservations go first (WalletWriteQueue).
+ * Wallets in the database. Each change of balance or reserved is one short transaction with its
+ * ledger row that starts with a write (or lockRows): SQLite takes its write lock first (no lock
+ * upgrade to fail), PostgreSQL's row lock serialises concurrent requests. Requests asked for
+ * together share one transaction, each decided as alone; reservations go first (WalletWriteQueue).
  *
- * A reservation also holds the key's quota characters (auth's CharacterQuota, in
- * the same transaction), and is leased to the process that took it (leases.ts):
- * settle and release are conditional on it still being open, so whichever of the
- * owner and a sweeper closes it first wins and the other changes nothing. A late
- * settle after a sweep released it (the owner was paused past its lease) is
- * dropped: the client is not charged, rather than the money being both given back
- * and taken.
+ * A reservation also holds the key's quota characters (same transaction) and is leased to its
+ * process (leases.ts). Closes apply only while it is open, so of the owner and a sweeper the first
+ * wins; a late settle after a sweep released it is dropped (the client is not charged).
  *
- * Ledger amounts are ≥ 0; per account, balance = Σtopup − Σsettle and
- * reserved = Σreserve − Σsettle(reserved part) − Σrelease, where a partial settle
- * writes a settle row for the charge and a release row for the unused rest.
+ * Ledger amounts are ≥ 0; per account, balance = Σtopup − Σsettle and reserved = Σreserve −
+ * Σsettle(reserved part) − Σrelease (a partial settle: a settle row, and a release row for the rest).
  */
 export class SqlWallet implements Wallet {
   /** Reservations this process opened and has not closed: released on stop(). */
@@ -68,14 +52,10 @@ export class SqlWallet implements Wallet {
     private readonly logger: Logger,
   ) {}
 
-  private get knex(): Knex {
-    return this.db.knex;
-  }
-
   /** Includes every settle and release this process asked for before (see WalletWriteQueue). */
   async balance(accountId: string): Promise<WalletBalance> {
     await this.writes.closesWritten();
-    const row = await this.knex<WalletRow>('wallets').where({ account_id: accountId }).first();
+    const row = await this.db.knex<WalletRow>('wallets').where({ account_id: accountId }).first();
     if (!row) {
       await this.requireAccount(accountId);
       return { accountId, balance: 0, reserved: 0, available: 0 };
@@ -86,22 +66,22 @@ export class SqlWallet implements Wallet {
   async topUp(accountId: string, amountMicro: number, meta: { requestId?: string; description?: string } = {}): Promise<WalletBalance> {
     requireMicro('the top-up amount', amountMicro, { positive: true });
     await this.ensureWallet(accountId);
-    return this.knex.transaction(async (trx) => {
+    return this.db.knex.transaction(async (trx) => {
       await trx('wallets').where({ account_id: accountId }).increment('balance', amountMicro);
       const row = await trx<WalletRow>('wallets').where({ account_id: accountId }).first();
       if (!Number.isSafeInteger(Number(row!.balance))) throw errors.validation('The balance would exceed the largest amount the wallet can hold');
-      await this.writeLedger(trx, { accountId, kind: 'topup', amount: amountMicro, balanceAfter: Number(row!.balance), requestId: meta.requestId ?? null, description: meta.description ?? null });
+      await trx('ledger').insert(ledgerRow({ accountId, kind: 'topup', amount: amountMicro, balanceAfter: Number(row!.balance), requestId: meta.requestId ?? null, description: meta.description ?? null }));
       return toBalance(row!);
     });
   }
 
   async openAccount(input: { name: string; plan: Plan; balanceMicro: number; description?: string }): Promise<{ account: Account; balance: WalletBalance }> {
     const opening = requireMicro('the opening balance', input?.balanceMicro, { positive: false });
-    return this.knex.transaction(async (trx) => {
+    return this.db.knex.transaction(async (trx) => {
       const account = await this.accounts.create({ name: input.name, plan: input.plan }, trx);
       await trx('wallets').insert({ account_id: account.id, balance: opening, reserved: 0, created_at: now() });
       if (opening > 0) {
-        await this.writeLedger(trx, { accountId: account.id, kind: 'topup', amount: opening, balanceAfter: opening, requestId: null, description: input.description ?? 'opening balance' });
+        await trx('ledger').insert(ledgerRow({ accountId: account.id, kind: 'topup', amount: opening, balanceAfter: opening, requestId: null, description: input.description ?? 'opening balance' }));
       }
       return { account, balance: { accountId: account.id, balance: opening, reserved: 0, available: opening } };
     });
@@ -121,31 +101,27 @@ export class SqlWallet implements Wallet {
   }
 
   /**
-   * A reservation for durable work (a long-form job): taken like any other, then handed from this
-   * process's lease to none, with a lease that never runs out, so neither a sweep (its owner died)
-   * nor this process's shutdown releases it; the work's finisher closes it through reservation(id).
+   * For durable work (a long-form job): owned by no process, with a lease that never runs out, so
+   * neither a sweep nor shutdown releases it; the work's finisher closes it through reservation(id).
    */
   async reserveDurable(accountId: string, amountMicro: number, meta: { requestId: string; description?: string; quota?: QuotaHold }): Promise<WalletReservation> {
     const reservation = await this.reserve(accountId, amountMicro, meta);
     this.open.delete(reservation.id);
-    await this.knex('reservations').where({ id: reservation.id, status: 'open' }).update({ owner_id: null, lease_expires_at: DURABLE_LEASE_EXPIRY });
+    await this.db.knex('reservations').where({ id: reservation.id, status: 'open' }).update({ owner_id: null, lease_expires_at: DURABLE_LEASE_EXPIRY });
     return reservation;
   }
 
   async reservation(id: string): Promise<WalletReservation | null> {
-    const row = await this.knex('reservations').where({ id, status: 'open' }).first('id', 'account_id', 'amount', 'request_id', 'key_id', 'quota_chars');
-    if (!row) return null;
-    return new SqlReservation(this, { id: row.id, accountId: row.account_id, amount: Number(row.amount), requestId: row.request_id, keyId: row.key_id ?? null, quotaChars: Number(row.quota_chars) });
+    const row = await this.db.knex('reservations').where({ id, status: 'open' }).first('id', 'account_id', 'amount', 'request_id', 'key_id', 'quota_chars');
+    return row ? new SqlReservation(this, toHeld(row)) : null;
   }
 
   /**
-   * One transaction for a batch of reservations: the wallets' and keys' rows are locked and read,
-   * each request is decided in arrival order as its own conditional writes would decide it (the
-   * key's characters first, so 42903 wins over 40201; then the money: two requests can never
-   * hold the same money), and the accepted ones are written together.
+   * One transaction per batch: the rows are locked and read, each request decided in arrival order
+   * as alone (characters first, so 42903 wins over 40201; then the money), the accepted written together.
    */
   private async writeReservations(batch: ReserveRequest[]): Promise<Array<SawtError | null>> {
-    return this.knex.transaction(async (trx) => {
+    return this.db.knex.transaction(async (trx) => {
       // Statements of one step are sent together (the connection runs them one after the other):
       // a round trip per step, not per statement. The wallets are asked first.
       const keyIds = batch.flatMap((r) => (r.quota ? [r.quota.keyId] : []));
@@ -160,27 +136,20 @@ export class SqlWallet implements Wallet {
       const amounts = new Map<string, number>();
       for (const r of batch) {
         const key = r.quota ? keys.get(r.quota.keyId) : undefined;
-        if (r.quota && !key) {
-          outcomes.push(errors.keyDeleted());
-          continue;
-        }
-        if (r.quota && key && key.quotaChars !== null && key.usedChars + r.quota.chars > key.quotaChars) {
-          outcomes.push(errors.quotaExceeded(key.quotaChars, key.usedChars));
-          continue;
-        }
         const wallet = wallets.get(r.accountId) ?? { balance: 0, reserved: 0 };
-        if (wallet.balance - wallet.reserved < r.amount) {
-          outcomes.push(errors.insufficientBalance(formatMicro(r.amount), formatMicro(wallet.balance - wallet.reserved)));
-          continue;
-        }
+        const refusal = r.quota && !key ? errors.keyDeleted()
+          : r.quota && key && key.quotaChars !== null && key.usedChars + r.quota.chars > key.quotaChars ? errors.quotaExceeded(key.quotaChars, key.usedChars)
+          : wallet.balance - wallet.reserved < r.amount ? errors.insufficientBalance(formatMicro(r.amount), formatMicro(wallet.balance - wallet.reserved))
+          : null;
+        outcomes.push(refusal);
+        if (refusal) continue;
         if (r.quota && key) {
           key.usedChars += r.quota.chars;
-          chars.set(r.quota.keyId, (chars.get(r.quota.keyId) ?? 0) + r.quota.chars);
+          add(chars, r.quota.keyId, r.quota.chars);
         }
         wallet.reserved += r.amount;
-        amounts.set(r.accountId, (amounts.get(r.accountId) ?? 0) + r.amount);
+        add(amounts, r.accountId, r.amount);
         accepted.push(r);
-        outcomes.push(null);
       }
       if (accepted.length === 0) return outcomes;
       const createdAt = now();
@@ -202,30 +171,19 @@ export class SqlWallet implements Wallet {
   async ledger(accountId: string, opts: { limit?: number } = {}): Promise<LedgerEntry[]> {
     await this.writes.closesWritten();
     const limit = Math.min(Math.max(Math.trunc(opts.limit ?? 100), 1), 100_000);
-    const rows = await this.knex('ledger').where({ account_id: accountId }).orderBy('id', 'desc').limit(limit);
-    return rows.map((r: Record<string, unknown>) => ({
-      id: String(r.id),
-      accountId: r.account_id as string,
-      kind: r.kind as LedgerKind,
-      amount: Number(r.amount),
-      balanceAfter: Number(r.balance_after),
-      requestId: (r.request_id as string | null) ?? null,
-      reservationId: (r.reservation_id as string | null) ?? null,
-      description: (r.description as string | null) ?? null,
-      createdAt: r.created_at as string,
+    const rows = await this.db.knex('ledger').where({ account_id: accountId }).orderBy('id', 'desc').limit(limit);
+    return rows.map((r) => ({
+      id: String(r.id), accountId: r.account_id, kind: r.kind, amount: Number(r.amount), balanceAfter: Number(r.balance_after),
+      requestId: r.request_id ?? null, reservationId: r.reservation_id ?? null, description: r.description ?? null, createdAt: r.created_at,
     }));
   }
 
-  /**
-   * Closes an open reservation, charging `charge` (null = release all of it and give the key's
-   * characters back); closes asked for together share one transaction (writeCloses). False when
-   * it was already closed.
-   */
+  /** Closes an open reservation charging `charge` (null: release it and give the characters back); false when already closed. */
   async close(r: HeldReservation, charge: number | null, reason: string | null): Promise<boolean> {
     const closed = await this.writes.close({ held: r, charge, reason });
     this.open.delete(r.id);
     if (!closed && charge !== null) {
-      const row = await this.knex('reservations').where({ id: r.id }).first('status', 'release_reason');
+      const row = await this.db.knex('reservations').where({ id: r.id }).first('status', 'release_reason');
       if (row?.status === 'released') {
         this.logger.warn({ reservationId: r.id, requestId: r.requestId, releasedBecause: row.release_reason }, 'late settle dropped: the reservation was already released (lease swept), so the request is not charged');
       }
@@ -234,22 +192,20 @@ export class SqlWallet implements Wallet {
   }
 
   /**
-   * One transaction for a batch of closes: the reservations still open and their wallets are
-   * locked and read, each close is applied in order as alone (a reservation closed already, or
-   * twice in the batch, changes nothing), and the writes go together: the reservations' rows,
-   * each wallet once (balance less the charges, reserved less the amounts), the keys' characters
-   * given back by releases, and the ledger rows with each one's balance after it.
+   * One transaction per batch: the open reservations and their wallets are locked and read, each
+   * close applied in order as alone (one closed already changes nothing), and the writes go together.
    */
   private async writeCloses(batch: CloseRequest[]): Promise<boolean[]> {
     const closedAt = now();
-    return this.knex.transaction(async (trx) => {
+    return this.db.knex.transaction(async (trx) => {
       const [open, rows] = await Promise.all([
         lockRows<{ id: string }>(trx, { table: 'reservations', id: 'id', ids: batch.map((c) => c.held.id), columns: ['id'], touch: 'status', where: (q) => q.where({ status: 'open' }) }),
         lockRows<WalletRow>(trx, { table: 'wallets', id: 'account_id', ids: batch.map((c) => c.held.accountId), columns: ['account_id', 'balance', 'reserved'], touch: 'reserved' }),
       ]);
       const stillOpen = new Set(open.map((r) => r.id));
       const balances = new Map(rows.map((r) => [r.account_id, Number(r.balance)]));
-      const wallets = new Map<string, { charged: number; freed: number }>();
+      const charged = new Map<string, number>();
+      const freed = new Map<string, number>();
       const givenBack = new Map<string, number>();
       const ledger: Record<string, unknown>[] = [];
       const writes: Promise<unknown>[] = [];
@@ -259,13 +215,11 @@ export class SqlWallet implements Wallet {
         if (balance === undefined) throw new Error(`no wallet for account ${r.accountId} of reservation ${r.id}`);
         const balanceAfter = balance - (charge ?? 0);
         balances.set(r.accountId, balanceAfter);
-        const w = wallets.get(r.accountId) ?? { charged: 0, freed: 0 };
-        w.charged += charge ?? 0;
-        w.freed += r.amount;
-        wallets.set(r.accountId, w);
+        add(charged, r.accountId, charge ?? 0);
+        add(freed, r.accountId, r.amount);
         // A release gives the key's characters back; a partial charge (a stream cut short) the characters it does not charge.
         const back = charge === null ? r.quotaChars : r.amount > 0 ? r.quotaChars - Math.ceil((r.quotaChars * charge) / r.amount) : 0;
-        if (back > 0 && r.keyId) givenBack.set(r.keyId, (givenBack.get(r.keyId) ?? 0) + back);
+        if (back > 0 && r.keyId) add(givenBack, r.keyId, back);
         writes.push(trx('reservations').where({ id: r.id }).update(charge === null ? { status: 'released', release_reason: reason, closed_at: closedAt } : { status: 'settled', charged: charge, closed_at: closedAt }));
         const unused = charge === null ? r.amount : r.amount - charge;
         const base = { accountId: r.accountId, balanceAfter, requestId: r.requestId, reservationId: r.id };
@@ -274,8 +228,8 @@ export class SqlWallet implements Wallet {
         if (unused > 0 || charge === null) ledger.push(ledgerRow({ ...base, kind: 'release', amount: unused, description: charge === null ? reason : reason ? `unused part of the reservation: ${reason}` : 'unused part of the reservation' }));
         return true;
       });
-      for (const [accountId, w] of wallets) {
-        writes.push(trx('wallets').where({ account_id: accountId }).update({ balance: trx.raw('balance - ?', [w.charged]), reserved: trx.raw('reserved - ?', [w.freed]) }));
+      for (const [accountId, amount] of freed) {
+        writes.push(trx('wallets').where({ account_id: accountId }).update({ balance: trx.raw('balance - ?', [charged.get(accountId)!]), reserved: trx.raw('reserved - ?', [amount]) }));
       }
       for (const [keyId, chars] of givenBack) writes.push(this.quota.giveBack(trx, keyId, chars));
       if (ledger.length) writes.push(trx('ledger').insert(ledger));
@@ -286,33 +240,20 @@ export class SqlWallet implements Wallet {
 
   /** Releases a reservation whose owner is gone (called by the lease sweep). */
   releaseOrphan(row: OrphanReservation, reason: string): Promise<boolean> {
-    return this.close(
-      { id: row.id, accountId: row.account_id, amount: Number(row.amount), requestId: row.request_id, keyId: row.key_id, quotaChars: Number(row.quota_chars) },
-      null,
-      reason,
-    );
+    return this.close(toHeld(row), null, reason);
   }
 
   /** Releases every reservation this process still holds (shutdown). */
   async releaseOpen(reason: string): Promise<void> {
-    await Promise.all(
-      [...this.open.values()].map((r) => r.release(reason).catch((err) => this.logger.error({ err, reservationId: r.id }, 'failed to release a wallet reservation'))),
-    );
+    await Promise.all([...this.open.values()].map((r) => r.release(reason).catch((err) => this.logger.error({ err, reservationId: r.id }, 'failed to release a wallet reservation'))));
   }
 
-  private async writeLedger(trx: Knex.Transaction, e: LedgerWrite): Promise<void> {
-    await trx('ledger').insert(ledgerRow(e));
-  }
-
-  /**
-   * Creates the account's wallet row on first use (accounts are created by auth). Wallet rows are
-   * never deleted, so an account seen with one is remembered: no query on the request path after that.
-   */
+  /** Creates the account's wallet row on first use; rows are never deleted, so a seen one is remembered (no query after). */
   private async ensureWallet(accountId: string): Promise<void> {
     if (this.withWallet.has(accountId)) return;
-    if (!(await this.knex('wallets').where({ account_id: accountId }).first('account_id'))) {
+    if (!(await this.db.knex('wallets').where({ account_id: accountId }).first('account_id'))) {
       await this.requireAccount(accountId);
-      await this.knex('wallets').insert({ account_id: accountId, balance: 0, reserved: 0, created_at: now() }).onConflict('account_id').ignore();
+      await this.db.knex('wallets').insert({ account_id: accountId, balance: 0, reserved: 0, created_at: now() }).onConflict('account_id').ignore();
     }
     this.withWallet.add(accountId);
   }
@@ -322,27 +263,18 @@ export class SqlWallet implements Wallet {
   }
 }
 
-interface LedgerWrite {
-  accountId: string;
-  kind: LedgerKind;
-  amount: number;
-  balanceAfter: number;
-  requestId: string | null;
-  reservationId?: string;
-  description: string | null;
-}
+type LedgerWrite = Omit<LedgerEntry, 'id' | 'reservationId' | 'createdAt'> & { reservationId?: string };
 
 function ledgerRow(e: LedgerWrite): Record<string, unknown> {
   return {
-    account_id: e.accountId,
-    kind: e.kind,
-    amount: e.amount,
-    balance_after: e.balanceAfter,
-    request_id: e.requestId,
-    reservation_id: e.reservationId ?? null,
-    description: e.description,
-    created_at: now(),
+    account_id: e.accountId, kind: e.kind, amount: e.amount, balance_after: e.balanceAfter,
+    request_id: e.requestId, reservation_id: e.reservationId ?? null, description: e.description, created_at: now(),
   };
+}
+
+/** A reservation's row (reservations table) as closing it needs it. */
+function toHeld(row: Pick<OrphanReservation, 'id' | 'account_id' | 'amount' | 'request_id' | 'key_id' | 'quota_chars'>): HeldReservation {
+  return { id: row.id, accountId: row.account_id, amount: Number(row.amount), requestId: row.request_id, keyId: row.key_id ?? null, quotaChars: Number(row.quota_chars) };
 }
 
 function toBalance(row: WalletRow): WalletBalance {
@@ -375,13 +307,10 @@ export class SqlReservation implements WalletReservation {
 
   /** The first settle or release wins; a failed attempt (database error) may be retried. */
   private closeOnce(charge: number | null, reason: string | null): Promise<void> {
-    this.closing ??= this.wallet.close(this.held, charge, reason).then(
-      () => undefined,
-      (e) => {
-        this.closing = null;
-        throw e;
-      },
-    );
+    this.closing ??= this.wallet.close(this.held, charge, reason).then(() => undefined, (e) => {
+      this.closing = null;
+      throw e;
+    });
     return this.closing;
   }
 }

@@ -1,13 +1,12 @@
 import cluster, { type Worker } from 'node:cluster';
 import { randomUUID } from 'node:crypto';
-import { SawtError, errors, systemClock, within, type Clock, type ConcurrencyLimiter, type ConcurrencySlot, type RateLimiter } from '@sawt/core';
+import { SawtError, systemClock, within, type Clock, type ErrorKindName, type ConcurrencyLimiter, type ConcurrencySlot, type RateLimiter } from '@sawt/core';
 import { FixedWindowRateLimiter, InMemoryConcurrencyLimiter, type RateLimitSettings } from './limits.js';
 
 /**
- * `sawt serve --workers N` without Redis: the primary process holds the one
- * concurrency limiter and rate counter of the machine, and the workers ask it over
- * the cluster IPC channel. A worker that dies gives its slots back at once (the
- * primary sees it exit). Set in the workers' environment by serve.
+ * `sawt serve --workers N` without Redis: the primary holds the machine's one concurrency limiter and
+ * rate counter, and the workers ask it over the cluster IPC channel; a worker that dies gives its
+ * slots back at once (the primary sees it exit). Set in the workers' environment by serve.
  */
 export const WORKER_LIMITS_ENV = 'SAWT_WORKER_LIMITS';
 
@@ -18,7 +17,8 @@ type Request =
   | { op: 'hit'; keyId: string; windowMs: number; max: number };
 
 interface Envelope { sawtLimits: true; id: string; req: Request }
-interface Reply { sawtLimits: true; id: string; value?: unknown; error?: { kind: 'concurrency'; max: number; current: number } | { kind: 'rateLimit'; retryAfter: number } | { kind: 'other'; message: string } }
+/** error.kind: a refusal (42901, 42902) the worker throws as the same SawtError; absent: the primary failed. */
+interface Reply { sawtLimits: true; id: string; value?: unknown; error?: { kind?: ErrorKindName; message: string; headers?: Record<string, string> } }
 
 /** True in a worker started by `sawt serve --workers` without shared (Redis) limits. */
 export function usesPrimaryLimits(): boolean {
@@ -35,8 +35,6 @@ export function serveWorkerLimits(clock: Clock = systemClock): () => void {
   const answer = async (worker: Worker, req: Request): Promise<unknown> => {
     switch (req.op) {
       case 'acquire': {
-        const current = await concurrency.inFlight(req.accountId);
-        if (req.limit !== null && current >= req.limit) throw new RefusedSlot(req.limit, current);
         const slot = await concurrency.acquire(req.accountId, req.limit);
         const slotId = randomUUID();
         let mine = slotsOf.get(worker.id);
@@ -93,16 +91,9 @@ function reply(worker: Worker, msg: Reply): void {
   if (worker.isConnected()) worker.send(msg, undefined, undefined, () => {});
 }
 
-class RefusedSlot extends Error {
-  constructor(readonly max: number, readonly current: number) {
-    super('concurrency limit');
-  }
-}
-
 function describe(e: unknown): Reply['error'] {
-  if (e instanceof RefusedSlot) return { kind: 'concurrency', max: e.max, current: e.current };
-  if (e instanceof SawtError && e.code === 42902) return { kind: 'rateLimit', retryAfter: Number(e.headers['retry-after'] ?? 1) };
-  return { kind: 'other', message: (e as Error)?.message ?? String(e) };
+  if (e instanceof SawtError && (e.code === 42901 || e.code === 42902)) return { kind: e.code === 42901 ? 'concurrency' : 'rateLimit', message: e.message, headers: e.headers };
+  return { message: (e as Error)?.message ?? String(e) };
 }
 
 /** Worker side: one request to the primary, answered in order of replies. */
@@ -116,8 +107,7 @@ class PrimaryChannel {
       if (!p) return;
       this.pending.delete(msg.id);
       if (!msg.error) p.resolve(msg.value);
-      else if (msg.error.kind === 'concurrency') p.reject(errors.concurrency(msg.error.max, msg.error.current));
-      else if (msg.error.kind === 'rateLimit') p.reject(errors.rateLimit(msg.error.retryAfter));
+      else if (msg.error.kind) p.reject(new SawtError(msg.error.kind, msg.error.message, { headers: msg.error.headers }));
       else p.reject(new Error(`the primary process could not answer a limit request: ${msg.error.message}`));
     });
   }
@@ -132,11 +122,6 @@ class PrimaryChannel {
         reject(err);
       });
     });
-  }
-
-  /** Fire and forget (the primary frees a dead worker's slots anyway). */
-  tell(req: Request): void {
-    if (process.connected) process.send!({ sawtLimits: true, id: randomUUID(), req } satisfies Envelope);
   }
 }
 

@@ -1,60 +1,32 @@
-import { eachInTurns, systemClock, type Clock, type QuotaHold } from '@sawt/core';
+import { eachInTurns, systemClock, type QuotaHold } from '@sawt/core';
 
 /** One reservation asked for. */
-export interface ReserveRequest {
-  id: string;
-  accountId: string;
-  amount: number;
-  requestId: string;
-  description: string | null;
-  quota: QuotaHold | null;
-}
+export interface ReserveRequest { id: string; accountId: string; amount: number; requestId: string; description: string | null; quota: QuotaHold | null }
 
-/** What closing a reservation needs to know about it. */
-export interface HeldReservation {
-  id: string;
-  accountId: string;
-  amount: number;
-  requestId: string;
-  /** The key whose quota characters the reservation holds (null: none). */
-  keyId: string | null;
-  quotaChars: number;
-}
+/** What closing a reservation needs to know about it; keyId: the key whose quotaChars it holds (null: none). */
+export interface HeldReservation { id: string; accountId: string; amount: number; requestId: string; keyId: string | null; quotaChars: number }
 
 /** One close asked for: settle charging `charge`, or release (charge null) for `reason`. */
-export interface CloseRequest {
-  held: HeldReservation;
-  charge: number | null;
-  reason: string | null;
-}
+export interface CloseRequest { held: HeldReservation; charge: number | null; reason: string | null }
 
-interface Waiting<Req, Out> {
-  request: Req;
-  resolve: (out: Out) => void;
-  reject: (e: unknown) => void;
-}
+interface Waiting<Req, Out> { request: Req; resolve: (out: Out) => void; reject: (e: unknown) => void }
 
 export interface WriteQueueOptions {
   /** Closes wait this long before their transaction (ms): more of them share it, and a reservation asked for meanwhile goes first. */
   closeDelayMs: number;
   maxBatch: number;
-  clock?: Clock;
 }
 
 /**
- * The wallet's writes in this process, one transaction at a time, group-committed. Two queues:
- * reservations (a request's audio waits for its own) and closes (settle or release: the audio is
- * out, or never will be). The requests waiting in a queue when its turn comes share one
- * transaction: `writeReservations` decides each in arrival order and returns, per request, null
- * (reserved) or the error that refuses it; `writeCloses` returns, per request, whether it closed
- * the reservation (false: already closed). A failing transaction fails its whole batch.
+ * The wallet's writes in this process, one transaction at a time: the requests waiting in a queue
+ * (reservations; closes, i.e. settles and releases) when its turn comes share one transaction, which
+ * returns each one's outcome (an error refusing a reservation; whether a close closed); a failing
+ * transaction fails its whole batch.
  *
- * Reservations go first: a reservation waiting behind a settle was most of a sequential client's
- * first-byte latency (the previous request's settle starts as its response ends, just before the
- * next request asks). Closes wait closeDelayMs before they are due, and a due batch of closes waits
- * for at most one batch of reservations, so a steady flow of reservations cannot hold them back.
- * The first reservation waits for the end of the event loop's turn, so that requests asked for in
- * the same turn (WebSocket sessions flushed at the same moment) share its transaction.
+ * Reservations go first: one waiting behind a settle was most of a sequential client's first-byte
+ * latency (the previous request's settle starts just before the next request asks). Closes are due
+ * after closeDelayMs, and then wait for at most one batch of reservations. The first reservation waits
+ * for the end of the event loop's turn, so requests asked for in the same turn share its transaction.
  */
 export class WalletWriteQueue {
   #reservations: Waiting<ReserveRequest, void>[] = [];
@@ -67,15 +39,12 @@ export class WalletWriteQueue {
   #closesDue = false;
   /** The last transaction wrote reservations (a due close batch goes next). */
   #lastWroteReservations = false;
-  readonly #clock: Clock;
 
   constructor(
     private readonly writeReservations: (batch: ReserveRequest[]) => Promise<Array<Error | null>>,
     private readonly writeCloses: (batch: CloseRequest[]) => Promise<boolean[]>,
     private readonly options: WriteQueueOptions = { closeDelayMs: 5, maxBatch: 64 },
-  ) {
-    this.#clock = options.clock ?? systemClock;
-  }
+  ) {}
 
   reserve(request: ReserveRequest): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -87,11 +56,7 @@ export class WalletWriteQueue {
   close(request: CloseRequest): Promise<boolean> {
     const closed = new Promise<boolean>((resolve, reject) => {
       this.#closes.push({ request, resolve, reject });
-      this.#cancelCloseTimer ??= this.#clock.after(this.options.closeDelayMs, () => {
-        this.#cancelCloseTimer = null;
-        this.#closesDue = true;
-        this.#next();
-      });
+      this.#cancelCloseTimer ??= systemClock.after(this.options.closeDelayMs, () => this.#closesNow());
     });
     this.#pendingCloses.add(closed);
     const done = () => void this.#pendingCloses.delete(closed);
@@ -106,19 +71,22 @@ export class WalletWriteQueue {
   async closesWritten(): Promise<void> {
     if (this.#pendingCloses.size === 0) return;
     const pending = [...this.#pendingCloses];
-    if (this.#closes.length) {
-      this.#cancelCloseTimer?.();
-      this.#cancelCloseTimer = null;
-      this.#closesDue = true;
-      this.#next();
-    }
+    if (this.#closes.length) this.#closesNow();
     await Promise.allSettled(pending);
+  }
+
+  /** The waiting closes are due: written next (after at most one batch of reservations). */
+  #closesNow(): void {
+    this.#cancelCloseTimer?.();
+    this.#cancelCloseTimer = null;
+    this.#closesDue = true;
+    this.#next();
   }
 
   #schedule(): void {
     if (this.#writing || this.#scheduled) return;
     this.#scheduled = true;
-    this.#clock.nextTurn(() => {
+    systemClock.nextTurn(() => {
       this.#scheduled = false;
       this.#next();
     });
@@ -145,8 +113,8 @@ export class WalletWriteQueue {
     write()
       .then(
         // One admitted request per turn: each goes on to start its audio (core's eachInTurns).
-        (outcomes) => eachInTurns(batch, (w, i) => settle(w, outcomes[i]!), this.#clock),
-        (error: unknown) => eachInTurns(batch, (w) => w.reject(error), this.#clock),
+        (outcomes) => eachInTurns(batch, (w, i) => settle(w, outcomes[i]!)),
+        (error: unknown) => eachInTurns(batch, (w) => w.reject(error)),
       )
       .finally(() => {
         this.#writing = false;

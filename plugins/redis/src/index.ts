@@ -1,10 +1,7 @@
 import { Redis } from 'ioredis';
-import { definePlugin, type FromSchema, tokens, type SharedLimits } from '@sawt/core';
+import { definePlugin, tokens } from '@sawt/core';
 import { RedisConcurrencyLimiter } from './slots.js';
 import { RedisSlidingWindowRateLimiter } from './rate.js';
-
-export { RedisConcurrencyLimiter, type SlotLeaseSettings } from './slots.js';
-export { RedisSlidingWindowRateLimiter } from './rate.js';
 
 const configSchema = {
   type: 'object',
@@ -15,18 +12,11 @@ const configSchema = {
     // Prefix of every key this node writes (several installations can share one Redis); SAWT_REDIS_PREFIX, else "sawt:".
     keyPrefix: { type: 'string' },
     slots: {
-      type: 'object',
-      additionalProperties: false,
-      default: {},
-      properties: {
-        ttlMs: { type: 'integer', minimum: 1000, default: 15_000 },
-        heartbeatMs: { type: 'integer', minimum: 100, default: 5_000 },
-      },
+      type: 'object', additionalProperties: false, default: {},
+      properties: { ttlMs: { type: 'integer', minimum: 1000, default: 15_000 }, heartbeatMs: { type: 'integer', minimum: 100, default: 5_000 } },
     },
   },
 } as const;
-
-export type RedisOptions = FromSchema<typeof configSchema>;
 
 /** Concurrency slots (leases with heartbeat) and per-key rate limits shared by every node, on Redis. */
 export default definePlugin({
@@ -46,11 +36,7 @@ export default definePlugin({
     const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableAutoPipelining: true });
     redis.on('error', (err: Error) => ctx.logger.warn({ err }, 'redis connection error'));
     const concurrency = new RedisConcurrencyLimiter(redis, prefix, options.slots, ctx.logger);
-    const shared: SharedLimits = {
-      concurrency,
-      rateLimiter: (settings) => new RedisSlidingWindowRateLimiter(redis, prefix, settings),
-    };
-    ctx.provide(tokens.sharedLimits, shared);
+    ctx.provide(tokens.sharedLimits, { concurrency, rateLimiter: (settings) => new RedisSlidingWindowRateLimiter(redis, prefix, settings) });
     return {
       async start() {
         await redis.connect();

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { errors, type RateLimiter } from '@sawt/core';
+import { NOW_MS } from './slots.js';
 
 /**
  * Sliding-window log: drop hits older than the window, refuse when `max` remain
  * (returning the ms until the oldest leaves the window), else record this hit.
  * One script, so two nodes can never both take the last place.
  */
-const HIT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+const HIT = `${NOW_MS}
 local window = tonumber(ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then

@@ -2,24 +2,18 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { errors, within, type ConcurrencyLimiter, type ConcurrencySlot, type Logger } from '@sawt/core';
 
-export interface SlotLeaseSettings {
-  /** A slot whose holder stopped renewing it is free again after this long. */
-  ttlMs: number;
-  /** How often a node renews the slots it holds. */
-  heartbeatMs: number;
-}
+/** ttlMs: a slot whose holder stopped renewing it is free again after this long; heartbeatMs: how often a node renews its slots. */
+export interface SlotLeaseSettings { ttlMs: number; heartbeatMs: number }
+
+/** Lua: `now`, Redis server time in ms (so the nodes' clocks do not matter). */
+export const NOW_MS = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
 /** How long a release waits for Redis to acknowledge it. */
 const RELEASE_WAIT_MS = 2000;
 
-/**
- * Take a slot: drop expired leases, then add ours unless the account already holds
- * `limit` (-1 = unlimited). Redis server time, so clocks of the nodes do not matter.
- * Returns the count after taking it, or -(count held) when refused.
- */
-const ACQUIRE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+/** Take a slot: drop expired leases, add ours unless the account holds `limit` (-1 = unlimited); returns the count after, or -(count held). */
+const ACQUIRE = `${NOW_MS}
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local held = redis.call('ZCARD', KEYS[1])
 local limit = tonumber(ARGV[1])
@@ -30,9 +24,7 @@ return held + 1
 `;
 
 /** Push the lease of slots still held (XX: a slot already taken away stays away). */
-const RENEW = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+const RENEW = `${NOW_MS}
 for i = 1, #KEYS do
   redis.call('ZADD', KEYS[i], 'XX', now + tonumber(ARGV[1]), ARGV[i + 1])
   redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[1]) * 2)
@@ -40,9 +32,7 @@ end
 return #KEYS
 `;
 
-const COUNT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+const COUNT = `${NOW_MS}
 return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
 `;
 

@@ -4,17 +4,8 @@ import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { currentProcess, isLocalProcessGone, type Database, type Logger, type Migration, type ProcessOwner } from '@sawt/core';
 
-export type Dialect = Database['dialect'];
-
-export interface DatabaseSettings {
-  client: Dialect;
-  /** SQLite file (sqlite3). */
-  filename: string;
-  /** PostgreSQL connection string (pg). */
-  connection?: string;
-  /** Who this process is (the SQLite migration lock records it); default: this process on SAWT_NODE_ID or the host name. */
-  owner?: ProcessOwner;
-}
+/** filename: the SQLite file (sqlite3); connection: the PostgreSQL connection string (pg). */
+interface DatabaseSettings { client: Database['dialect']; filename: string; connection?: string }
 
 /** How long a SQLite connection waits for another process's write lock before failing (the admin CLI shares the file). */
 const SQLITE_BUSY_TIMEOUT_MS = 5000;
@@ -28,10 +19,7 @@ const MIGRATION_HOLDER_STALE_MS = 10 * 60_000;
 /** PostgreSQL: the session advisory lock every node takes to migrate (pg_advisory_lock; it dies with the session). */
 const PG_MIGRATION_LOCK_KEY = 7_357_612_001;
 
-interface NamedMigration {
-  name: string;
-  migration: Migration;
-}
+interface NamedMigration { name: string; migration: Migration }
 
 /**
  * The knex connection plus the migrations plugins hand in during register().
@@ -41,12 +29,11 @@ export class KnexDatabase implements Database {
   private connection: Knex | null = null;
   private readConnection: Knex | null = null;
   private readonly migrations: NamedMigration[] = [];
-  private readonly names = new Set<string>();
   private migrationsApplied = false;
 
   constructor(private readonly settings: DatabaseSettings, private readonly logger: Logger) {}
 
-  get dialect(): Dialect {
+  get dialect(): Database['dialect'] {
     return this.settings.client;
   }
 
@@ -63,8 +50,7 @@ export class KnexDatabase implements Database {
     if (this.migrationsApplied) throw new Error(`Plugin '${pluginId}' added migrations after the database was migrated; add them during register()`);
     for (const migration of migrations) {
       const name = `${pluginId}/${migration.name}`;
-      if (this.names.has(name)) throw new Error(`Migration '${name}' is added twice`);
-      this.names.add(name);
+      if (this.migrations.some((m) => m.name === name)) throw new Error(`Migration '${name}' is added twice`);
       this.migrations.push({ name, migration });
     }
   }
@@ -84,11 +70,9 @@ export class KnexDatabase implements Database {
   }
 
   async close(): Promise<void> {
-    const c = this.connection;
-    const r = this.readConnection;
-    this.connection = null;
-    this.readConnection = null;
-    await Promise.all([c?.destroy(), r?.destroy()]);
+    const open = [this.connection, this.readConnection];
+    this.connection = this.readConnection = null;
+    await Promise.all(open.map((c) => c?.destroy()));
   }
 
   /** Applies every migration not yet recorded, in registration order. */
@@ -137,16 +121,13 @@ export class KnexDatabase implements Database {
       const conn = await client.acquireConnection();
       try {
         await knex.raw('select pg_advisory_lock(?)', [PG_MIGRATION_LOCK_KEY]).connection(conn);
-        try {
-          return await fn();
-        } finally {
-          await knex.raw('select pg_advisory_unlock(?)', [PG_MIGRATION_LOCK_KEY]).connection(conn).catch(() => {});
-        }
+        return await fn();
       } finally {
+        await knex.raw('select pg_advisory_unlock(?)', [PG_MIGRATION_LOCK_KEY]).connection(conn).catch(() => {});
         await client.releaseConnection(conn);
       }
     }
-    const self = this.settings.owner ?? currentProcess(process.env.SAWT_NODE_ID?.trim() || hostname());
+    const self = currentProcess(process.env.SAWT_NODE_ID?.trim() || hostname());
     await knex.raw(`create table if not exists ${MIGRATION_HOLDER_TABLE} (id integer primary key, owner text not null, since bigint not null)`);
     for (let attempt = 1; ; attempt++) {
       const since = Date.now();
@@ -157,9 +138,7 @@ export class KnexDatabase implements Database {
         let owner: ProcessOwner | null = null;
         try {
           owner = JSON.parse(row.owner) as ProcessOwner;
-        } catch {
-          owner = null;
-        }
+        } catch { /* unreadable: broken below */ }
         const gone = owner !== null && isLocalProcessGone(owner, self);
         const old = Date.now() - Number(row.since) > MIGRATION_HOLDER_STALE_MS;
         if (owner === null || gone || old) {

@@ -1,12 +1,8 @@
 import path from 'node:path';
-import { type FromSchema, definePlugin, tokens } from '@sawt/core';
+import { definePlugin, tokens } from '@sawt/core';
 import { KnexDatabase } from './database.js';
 import { FileBlobStore } from './blob-store.js';
 import { DatabaseBlobStore, blobMigrations } from './db-blob-store.js';
-
-export { KnexDatabase } from './database.js';
-export { FileBlobStore, validateBlobKey } from './blob-store.js';
-export { DatabaseBlobStore } from './db-blob-store.js';
 
 const configSchema = {
   type: 'object',
@@ -24,8 +20,6 @@ const configSchema = {
   },
 } as const;
 
-export type StorageOptions = FromSchema<typeof configSchema>;
-
 export default definePlugin({
   id: 'storage',
   provides: [tokens.database, tokens.blobStore],
@@ -37,21 +31,9 @@ export default definePlugin({
     if (options.client === 'pg' && !connection) {
       throw new Error("Storage client 'pg' needs a connection string: set the 'connection' option or SAWT_DATABASE_URL");
     }
-    const db = new KnexDatabase(
-      {
-        client: options.client,
-        filename: path.resolve(runtime.dataDir, options.filename ?? 'sawt.db'),
-        connection,
-      },
-      ctx.logger,
-    );
-    let blobs: FileBlobStore | DatabaseBlobStore;
-    if (options.blobs === 'database') {
-      db.addMigrations('storage', blobMigrations);
-      blobs = new DatabaseBlobStore(db);
-    } else {
-      blobs = new FileBlobStore(path.resolve(runtime.dataDir, options.blobsDir ?? 'blobs'));
-    }
+    const db = new KnexDatabase({ client: options.client, filename: path.resolve(runtime.dataDir, options.filename ?? 'sawt.db'), connection }, ctx.logger);
+    if (options.blobs === 'database') db.addMigrations('storage', blobMigrations);
+    const blobs = options.blobs === 'database' ? new DatabaseBlobStore(db) : new FileBlobStore(path.resolve(runtime.dataDir, options.blobsDir ?? 'blobs'));
     ctx.provide(tokens.database, db);
     ctx.provide(tokens.blobStore, blobs);
     return {
