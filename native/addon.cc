@@ -12,17 +12,10 @@
 
 #include "addon_state.h"
 #include "args.h"
+#include "bindings.h"
 #include "chunk_event.h"
-#include "dfn3_binding.h"
-#include "encoders_binding.h"
-#include "espeak_binding.h"
-#include "hts_binding.h"
-#include "onnx_binding.h"
-#include "piper_binding.h"
 #include "priority_pool.h"
 #include "promise_worker.h"
-#include "resampler_binding.h"
-#include "voice_binding.h"
 
 namespace sawt {
 namespace {
@@ -88,9 +81,7 @@ class PoolOrderWorker : public PromiseWorker {
     }  // runs what is queued, joins
   }
   void OnOK() override {
-    Napi::Array order = Napi::Array::New(Env(), order_.size());
-    for (size_t i = 0; i < order_.size(); ++i) order.Set(static_cast<uint32_t>(i), order_[i]);
-    deferred_.Resolve(order);
+    deferred_.Resolve(ToJsArray(Env(), order_));
   }
 
  private:

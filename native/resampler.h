@@ -26,9 +26,6 @@ class Resampler {
   Resampler(const Resampler&) = delete;
   Resampler& operator=(const Resampler&) = delete;
 
-  int inRate() const { return inRate_; }
-  int outRate() const { return outRate_; }
-
   // Appends the output that `count` more input samples make ready to `out`.
   void Process(const int16_t* samples, size_t count, std::vector<int16_t>& out);
   // Appends the remaining output and resets the state for a new stream.
@@ -39,7 +36,6 @@ class Resampler {
   // Runs soxr on `count` samples of `in` (nullptr: end of input) and appends what it returns.
   void Run(const float* in, size_t count, std::vector<int16_t>& out);
 
-  int inRate_, outRate_;
   int64_t up_, down_;  // outRate/inRate reduced
   soxr_t soxr_ = nullptr;
   std::vector<float> in_, buffer_;

@@ -1,5 +1,5 @@
 /**
- * espeak-ng through the addon (espeak_binding.h): streaming synthesis, phonemes, voices and the
+ * espeak-ng through the addon (espeak_binding.cc): streaming synthesis, phonemes, voices and the
  * instance count.
  */
 import { captureCallSite, fromNative } from './errors.js';
