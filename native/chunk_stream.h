@@ -1,13 +1,9 @@
-// The streaming plumbing shared by the synthesis jobs (espeak and HTS): the
-// outbox that carries their ChunkMessages to onEvent (through the EventPump), credit-based
-// backpressure (pause, resume, at most maxQueuedChunks chunks in the outbox), a
-// backlog of chunks made without credit, parking, cancellation and the final
-// event. A job derives from ChunkStream, makes the audio and says how its next
-// turn is queued (QueueTurn): on the espeak pool or its voice's HTS pool
-// (priority_pool.h).
-//
-// Threads: Pause/Resume/Cancel come from any thread, OnDelivered from the main
-// thread; everything else runs on the job's producing thread, one turn at a time.
+// The streaming plumbing shared by the synthesis jobs (espeak and HTS): the outbox carrying their
+// ChunkMessages to onEvent (through the EventPump), credit-based backpressure (at most maxQueuedChunks
+// in the outbox, a backlog beyond), pause, resume, parking, cancellation and the final event. A job
+// derives from ChunkStream, makes the audio and queues its next turn on its pool (QueueTurn).
+// Threads: Pause/Resume/Cancel from any thread, OnDelivered from the main thread; everything else
+// runs on the job's producing thread, one turn at a time.
 #pragma once
 
 #include <napi.h>

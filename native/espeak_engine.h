@@ -1,15 +1,9 @@
-// Process-wide access to espeak-ng, on one or more independent instances.
-//
-// espeak-ng keeps global state and crashes when two threads call one copy at once.
-// Instance 0 is the library the addon links; each further instance is another copy
-// of the same library file, loaded privately (its own globals), so instances run
-// in parallel on different cores. Every call to an instance goes through that
-// instance's FIFO lock (fair: syntheses that take turns per segment interleave in
-// arrival order). An instance is initialized lazily, under its lock, in
-// AUDIO_OUTPUT_SYNCHRONOUS mode: audio is handed to the caller's sink on the
-// calling thread while the lock is held.
-// All functions here may be called from any thread and block while another
-// thread holds the lock; none of them touches JavaScript.
+// Process-wide access to espeak-ng, which keeps global state and crashes when two threads call one
+// copy at once: instance 0 is the linked library, each further one a private copy of its file (its own
+// globals), so instances run in parallel. Every call to an instance takes its FIFO lock (syntheses
+// taking turns per segment interleave in arrival order); an instance is initialized lazily under it,
+// in AUDIO_OUTPUT_SYNCHRONOUS mode (audio reaches the sink on the calling thread, lock held).
+// Any thread may call these (they block on the lock); none touches JavaScript.
 #pragma once
 
 #include <cstdint>

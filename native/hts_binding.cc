@@ -34,13 +34,19 @@ std::vector<Napi::Value> ArrayOf(Napi::Env env, const Napi::Value& v, const std:
 // The option values are checked in TypeScript (native/lib/validate.ts, validateHtsOptions) with the
 // client's messages; the readers here check only what keeps the copies below in bounds: types,
 // counts and the sizes they allocate.
-std::vector<std::vector<std::string>> ParseUtterances(Napi::Env env, const Napi::Value& value) {
-  std::vector<std::vector<std::string>> utterances;
-  for (const Napi::Value& list : ArrayOf(env, value, "utterances")) {
-    utterances.emplace_back();
-    for (const Napi::Value& label : ArrayOf(env, list, "an utterance")) utterances.back().push_back(args::String(env, label, "a label"));
+// Per utterance (the array `name`), its items (the array `inner`), each read by `read`.
+template <typename Read>
+auto PerUtterance(Napi::Env env, const Napi::Value& value, const char* name, const char* inner, Read read) {
+  std::vector<std::vector<decltype(read(value))>> out;
+  for (const Napi::Value& list : ArrayOf(env, value, name)) {
+    out.emplace_back();
+    for (const Napi::Value& item : ArrayOf(env, list, inner)) out.back().push_back(read(item));
   }
-  return utterances;
+  return out;
+}
+
+std::vector<std::vector<std::string>> ParseUtterances(Napi::Env env, const Napi::Value& value) {
+  return PerUtterance(env, value, "utterances", "an utterance", [&](const Napi::Value& label) { return args::String(env, label, "a label"); });
 }
 
 // One given stream: a Float32Array or Float64Array of frames × dim values, copied to doubles here on the
@@ -92,28 +98,19 @@ std::vector<HtsParams> ParseParameters(Napi::Env env, const Napi::Value& value) 
 // word's first phone; PlaceWords keeps it inside the labels).
 std::vector<std::vector<HtsWordSpec>> ParseWords(Napi::Env env, const Napi::Value& value) {
   constexpr size_t kMaxIndex = 1u << 30;
-  std::vector<std::vector<HtsWordSpec>> words;
-  for (const Napi::Value& list : ArrayOf(env, value, "words")) {
-    words.emplace_back();
-    for (const Napi::Value& item : ArrayOf(env, list, "a word list")) {
-      const Napi::Object w = args::Object(env, item, "a word");
-      words.back().push_back(HtsWordSpec{static_cast<size_t>(Integer(env, w.Get("label"), "label", 0, kMaxIndex)),
-                                         static_cast<double>(Integer(env, w.Get("textOffset"), "textOffset", 0, kMaxIndex)),
-                                         static_cast<double>(Integer(env, w.Get("length"), "length", 0, kMaxIndex))});
-    }
-  }
-  return words;
+  return PerUtterance(env, value, "words", "a word list", [&](const Napi::Value& item) {
+    const Napi::Object w = args::Object(env, item, "a word");
+    return HtsWordSpec{static_cast<size_t>(Integer(env, w.Get("label"), "label", 0, kMaxIndex)),
+                       static_cast<double>(Integer(env, w.Get("textOffset"), "textOffset", 0, kMaxIndex)),
+                       static_cast<double>(Integer(env, w.Get("length"), "length", 0, kMaxIndex))};
+  });
 }
 
 // voicedClosures: per utterance, label indices whose phone gets a voiced closure after generation
 // (VoiceClosures skips any outside the labels).
 std::vector<std::vector<size_t>> ParseClosures(Napi::Env env, const Napi::Value& value) {
-  std::vector<std::vector<size_t>> closures;
-  for (const Napi::Value& list : ArrayOf(env, value, "voicedClosures")) {
-    closures.emplace_back();
-    for (const Napi::Value& x : ArrayOf(env, list, "a label list")) closures.back().push_back(Integer(env, x, "a label index", 0, 1u << 30));
-  }
-  return closures;
+  return PerUtterance(env, value, "voicedClosures", "a label list",
+                      [&](const Napi::Value& x) { return static_cast<size_t>(Integer(env, x, "a label index", 0, 1u << 30)); });
 }
 
 // What a synthesis vocodes: labels to generate streams from, or streams given as they are; exactly one.

@@ -18,8 +18,9 @@
 
 namespace sawt {
 
-// Start() queues the worker and returns its promise; the subclass resolves
-// deferred_ in OnOK. A failure rejects the promise with the error as it is.
+// Start() queues the worker and returns its promise; the subclass resolves deferred_ in OnOK. A
+// failure rejects with an error code: an EngineFailure's, else `fallback` (none: the error as it
+// is). Execute runs its work through Run.
 class PromiseWorker : public Napi::AsyncWorker {
  public:
   Napi::Promise Start() {
@@ -29,17 +30,8 @@ class PromiseWorker : public Napi::AsyncWorker {
   }
 
  protected:
-  PromiseWorker(Napi::Env env, const char* name) : Napi::AsyncWorker(env, name), deferred_(Napi::Promise::Deferred::New(env)) {}
-  void OnError(const Napi::Error& error) override { deferred_.Reject(error.Value()); }
-
-  Napi::Promise::Deferred deferred_;
-};
-
-// A PromiseWorker whose failure rejects with an error code: an EngineFailure's,
-// else `fallback` (none: the error as it is). Execute runs its work through Run.
-class CodedPromiseWorker : public PromiseWorker {
- protected:
-  CodedPromiseWorker(Napi::Env env, const char* name, std::optional<ErrorCode> fallback) : PromiseWorker(env, name), code_(fallback) {}
+  PromiseWorker(Napi::Env env, const char* name, std::optional<ErrorCode> fallback)
+      : Napi::AsyncWorker(env, name), deferred_(Napi::Promise::Deferred::New(env)), code_(fallback) {}
 
   // Runs `work`, keeping a failure for OnError.
   template <typename F>
@@ -57,16 +49,18 @@ class CodedPromiseWorker : public PromiseWorker {
     deferred_.Reject(code_ ? MakeError(Env(), *code_, error.Message()).Value() : error.Value());
   }
 
+  Napi::Promise::Deferred deferred_;
+
  private:
   std::optional<ErrorCode> code_;
 };
 
-// A CodedPromiseWorker that runs `work` (libuv's pool) and resolves with toJs(env, its result).
+// A PromiseWorker that runs `work` (libuv's pool) and resolves with toJs(env, its result).
 template <typename Work, typename ToJs>
-class TaskWorker : public CodedPromiseWorker {
+class TaskWorker : public PromiseWorker {
  public:
   TaskWorker(Napi::Env env, const char* name, std::optional<ErrorCode> fallback, Work work, ToJs toJs)
-      : CodedPromiseWorker(env, name, fallback), work_(std::move(work)), toJs_(std::move(toJs)) {}
+      : PromiseWorker(env, name, fallback), work_(std::move(work)), toJs_(std::move(toJs)) {}
 
  protected:
   void Execute() override {
@@ -92,11 +86,9 @@ Napi::Promise RunTask(Napi::Env env, const char* name, std::optional<ErrorCode> 
   return (new TaskWorker<Work, ToJs>(env, name, fallback, std::move(work), std::move(toJs)))->Start();
 }
 
-// A CodedPromiseWorker (fallback SAWT_ENGINE_ONNX) that runs an ONNX model: it
-// goes through its environment's bounded queue of ONNX runs (onnx_runs.h),
-// executes on one of the addon's niced ONNX threads (never on libuv's pool), and
-// frees its place in the queue when it settles, before OnOK or OnError.
-class OnnxRunPromiseWorker : public CodedPromiseWorker {
+// A PromiseWorker (fallback SAWT_ENGINE_ONNX) that runs an ONNX model through its environment's bounded
+// queue (onnx_runs.h), on the addon's niced ONNX threads, freeing its place when it settles.
+class OnnxRunPromiseWorker : public PromiseWorker {
  public:
   // `background`: work nobody waits to hear (a long-form job's); it runs on the environment's
   // background ONNX thread (OnnxRuns), never in a slot a live request could take.
@@ -117,11 +109,11 @@ class OnnxRunPromiseWorker : public CodedPromiseWorker {
   // Main thread, once ExecuteOnRunThread returned (status napi_ok): settles, then deletes the worker.
   void OnWorkComplete(Napi::Env env, napi_status status) override {
     AddonState::Of(env).onnxRuns.Finished(background_);
-    CodedPromiseWorker::OnWorkComplete(env, status);
+    PromiseWorker::OnWorkComplete(env, status);
   }
 
  protected:
-  OnnxRunPromiseWorker(Napi::Env env, const char* name) : CodedPromiseWorker(env, name, ErrorCode::kOnnx) {}
+  OnnxRunPromiseWorker(Napi::Env env, const char* name) : PromiseWorker(env, name, ErrorCode::kOnnx) {}
 
  private:
   bool background_ = false;
