@@ -59,16 +59,13 @@ class ChunkStream : public PumpedSource {
   bool Deliver(Napi::Env env, const Napi::Function& onEvent) override;
   void Abandon() override;
 
-  // Queues the job's next turn (which calls RunTurn): after a turn that made
-  // audio (back of the line), and when a parked job gets credit back or is
-  // cancelled. Any thread.
+  // Queues the job's next turn (RunTurn): after a turn that made audio, and when a parked job gets
+  // credit back or is cancelled. Any thread.
   virtual void QueueTurn() = 0;
 
-  // The producing thread: one turn — send what waits, then `produce` one piece
-  // of audio (it returns false when there is nothing left: the stream ends),
-  // then queue the next turn. A failure ends the stream with an error event;
-  // an exception other than EngineFailure is reported as `failure` + what(),
-  // under failureCode_.
+  // The producing thread: one turn — send what waits, `produce` one piece of audio (false: the stream
+  // ends), queue the next turn. A failure ends the stream with an error event (other than an
+  // EngineFailure: `failure` + what(), under failureCode_).
   template <typename Produce>
   void RunTurn(const char* failure, Produce produce) {
     try {

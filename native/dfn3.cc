@@ -362,12 +362,8 @@ class Dfn3Stream::Impl {
     }
   }
 
-  // The wet fraction of a window: the speech guard's (Dfn3Settings::speechGuard) times the
-  // high-SNR blend's (Dfn3Settings::snrBlend), from what the model removed, |X - Y|^2, what it
-  // kept, |Y|^2 (all bins), and its masks |Y| / |X| (bins of 100 Hz-8 kHz), over frames [w0, w0 + W).
-  // Guard: speech-like when both the removed part is modulated (median over ERB bands of the
-  // mean over the 10th percentile of its 50 ms power, dB) and the masks are undecided
-  // (energy-weighted mean of 4 g (1 - g), g the mask clamped to 1).
+  // The wet fraction of frames [w0, w0 + W): the speech guard's times the high-SNR blend's (both as
+  // Dfn3Settings describes them), from what the model removed, |X - Y|^2, kept, |Y|^2, and its masks |Y| / |X|.
   float WindowWet(const std::vector<cf>& Y, int64_t w0, int W, int newFrames) {
     const Dfn3Settings& s = model_->settings;
     if (!s.speechGuard && !s.snrBlend) return 1.f;

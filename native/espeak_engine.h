@@ -56,9 +56,8 @@ int SetInstances(int count);
 // The count in force (loads nothing).
 int Instances();
 
-// Throws EngineFailure (SAWT_ENGINE_ESPEAK) on failure, e.g. an unknown voice.
-// ipa = false gives espeak's own phoneme mnemonics, usable again inside [[ ]].
-// Runs on the front end's own instance.
+// On the front end's own instance; throws EngineFailure (SAWT_ENGINE_ESPEAK), e.g. for an unknown
+// voice. ipa = false gives espeak's own phoneme mnemonics, usable again inside [[ ]].
 std::string Phonemize(const std::string& text, const std::string& voice, bool ipa = true);
 // One clause of espeak_TextToPhonemes (IPA, no ties; phonememode 0x02, as Piper
 // calls it) and the text it consumed, trimmed of white space and of espeak's
@@ -68,9 +67,8 @@ struct IpaClause {
   std::string consumed;
 };
 std::vector<IpaClause> PhonemizeClauses(const std::string& text, const std::string& voice);
-// IPA of `text` that may hold [[mnemonics]]: espeak synthesizes it with phoneme
-// input and its phoneme trace is read back (one line per clause, joined by a
-// space). TextToPhonemes cannot read [[ ]].
+// IPA of `text` that may hold [[mnemonics]] (which TextToPhonemes cannot read): espeak's phoneme
+// trace of its synthesis, one line per clause, joined by a space.
 std::string PhonemizeInputIpa(const std::string& text, const std::string& voice);
 std::vector<VoiceInfo> ListVoices();
 // On instance `instance` (0..Instances()-1); holds its lock for the whole segment.

@@ -229,9 +229,8 @@ void Vocode(HTS_Engine* engine, const HtsParams& p, size_t begin, size_t end, do
   if (!ok) throw EngineFailure(ErrorCode::kHts, "HTS vocoder failed");
 }
 
-// A 2nd-order Butterworth high-pass (bilinear transform), state kept across calls. The vocoder's
-// excitation is a train of positive pulses: its DC and infrasonic part, shaped by the MLSA filter's gain
-// near 0 Hz, is a DC offset and rumble a glottal source does not have (its flow derivative averages zero).
+// A 2nd-order Butterworth high-pass (bilinear transform), state kept across calls: the vocoder's train of
+// positive pulses gives a DC offset and rumble a glottal source does not have.
 class HighPass {
  public:
   HighPass(double hz, double rate) {
@@ -306,9 +305,8 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
     });
   }
 
-  // The next sentence's streams: generated from its labels, or the caller's (a copy: small next to its
-  // vocoding), all of which are checked against the voice first, so that a bad one fails the stream
-  // before any audio rather than halfway.
+  // The next sentence's streams: generated from its labels, or a copy of the caller's, all checked
+  // against the voice first (a bad one fails the stream before any audio, not halfway).
   HtsParams NextParams(HTS_Engine* engine) {
     const size_t i = next_++;
     if (options_.parameters.empty()) {
@@ -320,11 +318,8 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
     return options_.parameters[i];
   }
 
-  // The sentence's words at output samples from its start. Frame f is vocoded as the voice-rate samples
-  // [f·fperiod, (f+1)·fperiod): windows are cut at frame boundaries, the warm-up and the cross-fade
-  // overhang are dropped or mixed in place, so each window adds exactly its frames × fperiod samples.
-  // The resampler is zero-phase (output k sits at input k·in/out, with no delay), so a voice-rate
-  // sample n is output sample n·out/in.
+  // The sentence's words at output samples from its start: each window adds exactly its frames ×
+  // fperiod voice-rate samples, and the zero-phase resampler puts voice-rate sample n at output n·out/in.
   void PlaceWords(size_t voiceRate) {
     words_.clear();
     segmentOutput_ = 0;

@@ -20,14 +20,10 @@
 namespace sawt {
 namespace {
 
-// ONNX Runtime's telemetry layer (Linux builds of 1.2x) writes two files into the temporary folder
-// when the environment starts and never removes them: mat-debug-<pid>.log, one per process, and
-// .ses (a time and a session id), shared. Nothing else reads them. Removed once the environment is
-// up: the log whatever it holds (an open descriptor keeps working), .ses when this process created
-// it. A process leaves nothing behind in TMPDIR. The log is mostly empty, but when processes start
-// their environments together, the telemetry's own database is locked and it logs that line
-// ("EventsSDK.SQLiteStatement … database is locked"): kept while only empty logs were removed, it
-// failed test/http/client-aborts' "nothing in the OS temp dir" (a server's workers start together).
+// ONNX Runtime's telemetry (Linux builds of 1.2x) leaves mat-debug-<pid>.log and a shared .ses in the
+// temporary folder, which nothing reads: removed once the environment is up (the log whatever it holds,
+// .ses when this process made it). A log of "database is locked" (workers starting together), kept
+// while only empty logs went, failed test/http/client-aborts' "nothing in the OS temp dir".
 class TelemetryFiles {
  public:
   TelemetryFiles() {
