@@ -12,17 +12,10 @@
 
 #include "addon_state.h"
 #include "args.h"
+#include "bindings.h"
 #include "chunk_event.h"
-#include "dfn3_binding.h"
-#include "encoders_binding.h"
-#include "espeak_binding.h"
-#include "hts_binding.h"
-#include "onnx_binding.h"
-#include "piper_binding.h"
 #include "priority_pool.h"
 #include "promise_worker.h"
-#include "resampler_binding.h"
-#include "voice_binding.h"
 
 namespace sawt {
 namespace {
@@ -39,65 +32,50 @@ Napi::Value PcmInFlightValue(const Napi::CallbackInfo& info) {
 // order) on a pool of its own and resolves to their names in the order they ran. "shared": one
 // thread, held until every task is queued. "split": one urgent and one later thread; urgent tasks
 // are held until the first later task waits in YieldToUrgent (laterYield: a minute).
-class PoolOrderWorker : public PromiseWorker {
- public:
-  PoolOrderWorker(Napi::Env env, bool split, std::vector<std::pair<std::string, bool>> tasks)
-      : PromiseWorker(env, "sawt.poolOrder"), split_(split), tasks_(std::move(tasks)) {}
-
- protected:
-  void Execute() override {
-    std::mutex mutex;
-    std::condition_variable changed;
-    bool held = true, laterWaiting = !split_ || std::none_of(tasks_.begin(), tasks_.end(), [](const auto&t) { return !t.second; });
-    const auto waitFor = [&](const bool& flag, bool value) {
-      std::unique_lock<std::mutex> guard(mutex);
-      changed.wait(guard, [&] { return flag == value; });
-    };
-    const auto set = [&](bool& flag, bool value) {
-      std::lock_guard<std::mutex> guard(mutex);
-      flag = value;
-      changed.notify_all();
-    };
-    PriorityPool::Settings settings{"sawt-test", 1};
-    settings.splitLanes = split_;
-    settings.laterYield = std::chrono::minutes(1);
-    {
-      PriorityPool pool(settings);
-      bool blocking = false;
-      if (!split_) {
-        pool.Submit([&](int) {
-          set(blocking, true);
-          waitFor(held, false);
-        },
-                    false);
-        waitFor(blocking, true);
-      }
-      for (const auto& [name, urgent] : tasks_) {
-        pool.Submit([&, name = name, urgent = urgent](int) {
-          if (split_ && urgent) waitFor(laterWaiting, true);
-          if (split_ && !urgent) {
-            set(laterWaiting, true);
-            pool.YieldToUrgent();
-          }
-          std::lock_guard<std::mutex> guard(mutex);
-          order_.push_back(name);
-        },
-                    urgent);
-      }
-      set(held, false);
-    }  // runs what is queued, joins
-  }
-  void OnOK() override {
-    Napi::Array order = Napi::Array::New(Env(), order_.size());
-    for (size_t i = 0; i < order_.size(); ++i) order.Set(static_cast<uint32_t>(i), order_[i]);
-    deferred_.Resolve(order);
-  }
-
- private:
-  const bool split_;
-  const std::vector<std::pair<std::string, bool>> tasks_;
-  std::vector<std::string> order_;
-};
+std::vector<std::string> RunPoolOrder(bool split, const std::vector<std::pair<std::string, bool>>& tasks) {
+  std::vector<std::string> order;
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool held = true, laterWaiting = !split || std::none_of(tasks.begin(), tasks.end(), [](const auto&t) { return !t.second; });
+  const auto waitFor = [&](const bool& flag, bool value) {
+    std::unique_lock<std::mutex> guard(mutex);
+    changed.wait(guard, [&] { return flag == value; });
+  };
+  const auto set = [&](bool& flag, bool value) {
+    std::lock_guard<std::mutex> guard(mutex);
+    flag = value;
+    changed.notify_all();
+  };
+  PriorityPool::Settings settings{"sawt-test", 1};
+  settings.splitLanes = split;
+  settings.laterYield = std::chrono::minutes(1);
+  {
+    PriorityPool pool(settings);
+    bool blocking = false;
+    if (!split) {
+      pool.Submit([&](int) {
+        set(blocking, true);
+        waitFor(held, false);
+      },
+                  false);
+      waitFor(blocking, true);
+    }
+    for (const auto& [name, urgent] : tasks) {
+      pool.Submit([&, name = name, urgent = urgent](int) {
+        if (split && urgent) waitFor(laterWaiting, true);
+        if (split && !urgent) {
+          set(laterWaiting, true);
+          pool.YieldToUrgent();
+        }
+        std::lock_guard<std::mutex> guard(mutex);
+        order.push_back(name);
+      },
+                  urgent);
+    }
+    set(held, false);
+  }  // runs what is queued, joins
+  return order;
+}
 
 Napi::Value PoolOrder(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -108,7 +86,9 @@ Napi::Value PoolOrder(const Napi::CallbackInfo& info) {
     const Napi::Array task = list.Get(i).As<Napi::Array>();
     tasks.emplace_back(args::String(env, task.Get(0u), "name"), task.Get(1u).ToBoolean());
   }
-  return (new PoolOrderWorker(env, split, std::move(tasks)))->Start();
+  return RunTask(
+      env, "sawt.poolOrder", std::nullopt, [split, tasks = std::move(tasks)] { return RunPoolOrder(split, tasks); },
+      [](Napi::Env env, const std::vector<std::string>& order) { return ToJsArray(env, order); });
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -14,18 +15,11 @@ std::string Received(const Napi::Value& v) {
   if (v.IsArray()) return "an array";
   if (v.IsTypedArray()) {
     const Napi::TypedArray a = v.As<Napi::TypedArray>();
-    const char* type = "typed array";
-    switch (a.TypedArrayType()) {
-      case napi_int8_array: type = "Int8Array"; break;
-      case napi_uint8_array: type = "Uint8Array"; break;
-      case napi_int16_array: type = "Int16Array"; break;
-      case napi_int32_array: type = "Int32Array"; break;
-      case napi_float32_array: type = "Float32Array"; break;
-      case napi_float64_array: type = "Float64Array"; break;
-      case napi_bigint64_array: type = "BigInt64Array"; break;
-      default: break;
-    }
-    return std::string("a ") + type + " of " + std::to_string(a.ElementLength());
+    // By napi_typedarray_type; the types no binding reads are "typed array".
+    static const char* const kTypes[] = {"Int8Array", "Uint8Array", "typed array", "Int16Array", "typed array", "Int32Array",
+                                         "typed array", "Float32Array", "Float64Array", "BigInt64Array"};
+    const size_t t = a.TypedArrayType();
+    return std::string("a ") + (t < std::size(kTypes) ? kTypes[t] : "typed array") + " of " + std::to_string(a.ElementLength());
   }
   if (v.IsFunction()) return "a function";
   return "an object";

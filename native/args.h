@@ -1,9 +1,6 @@
-// Readers of JavaScript arguments for every binding of the addon (main thread
-// only). Each checks one value's type and range and returns it as a C++ value;
-// a value that fails throws a SAWT_ENGINE_INVALID_ARGUMENT TypeError (errors.h)
-// whose message says what was expected, for which name, and, where the reader
-// knows it, what was received. The *Field readers take an option from an
-// object: an undefined option gives the fallback.
+// Readers of JavaScript arguments (main thread only): each checks a value's type and range, or throws a
+// SAWT_ENGINE_INVALID_ARGUMENT TypeError saying what was expected, for which name, and what was received.
+// The *Field readers take an option of an object: undefined gives the fallback.
 #pragma once
 
 #include <napi.h>

@@ -1,13 +1,9 @@
-// The streaming plumbing shared by the synthesis jobs (espeak and HTS): the
-// outbox that carries their ChunkMessages to onEvent (through the EventPump), credit-based
-// backpressure (pause, resume, at most maxQueuedChunks chunks in the outbox), a
-// backlog of chunks made without credit, parking, cancellation and the final
-// event. A job derives from ChunkStream, makes the audio and says how its next
-// turn is queued (QueueTurn): on the espeak pool or its voice's HTS pool
-// (priority_pool.h).
-//
-// Threads: Pause/Resume/Cancel come from any thread, OnDelivered from the main
-// thread; everything else runs on the job's producing thread, one turn at a time.
+// The streaming plumbing shared by the synthesis jobs (espeak and HTS): the outbox carrying their
+// ChunkMessages to onEvent (through the EventPump), credit-based backpressure (at most maxQueuedChunks
+// in the outbox, a backlog beyond), pause, resume, parking, cancellation and the final event. A job
+// derives from ChunkStream, makes the audio and queues its next turn on its pool (QueueTurn).
+// Threads: Pause/Resume/Cancel from any thread, OnDelivered from the main thread; everything else
+// runs on the job's producing thread, one turn at a time.
 #pragma once
 
 #include <napi.h>
@@ -63,16 +59,13 @@ class ChunkStream : public PumpedSource {
   bool Deliver(Napi::Env env, const Napi::Function& onEvent) override;
   void Abandon() override;
 
-  // Queues the job's next turn (which calls RunTurn): after a turn that made
-  // audio (back of the line), and when a parked job gets credit back or is
-  // cancelled. Any thread.
+  // Queues the job's next turn (RunTurn): after a turn that made audio, and when a parked job gets
+  // credit back or is cancelled. Any thread.
   virtual void QueueTurn() = 0;
 
-  // The producing thread: one turn — send what waits, then `produce` one piece
-  // of audio (it returns false when there is nothing left: the stream ends),
-  // then queue the next turn. A failure ends the stream with an error event;
-  // an exception other than EngineFailure is reported as `failure` + what(),
-  // under failureCode_.
+  // The producing thread: one turn — send what waits, `produce` one piece of audio (false: the stream
+  // ends), queue the next turn. A failure ends the stream with an error event (other than an
+  // EngineFailure: `failure` + what(), under failureCode_).
   template <typename Produce>
   void RunTurn(const char* failure, Produce produce) {
     try {

@@ -102,8 +102,6 @@ const Tables& T() {
 
 }  // namespace
 
-// One set of sessions per model, shared by all streams; ONNX Runtime sessions
-// allow concurrent Run() calls.
 struct Dfn3Model {
   Dfn3Settings settings;
   std::unique_ptr<Ort::Session> enc, erbDec, dfDec;
@@ -113,20 +111,12 @@ std::shared_ptr<Dfn3Model> LoadDfn3(const Dfn3Settings& s) {
   Ort::Env& env = SharedOrtEnv();
   auto model = std::make_shared<Dfn3Model>();
   model->settings = s;
-  Ort::SessionOptions options;
-  options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
-  if (s.intraOpThreads > 0) options.SetIntraOpNumThreads(s.intraOpThreads);
-  options.SetInterOpNumThreads(1);
-  UseNicedOrtThreads(options);
-  if (s.cuda) AppendCudaProvider(options);
+  const Ort::SessionOptions options = OrtSessionOptions(s.intraOpThreads, 1, s.cuda);
   auto load = [&](const std::string& path) {
     try {
       return std::make_unique<Ort::Session>(env, path.c_str(), options);
     } catch (const Ort::Exception& e) {
-      if (s.cuda && std::string(e.what()).find("CUDA") != std::string::npos) {
-        throw EngineFailure(ErrorCode::kCudaUnavailable, std::string("CUDA execution provider is not available: ") + e.what());
-      }
-      throw EngineFailure(ErrorCode::kOnnx, "Failed to load DeepFilterNet3 model " + path + ": " + e.what());
+      ThrowLoadFailure(e, s.cuda, "DeepFilterNet3 model " + path);
     }
   };
   model->enc = load(s.enc);
@@ -135,9 +125,7 @@ std::shared_ptr<Dfn3Model> LoadDfn3(const Dfn3Settings& s) {
   return model;
 }
 
-// One channel. Frames are numbered from 0; frame t analyses input samples
-
-// [t*hop - 480, t*hop + 480) and its synthesis yields output samples that lag by 480.
+// One channel. Frame t analyses input samples [t*hop - 480, t*hop + 480); its synthesis lags by 480.
 class Dfn3Stream::Impl {
  public:
   explicit Impl(std::shared_ptr<Dfn3Model> model) : model_(std::move(model)), fft_(kFft) {
@@ -166,7 +154,7 @@ class Dfn3Stream::Impl {
     }
     const int block = model_->settings.blockFrames;
     const int ahead = model_->settings.normalizeLevel ? kLevelReach + kLevelSmooth : 0;
-    while (frames() - nextOut_ >= block + kRight + ahead) {
+    while (frameCount_ - nextOut_ >= block + kRight + ahead) {
       Featurize(frameCount_ - ahead);
       RunWindow(nextOut_ + block, out);
     }
@@ -185,8 +173,6 @@ class Dfn3Stream::Impl {
   }
 
  private:
-  int64_t frames() const { return frameCount_; }
-
   // STFT of the pending hop and its features (appended to the frame buffers).
   void Analyse() {
     const Tables& t = T();
@@ -376,12 +362,8 @@ class Dfn3Stream::Impl {
     }
   }
 
-  // The wet fraction of a window: the speech guard's (Dfn3Settings::speechGuard) times the
-  // high-SNR blend's (Dfn3Settings::snrBlend), from what the model removed, |X - Y|^2, what it
-  // kept, |Y|^2 (all bins), and its masks |Y| / |X| (bins of 100 Hz-8 kHz), over frames [w0, w0 + W).
-  // Guard: speech-like when both the removed part is modulated (median over ERB bands of the
-  // mean over the 10th percentile of its 50 ms power, dB) and the masks are undecided
-  // (energy-weighted mean of 4 g (1 - g), g the mask clamped to 1).
+  // The wet fraction of frames [w0, w0 + W): the speech guard's times the high-SNR blend's (both as
+  // Dfn3Settings describes them), from what the model removed, |X - Y|^2, kept, |Y|^2, and its masks |Y| / |X|.
   float WindowWet(const std::vector<cf>& Y, int64_t w0, int W, int newFrames) {
     const Dfn3Settings& s = model_->settings;
     if (!s.speechGuard && !s.snrBlend) return 1.f;

@@ -1,15 +1,9 @@
-// DeepFilterNet3 speech enhancement (48 kHz) through ONNX Runtime, with its
-// STFT / ERB / deep-filter pipeline in C++ (after libDF of the reference
-// implementation): Vorbis window, FFT 960, hop 480, 32 ERB bands, 96 deep-filter
-// bins of order 5 (lookahead 2), features shifted by conv_lookahead 2.
-//
-// The non-streaming models (enc, erb_dec, df_dec) run on windows of frames:
-// each window emits kBlock frames, preceded by up to kContext frames already
-// emitted (recurrent warm-up) and followed by kRight frames of lookahead, so
-// memory is bounded whatever the duration. Output lines up with the input
-// (the STFT's 480-sample delay is hidden) and is exactly as long after flush.
-//
-// Engine side only (no Node-API); dfn3_binding.h exposes it to JS.
+// DeepFilterNet3 speech enhancement (48 kHz) through ONNX Runtime, its STFT / ERB / deep-filter pipeline
+// in C++ (after the reference libDF): Vorbis window, FFT 960, hop 480, 32 ERB bands, 96 deep-filter bins
+// of order 5 (lookahead 2), features shifted by conv_lookahead 2. The models (enc, erb_dec, df_dec) run
+// on windows: each emits blockFrames frames after up to contextFrames already emitted (recurrent
+// warm-up) and before kRight of lookahead, so memory is bounded. Output lines up with the input (the
+// STFT's delay hidden) and is exactly as long after flush. No Node-API here.
 #pragma once
 
 #include <cstddef>
@@ -54,7 +48,7 @@ struct Dfn3Settings {
   // distortion). Times the guard's wet fraction.
   bool snrBlend = true;
   float snrBlendDb = 16.5f, snrBlendSpeechDb = 8.f;
-  bool cuda = false;  // ONNX Runtime's CUDA execution provider (AppendCudaProvider names what is missing)
+  bool cuda = false;  // ONNX Runtime's CUDA execution provider (OrtSessionOptions names what is missing)
 };
 
 // One set of sessions per model, shared by all streams (ONNX Runtime sessions

@@ -1,13 +1,15 @@
-// Node-API side of dfn3: dfn3Load / dfn3Open / dfn3Process (see dfn3.h).
-#include "dfn3_binding.h"
-
-#include <cstring>
+// Node-API side of dfn3.h:
+//   dfn3Load({ enc, erbDec, dfDec } file paths, { intraOpThreads?, blockFrames?, ... }) -> Promise<model>
+//   dfn3Open(model) -> stream (one per channel; shares the model's sessions)
+//   dfn3Process(stream, Float32Array, flush) -> Promise<Float32Array>, through the addon's bounded
+//     queue of ONNX runs; one call per stream at a time.
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "args.h"
+#include "bindings.h"
 #include "dfn3.h"
 #include "errors.h"
 #include "promise_worker.h"
@@ -15,30 +17,9 @@
 namespace sawt {
 namespace {
 
-struct ModelHandle {
-  std::shared_ptr<Dfn3Model> model;
-};
 struct StreamHandle {
   std::unique_ptr<Dfn3Stream> stream;
   bool busy = false;
-};
-
-class LoadWorker : public CodedPromiseWorker {
- public:
-  LoadWorker(Napi::Env env, Dfn3Settings s) : CodedPromiseWorker(env, "sawt.dfn3Load", ErrorCode::kOnnx), s_(std::move(s)) {}
-
- protected:
-  void Execute() override {
-    Run([&] { model_ = LoadDfn3(s_); });
-  }
-  void OnOK() override {
-    auto* h = new ModelHandle{model_};
-    deferred_.Resolve(Napi::External<ModelHandle>::New(Env(), h, [](Napi::Env, ModelHandle* p) { delete p; }));
-  }
-
- private:
-  Dfn3Settings s_;
-  std::shared_ptr<Dfn3Model> model_;
 };
 
 // One call of a stream, through the addon's bounded queue of ONNX runs.
@@ -59,9 +40,7 @@ class ProcessWorker : public OnnxRunPromiseWorker {
   }
   void OnOK() override {
     stream_->busy = false;
-    Napi::Float32Array y = Napi::Float32Array::New(Env(), out_.size());
-    if (!out_.empty()) std::memcpy(y.Data(), out_.data(), out_.size() * sizeof(float));
-    deferred_.Resolve(y);
+    deferred_.Resolve(CopyToJs(Env(), out_));
   }
   void OnError(const Napi::Error& error) override {
     stream_->busy = false;
@@ -105,14 +84,14 @@ Napi::Value Dfn3Load(const Napi::CallbackInfo& info) {
     s.snrBlendSpeechDb = static_cast<float>(args::NumberField(env, o, "snrBlendSpeechDb", 0, 60, s.snrBlendSpeechDb));
     s.cuda = args::CudaProvider(env, o);
   }
-  return (new LoadWorker(env, s))->Start();
+  return RunTask(
+      env, "sawt.dfn3Load", ErrorCode::kOnnx, [s] { return LoadDfn3(s); }, SharedExternal<Dfn3Model>);
 }
 
 Napi::Value Dfn3Open(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!info[0].IsExternal()) ThrowInvalidArgument(env, "Expected a DeepFilterNet3 model");
-  auto* m = info[0].As<Napi::External<ModelHandle>>().Data();
-  auto* h = new StreamHandle{std::make_unique<Dfn3Stream>(m->model)};
+  auto* h = new StreamHandle{std::make_unique<Dfn3Stream>(*info[0].As<Napi::External<std::shared_ptr<Dfn3Model>>>().Data())};
   return Napi::External<StreamHandle>::New(env, h, [](Napi::Env, StreamHandle* p) { delete p; });
 }
 

@@ -32,10 +32,44 @@ class PcmCodec : public Codec {
   void End(std::vector<uint8_t>&) override {}
 };
 
+// G.711 of one sample (ITU-T G.711, as in Sun's reference g711.c).
+uint8_t LinearToUlaw(int16_t pcm) {
+  // ITU-T G.711 μ-law: bias 0x84, clip 32635, 8 segments.
+  constexpr int kBias = 0x84, kClip = 32635;
+  int v = pcm;
+  const int mask = v < 0 ? 0x7f : 0xff;
+  if (v < 0) v = -v;
+  if (v > kClip) v = kClip;
+  v += kBias;
+  int seg = 0;
+  for (int t = v >> 7; t > 1 && seg < 7; t >>= 1) ++seg;
+  const int uval = (seg << 4) | ((v >> (seg + 3)) & 0x0f);
+  return static_cast<uint8_t>(uval ^ mask);
+}
+
+uint8_t LinearToAlaw(int16_t pcm) {
+  // ITU-T G.711 A-law on the 13-bit magnitude; even bits inverted (0x55).
+  int v = pcm >> 3;
+  int mask;
+  if (v >= 0) {
+    mask = 0xd5;
+  } else {
+    mask = 0x55;
+    v = -v - 1;
+  }
+  static const int kSegEnd[8] = {0x1f, 0x3f, 0x7f, 0xff, 0x1ff, 0x3ff, 0x7ff, 0xfff};
+  int seg = 0;
+  while (seg < 8 && v > kSegEnd[seg]) ++seg;
+  if (seg >= 8) return static_cast<uint8_t>(0x7f ^ mask);
+  int aval = seg << 4;
+  aval |= seg < 2 ? (v >> 1) & 0x0f : (v >> seg) & 0x0f;
+  return static_cast<uint8_t>(aval ^ mask);
+}
+
 // G.711 through a 64 Ki table of the 16-bit input, built once from the standard's segments.
 class G711Codec : public Codec {
  public:
-  explicit G711Codec(bool ulaw) : table_(ulaw ? UlawTable() : AlawTable()) {}
+  explicit G711Codec(bool ulaw) : table_(Table(ulaw)) {}
   void Push(const int16_t* s, size_t n, std::vector<uint8_t>& out) override {
     const size_t at = out.size();
     out.resize(at + n);
@@ -44,13 +78,9 @@ class G711Codec : public Codec {
   void End(std::vector<uint8_t>&) override {}
 
  private:
-  static const uint8_t* UlawTable() {
-    static const std::vector<uint8_t> t = Build(LinearToUlaw);
-    return t.data();
-  }
-  static const uint8_t* AlawTable() {
-    static const std::vector<uint8_t> t = Build(LinearToAlaw);
-    return t.data();
+  static const uint8_t* Table(bool ulaw) {
+    static const std::vector<uint8_t> u = Build(LinearToUlaw), a = Build(LinearToAlaw);
+    return ulaw ? u.data() : a.data();
   }
   static std::vector<uint8_t> Build(uint8_t (*f)(int16_t)) {
     std::vector<uint8_t> t(65536);
@@ -89,20 +119,16 @@ class Mp3Codec : public Codec {
       n -= static_cast<size_t>(take);
     }
   }
-  void End(std::vector<uint8_t>& out) override {
-    buf_.resize(7200);
-    const int got = lame_encode_flush(lame_, buf_.data(), static_cast<int>(buf_.size()));
-    if (got < 0) throw std::runtime_error("lame_encode_flush failed");
-    Append(out, buf_.data(), static_cast<size_t>(got));
-  }
-  void Drain(std::vector<uint8_t>& out) override {
-    buf_.resize(7200);
-    const int got = lame_encode_flush_nogap(lame_, buf_.data(), static_cast<int>(buf_.size()));
-    if (got < 0) throw std::runtime_error("lame_encode_flush_nogap failed");
-    Append(out, buf_.data(), static_cast<size_t>(got));
-  }
+  void End(std::vector<uint8_t>& out) override { Flush(lame_encode_flush, "lame_encode_flush failed", out); }
+  void Drain(std::vector<uint8_t>& out) override { Flush(lame_encode_flush_nogap, "lame_encode_flush_nogap failed", out); }
 
  private:
+  void Flush(int (*flush)(lame_global_flags*, unsigned char*, int), const char* failure, std::vector<uint8_t>& out) {
+    buf_.resize(7200);
+    const int got = flush(lame_, buf_.data(), static_cast<int>(buf_.size()));
+    if (got < 0) throw std::runtime_error(failure);
+    Append(out, buf_.data(), static_cast<size_t>(got));
+  }
   lame_global_flags* lame_;
   std::vector<unsigned char> buf_;
 };
@@ -256,55 +282,16 @@ class FlacCodec : public Codec {
 
 }  // namespace
 
-uint8_t LinearToUlaw(int16_t pcm) {
-  // ITU-T G.711 μ-law: bias 0x84, clip 32635, 8 segments.
-  constexpr int kBias = 0x84, kClip = 32635;
-  int v = pcm;
-  const int mask = v < 0 ? 0x7f : 0xff;
-  if (v < 0) v = -v;
-  if (v > kClip) v = kClip;
-  v += kBias;
-  int seg = 0;
-  for (int t = v >> 7; t > 1 && seg < 7; t >>= 1) ++seg;
-  const int uval = (seg << 4) | ((v >> (seg + 3)) & 0x0f);
-  return static_cast<uint8_t>(uval ^ mask);
+std::unique_ptr<Codec> MakeCodec(const std::string& codec, int rate, int bitrate) {
+  if (codec == "pcm") return std::make_unique<PcmCodec>();
+  if (codec == "ulaw" || codec == "alaw") return std::make_unique<G711Codec>(codec == "ulaw");
+  if (codec == "mp3") return std::make_unique<Mp3Codec>(rate, bitrate);
+  if (codec == "opus") return std::make_unique<OpusCodec>(rate, bitrate);
+  if (codec == "flac") return std::make_unique<FlacCodec>(rate);
+  throw std::invalid_argument("unknown codec: " + codec);
 }
 
-uint8_t LinearToAlaw(int16_t pcm) {
-  // ITU-T G.711 A-law on the 13-bit magnitude; even bits inverted (0x55).
-  int v = pcm >> 3;
-  int mask;
-  if (v >= 0) {
-    mask = 0xd5;
-  } else {
-    mask = 0x55;
-    v = -v - 1;
-  }
-  static const int kSegEnd[8] = {0x1f, 0x3f, 0x7f, 0xff, 0x1ff, 0x3ff, 0x7ff, 0xfff};
-  int seg = 0;
-  while (seg < 8 && v > kSegEnd[seg]) ++seg;
-  if (seg >= 8) return static_cast<uint8_t>(0x7f ^ mask);
-  int aval = seg << 4;
-  aval |= seg < 2 ? (v >> 1) & 0x0f : (v >> seg) & 0x0f;
-  return static_cast<uint8_t>(aval ^ mask);
-}
-
-Encoder::Encoder(const std::string& codec, int inRate, int outRate, int bitrate) {
-  if (codec == "pcm") {
-    codec_ = std::make_unique<PcmCodec>();
-  } else if (codec == "ulaw") {
-    codec_ = std::make_unique<G711Codec>(true);
-  } else if (codec == "alaw") {
-    codec_ = std::make_unique<G711Codec>(false);
-  } else if (codec == "mp3") {
-    codec_ = std::make_unique<Mp3Codec>(outRate, bitrate);
-  } else if (codec == "opus") {
-    codec_ = std::make_unique<OpusCodec>(outRate, bitrate);
-  } else if (codec == "flac") {
-    codec_ = std::make_unique<FlacCodec>(outRate);
-  } else {
-    throw std::invalid_argument("unknown codec: " + codec);
-  }
+Encoder::Encoder(const std::string& codec, int inRate, int outRate, int bitrate) : codec_(MakeCodec(codec, outRate, bitrate)) {
   if (inRate != outRate) resampler_ = std::make_unique<Resampler>(inRate, outRate);
 }
 
@@ -321,25 +308,24 @@ void Encoder::Push(const int16_t* samples, size_t count, std::vector<uint8_t>& o
   codec_->Push(scratch_.data(), scratch_.size(), out);
 }
 
+void Encoder::FlushResampler(std::vector<uint8_t>& out) {
+  if (!resampler_) return;
+  scratch_.clear();
+  resampler_->Flush(scratch_);
+  if (!scratch_.empty()) codec_->Push(scratch_.data(), scratch_.size(), out);
+}
+
 void Encoder::Drain(std::vector<uint8_t>& out) {
   if (ended_) throw std::logic_error("encoder already ended");
-  if (resampler_) {
-    scratch_.clear();
-    resampler_->Flush(scratch_);
-    if (!scratch_.empty()) codec_->Push(scratch_.data(), scratch_.size(), out);
-  }
+  FlushResampler(out);
   codec_->Drain(out);
 }
 
 void Encoder::End(std::vector<uint8_t>& out) {
   if (ended_) return;
   ended_ = true;
-  if (resampler_) {
-    scratch_.clear();
-    resampler_->Flush(scratch_);
-    if (!scratch_.empty()) codec_->Push(scratch_.data(), scratch_.size(), out);
-    std::vector<int16_t>().swap(scratch_);
-  }
+  FlushResampler(out);
+  std::vector<int16_t>().swap(scratch_);
   codec_->End(out);
 }
 

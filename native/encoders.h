@@ -1,9 +1,6 @@
-// Audio encoders of the output formats (issue 31): PCM16 LE, G.711 μ-law and A-law (the
-// standard's segment tables), MP3 (LAME, libmp3lame), Ogg Opus (libopusenc over libopus and
-// libogg) and FLAC (libFLAC's stream encoder), each behind an optional libsoxr resampler
-// (the addon's Resampler). One Encoder per output stream: Push() appends the bytes that
-// `count` more input samples make ready, End() the stream's last bytes. Memory stays bounded
-// (each codec keeps at most a frame or a page of state). Not thread-safe: one caller at a time.
+// Audio encoders of the output formats (issue 31): PCM16 LE, G.711 μ-law and A-law, MP3 (libmp3lame),
+// Ogg Opus (libopusenc) and FLAC (libFLAC), behind an optional Resampler. One Encoder per output
+// stream; each codec keeps at most a frame or a page of state. Not thread-safe: one caller at a time.
 #pragma once
 
 #include <cstddef>
@@ -40,14 +37,12 @@ class Encoder {
   void Drain(std::vector<uint8_t>& out);
 
  private:
+  void FlushResampler(std::vector<uint8_t>& out);  // the resampler's tail to the codec
+
   std::unique_ptr<Resampler> resampler_;
   std::unique_ptr<Codec> codec_;
   std::vector<int16_t> scratch_;
   bool ended_ = false;
 };
-
-// G.711 of one sample (ITU-T G.711, as in Sun's reference g711.c).
-uint8_t LinearToUlaw(int16_t pcm);
-uint8_t LinearToAlaw(int16_t pcm);
 
 }  // namespace sawt

@@ -1,5 +1,6 @@
-#include "encoders_binding.h"
-
+// JS class `AudioEncoder` over sawt::Encoder (encoders.h): new AudioEncoder(codec, inRate, outRate,
+// bitrate); push(Int16Array), drain() and end() return promises of Buffers, encoded on libuv's pool
+// (the input is copied). Calls of one encoder run one after the other (a mutex; the JS wrapper also chains them).
 #include <memory>
 #include <mutex>
 #include <string>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "args.h"
+#include "bindings.h"
 #include "encoders.h"
 #include "errors.h"
 #include "promise_worker.h"
@@ -23,33 +25,23 @@ struct EncoderState {
 
 constexpr int kPush = 0, kDrain = 1, kEnd = 2;
 
-class EncodeWorker : public PromiseWorker {
- public:
-  EncodeWorker(Napi::Env env, std::shared_ptr<EncoderState> state, std::vector<int16_t> input, int mode)
-      : PromiseWorker(env, "sawt:encode"), state_(std::move(state)), input_(std::move(input)), mode_(mode) {}
-
-  void Execute() override {
-    try {
-      std::lock_guard<std::mutex> lock(state_->mutex);
-      if (!state_->encoder) throw std::logic_error("encoder closed");
-      if (!input_.empty()) state_->encoder->Push(input_.data(), input_.size(), out_);
-      if (mode_ == kDrain) state_->encoder->Drain(out_);
-      if (mode_ == kEnd) {
-        state_->encoder->End(out_);
-        state_->encoder.reset();  // frees the codec's state now
-      }
-    } catch (const std::exception& e) {
-      SetError(e.what());
+// One call on libuv's pool: pushes `input`, then drains or ends the stream.
+Napi::Value Encode(Napi::Env env, std::shared_ptr<EncoderState> state, std::vector<int16_t> input, int mode) {
+  auto work = [state = std::move(state), input = std::move(input), mode] {
+    std::vector<uint8_t> out;
+    std::lock_guard<std::mutex> lock(state->mutex);
+    if (!state->encoder) throw std::logic_error("encoder closed");
+    if (!input.empty()) state->encoder->Push(input.data(), input.size(), out);
+    if (mode == kDrain) state->encoder->Drain(out);
+    if (mode == kEnd) {
+      state->encoder->End(out);
+      state->encoder.reset();  // frees the codec's state now
     }
-  }
-  void OnOK() override { deferred_.Resolve(Napi::Buffer<uint8_t>::Copy(Env(), out_.data(), out_.size())); }
-
- private:
-  std::shared_ptr<EncoderState> state_;
-  std::vector<int16_t> input_;
-  int mode_;
-  std::vector<uint8_t> out_;
-};
+    return out;
+  };
+  return RunTask(env, "sawt:encode", std::nullopt, std::move(work),
+                 [](Napi::Env env, std::vector<uint8_t>& out) { return Napi::Buffer<uint8_t>::Copy(env, out.data(), out.size()); });
+}
 
 class EncoderObject : public Napi::ObjectWrap<EncoderObject> {
  public:
@@ -71,11 +63,11 @@ class EncoderObject : public Napi::ObjectWrap<EncoderObject> {
     Napi::Env env = info.Env();
     Napi::Int16Array samples = args::Int16Array(env, info[0], "samples");
     std::vector<int16_t> input(samples.Data(), samples.Data() + samples.ElementLength());
-    return (new EncodeWorker(env, state_, std::move(input), kPush))->Start();
+    return Encode(env, state_, std::move(input), kPush);
   }
 
-  Napi::Value Drain(const Napi::CallbackInfo& info) { return (new EncodeWorker(info.Env(), state_, {}, kDrain))->Start(); }
-  Napi::Value End(const Napi::CallbackInfo& info) { return (new EncodeWorker(info.Env(), state_, {}, kEnd))->Start(); }
+  Napi::Value Drain(const Napi::CallbackInfo& info) { return Encode(info.Env(), state_, {}, kDrain); }
+  Napi::Value End(const Napi::CallbackInfo& info) { return Encode(info.Env(), state_, {}, kEnd); }
 
  private:
   std::shared_ptr<EncoderState> state_;

@@ -1,5 +1,7 @@
-#include "espeak_binding.h"
-
+// Node-API side of espeak-ng (espeak_engine.h, synthesis.h):
+//   phonemize(text, voice, mode, urgent) -> Promise<string>, on the phonemize pool
+//   listVoices() -> [{ name, languages, identifier }]; espeakInstances(count?) -> number
+//   createSynthesis(options, onEvent) -> { pause(), resume(), cancel() }
 #include <exception>
 #include <memory>
 #include <string>
@@ -7,9 +9,11 @@
 #include <vector>
 
 #include "args.h"
+#include "bindings.h"
 #include "errors.h"
 #include "espeak_engine.h"
 #include "priority_pool.h"
+#include "promise_worker.h"
 #include "synthesis.h"
 
 namespace sawt {
@@ -83,19 +87,13 @@ Napi::Value ListVoices(const Napi::CallbackInfo& info) {
   } catch (const EngineFailure& failure) {
     throw MakeError(env, failure);
   }
-  Napi::Array result = Napi::Array::New(env, voices.size());
-  for (size_t i = 0; i < voices.size(); ++i) {
+  return ToJsArray(env, voices, [&](const espeak::VoiceInfo& v) {
     Napi::Object voice = Napi::Object::New(env);
-    voice.Set("name", voices[i].name);
-    Napi::Array languages = Napi::Array::New(env, voices[i].languages.size());
-    for (size_t j = 0; j < voices[i].languages.size(); ++j) {
-      languages.Set(static_cast<uint32_t>(j), voices[i].languages[j]);
-    }
-    voice.Set("languages", languages);
-    voice.Set("identifier", voices[i].identifier);
-    result.Set(static_cast<uint32_t>(i), voice);
-  }
-  return result;
+    voice.Set("name", v.name);
+    voice.Set("languages", ToJsArray(env, v.languages));
+    voice.Set("identifier", v.identifier);
+    return voice;
+  });
 }
 
 // espeakInstances(count?): sets the espeak-ng instances (before the first use; later calls change

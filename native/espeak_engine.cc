@@ -16,6 +16,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <utility>
 
 #include "errors.h"
@@ -52,23 +53,13 @@ class FifoLock {
   uint64_t serving_ = 0;
 };
 
-// The espeak-ng functions Sawt calls, from one copy of the library.
+// The espeak-ng functions Sawt calls (X(name) for each espeak_name), from one copy of the library.
+#define SAWT_ESPEAK_API(X) X(Initialize) X(SetSynthCallback) X(SetVoiceByName) X(SetParameter) X(Synth) X(TextToPhonemes) X(ListVoices) X(SetPhonemeTrace)
 struct Api {
-  decltype(&espeak_Initialize) Initialize = nullptr;
-  decltype(&espeak_SetSynthCallback) SetSynthCallback = nullptr;
-  decltype(&espeak_SetVoiceByName) SetVoiceByName = nullptr;
-  decltype(&espeak_SetParameter) SetParameter = nullptr;
-  decltype(&espeak_Synth) Synth = nullptr;
-  decltype(&espeak_TextToPhonemes) TextToPhonemes = nullptr;
-  decltype(&espeak_ListVoices) ListVoices = nullptr;
-  decltype(&espeak_SetPhonemeTrace) SetPhonemeTrace = nullptr;
+#define SAWT_FIELD(f) decltype(&espeak_##f) f = espeak_##f;  // the linked library's
+  SAWT_ESPEAK_API(SAWT_FIELD)
+#undef SAWT_FIELD
 };
-
-Api LinkedApi() {
-  return Api{espeak_Initialize, espeak_SetSynthCallback, espeak_SetVoiceByName, espeak_SetParameter,
-             espeak_Synth, espeak_TextToPhonemes, espeak_ListVoices,
-             espeak_SetPhonemeTrace};
-}
 
 template <typename F>
 void Resolve(void* handle, const char* name, F& out) {
@@ -106,14 +97,9 @@ Api LoadCopy() {
   unlink(path.c_str());
   if (handle == nullptr) throw EngineFailure(ErrorCode::kEspeak, "cannot load another espeak-ng instance: " + error);
   Api api;
-  Resolve(handle, "espeak_Initialize", api.Initialize);
-  Resolve(handle, "espeak_SetSynthCallback", api.SetSynthCallback);
-  Resolve(handle, "espeak_SetVoiceByName", api.SetVoiceByName);
-  Resolve(handle, "espeak_SetParameter", api.SetParameter);
-  Resolve(handle, "espeak_Synth", api.Synth);
-  Resolve(handle, "espeak_TextToPhonemes", api.TextToPhonemes);
-  Resolve(handle, "espeak_ListVoices", api.ListVoices);
-  Resolve(handle, "espeak_SetPhonemeTrace", api.SetPhonemeTrace);
+#define SAWT_RESOLVE(f) Resolve(handle, "espeak_" #f, api.f);
+  SAWT_ESPEAK_API(SAWT_RESOLVE)
+#undef SAWT_RESOLVE
   return api;  // the handle is never closed: instances live as long as the process
 }
 
@@ -200,7 +186,7 @@ void LoadInstances() {
   std::lock_guard<std::mutex> guard(gInstancesMutex);
   if (gLoaded.load(std::memory_order_relaxed)) return;
   std::vector<std::unique_ptr<Instance>> made;
-  made.push_back(std::make_unique<Instance>(LinkedApi()));
+  made.push_back(std::make_unique<Instance>(Api{}));
   // A copy that cannot be loaded (e.g. no writable TMPDIR) leaves fewer instances, not an error:
   // calls for the missing ones go to those loaded (index modulo the count), and the front end
   // then shares them.
@@ -310,16 +296,10 @@ std::string PhonemizeInputIpa(const std::string& text, const std::string& voice)
   std::string result(buffer != nullptr ? buffer : "", size);
   std::free(buffer);
   if (status != EE_OK) throw EngineFailure(ErrorCode::kEspeak, "espeak-ng failed to read phoneme input");
+  std::istringstream lines(result);
   std::string joined;
-  size_t from = 0;
-  while (from < result.size()) {
-    size_t nl = result.find('\n', from);
-    if (nl == std::string::npos) nl = result.size();
-    if (nl > from) {
-      if (!joined.empty()) joined += ' ';
-      joined += result.substr(from, nl - from);
-    }
-    from = nl + 1;
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty()) joined += (joined.empty() ? "" : " ") + line;
   }
   return joined;
 }

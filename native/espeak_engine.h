@@ -1,15 +1,9 @@
-// Process-wide access to espeak-ng, on one or more independent instances.
-//
-// espeak-ng keeps global state and crashes when two threads call one copy at once.
-// Instance 0 is the library the addon links; each further instance is another copy
-// of the same library file, loaded privately (its own globals), so instances run
-// in parallel on different cores. Every call to an instance goes through that
-// instance's FIFO lock (fair: syntheses that take turns per segment interleave in
-// arrival order). An instance is initialized lazily, under its lock, in
-// AUDIO_OUTPUT_SYNCHRONOUS mode: audio is handed to the caller's sink on the
-// calling thread while the lock is held.
-// All functions here may be called from any thread and block while another
-// thread holds the lock; none of them touches JavaScript.
+// Process-wide access to espeak-ng, which keeps global state and crashes when two threads call one
+// copy at once: instance 0 is the linked library, each further one a private copy of its file (its own
+// globals), so instances run in parallel. Every call to an instance takes its FIFO lock (syntheses
+// taking turns per segment interleave in arrival order); an instance is initialized lazily under it,
+// in AUDIO_OUTPUT_SYNCHRONOUS mode (audio reaches the sink on the calling thread, lock held).
+// Any thread may call these (they block on the lock); none touches JavaScript.
 #pragma once
 
 #include <cstdint>
@@ -62,9 +56,8 @@ int SetInstances(int count);
 // The count in force (loads nothing).
 int Instances();
 
-// Throws EngineFailure (SAWT_ENGINE_ESPEAK) on failure, e.g. an unknown voice.
-// ipa = false gives espeak's own phoneme mnemonics, usable again inside [[ ]].
-// Runs on the front end's own instance.
+// On the front end's own instance; throws EngineFailure (SAWT_ENGINE_ESPEAK), e.g. for an unknown
+// voice. ipa = false gives espeak's own phoneme mnemonics, usable again inside [[ ]].
 std::string Phonemize(const std::string& text, const std::string& voice, bool ipa = true);
 // One clause of espeak_TextToPhonemes (IPA, no ties; phonememode 0x02, as Piper
 // calls it) and the text it consumed, trimmed of white space and of espeak's
@@ -74,9 +67,8 @@ struct IpaClause {
   std::string consumed;
 };
 std::vector<IpaClause> PhonemizeClauses(const std::string& text, const std::string& voice);
-// IPA of `text` that may hold [[mnemonics]]: espeak synthesizes it with phoneme
-// input and its phoneme trace is read back (one line per clause, joined by a
-// space). TextToPhonemes cannot read [[ ]].
+// IPA of `text` that may hold [[mnemonics]] (which TextToPhonemes cannot read): espeak's phoneme
+// trace of its synthesis, one line per clause, joined by a space.
 std::string PhonemizeInputIpa(const std::string& text, const std::string& voice);
 std::vector<VoiceInfo> ListVoices();
 // On instance `instance` (0..Instances()-1); holds its lock for the whole segment.

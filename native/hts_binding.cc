@@ -1,7 +1,5 @@
-// Node-API side of hts_synthesis: createHtsSynthesis and htsParameters read their options here (main
-// thread) and hand the engine plain C++ values.
-#include "hts_binding.h"
-
+// Node-API side of hts_synthesis.h: createHtsSynthesis(options, onEvent) -> { pause(), resume(),
+// cancel() } and htsParameters(options) -> Promise<[{ frames, lf0, mgc, lpf, ... }]>.
 #include <cmath>
 #include <cstddef>
 #include <memory>
@@ -10,6 +8,7 @@
 #include <vector>
 
 #include "args.h"
+#include "bindings.h"
 #include "errors.h"
 #include "hts_synthesis.h"
 #include "promise_worker.h"
@@ -35,13 +34,19 @@ std::vector<Napi::Value> ArrayOf(Napi::Env env, const Napi::Value& v, const std:
 // The option values are checked in TypeScript (native/lib/validate.ts, validateHtsOptions) with the
 // client's messages; the readers here check only what keeps the copies below in bounds: types,
 // counts and the sizes they allocate.
-std::vector<std::vector<std::string>> ParseUtterances(Napi::Env env, const Napi::Value& value) {
-  std::vector<std::vector<std::string>> utterances;
-  for (const Napi::Value& list : ArrayOf(env, value, "utterances")) {
-    utterances.emplace_back();
-    for (const Napi::Value& label : ArrayOf(env, list, "an utterance")) utterances.back().push_back(args::String(env, label, "a label"));
+// Per utterance (the array `name`), its items (the array `inner`), each read by `read`.
+template <typename Read>
+auto PerUtterance(Napi::Env env, const Napi::Value& value, const char* name, const char* inner, Read read) {
+  std::vector<std::vector<decltype(read(value))>> out;
+  for (const Napi::Value& list : ArrayOf(env, value, name)) {
+    out.emplace_back();
+    for (const Napi::Value& item : ArrayOf(env, list, inner)) out.back().push_back(read(item));
   }
-  return utterances;
+  return out;
+}
+
+std::vector<std::vector<std::string>> ParseUtterances(Napi::Env env, const Napi::Value& value) {
+  return PerUtterance(env, value, "utterances", "an utterance", [&](const Napi::Value& label) { return args::String(env, label, "a label"); });
 }
 
 // One given stream: a Float32Array or Float64Array of frames × dim values, copied to doubles here on the
@@ -93,28 +98,19 @@ std::vector<HtsParams> ParseParameters(Napi::Env env, const Napi::Value& value) 
 // word's first phone; PlaceWords keeps it inside the labels).
 std::vector<std::vector<HtsWordSpec>> ParseWords(Napi::Env env, const Napi::Value& value) {
   constexpr size_t kMaxIndex = 1u << 30;
-  std::vector<std::vector<HtsWordSpec>> words;
-  for (const Napi::Value& list : ArrayOf(env, value, "words")) {
-    words.emplace_back();
-    for (const Napi::Value& item : ArrayOf(env, list, "a word list")) {
-      const Napi::Object w = args::Object(env, item, "a word");
-      words.back().push_back(HtsWordSpec{static_cast<size_t>(Integer(env, w.Get("label"), "label", 0, kMaxIndex)),
-                                         static_cast<double>(Integer(env, w.Get("textOffset"), "textOffset", 0, kMaxIndex)),
-                                         static_cast<double>(Integer(env, w.Get("length"), "length", 0, kMaxIndex))});
-    }
-  }
-  return words;
+  return PerUtterance(env, value, "words", "a word list", [&](const Napi::Value& item) {
+    const Napi::Object w = args::Object(env, item, "a word");
+    return HtsWordSpec{static_cast<size_t>(Integer(env, w.Get("label"), "label", 0, kMaxIndex)),
+                       static_cast<double>(Integer(env, w.Get("textOffset"), "textOffset", 0, kMaxIndex)),
+                       static_cast<double>(Integer(env, w.Get("length"), "length", 0, kMaxIndex))};
+  });
 }
 
 // voicedClosures: per utterance, label indices whose phone gets a voiced closure after generation
 // (VoiceClosures skips any outside the labels).
 std::vector<std::vector<size_t>> ParseClosures(Napi::Env env, const Napi::Value& value) {
-  std::vector<std::vector<size_t>> closures;
-  for (const Napi::Value& list : ArrayOf(env, value, "voicedClosures")) {
-    closures.emplace_back();
-    for (const Napi::Value& x : ArrayOf(env, list, "a label list")) closures.back().push_back(Integer(env, x, "a label index", 0, 1u << 30));
-  }
-  return closures;
+  return PerUtterance(env, value, "voicedClosures", "a label list",
+                      [&](const Napi::Value& x) { return static_cast<size_t>(Integer(env, x, "a label index", 0, 1u << 30)); });
 }
 
 // What a synthesis vocodes: labels to generate streams from, or streams given as they are; exactly one.
@@ -174,48 +170,30 @@ Napi::Value CreateHtsSynthesis(const Napi::CallbackInfo& info) {
   return JobHandle(env, job);
 }
 
-// Parameter generation on the voice's pool, waited for on libuv's pool.
-class ParametersWorker : public CodedPromiseWorker {
- public:
-  ParametersWorker(Napi::Env env, HtsJobOptions o) : CodedPromiseWorker(env, "sawt.htsParameters", ErrorCode::kHts), o_(std::move(o)) {}
-
- protected:
-  void Execute() override {
-    Run([&] { generated_ = GenerateHtsParameters(o_); });
-  }
-  void OnOK() override {
-    Napi::Env env = Env();
-    const std::vector<HtsParams>& results = generated_.params;
-    Napi::Array out = Napi::Array::New(env, results.size());
-    for (size_t u = 0; u < results.size(); ++u) {
-      const HtsParams& p = results[u];
-      Napi::Object o = Napi::Object::New(env);
-      o.Set("frames", static_cast<double>(p.frames));
-      o.Set("framePeriodMs", 1000.0 * generated_.fperiod / generated_.sampleRate);
-      o.Set("sampleRate", static_cast<double>(generated_.sampleRate));
-      Napi::Object dims = Napi::Object::New(env);
-      for (size_t s = 0; s < p.data.size() && s < kHtsMaxStreams; ++s) {
-        auto arr = Napi::Float32Array::New(env, p.data[s].size());
-        for (size_t i = 0; i < p.data[s].size(); ++i) {
-          const double v = p.data[s][i];
-          arr[i] = s == 1 && v <= kHtsNoData / 2 ? NAN : static_cast<float>(v);
-        }
-        o.Set(kHtsStreamNames[s], arr);
-        dims.Set(kHtsStreamNames[s], static_cast<double>(p.dims[s]));
+// htsParameters' result (main thread).
+Napi::Value ParametersToJs(Napi::Env env, const HtsGenerated& generated) {
+  return ToJsArray(env, generated.params, [&](const HtsParams& p) {
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("frames", static_cast<double>(p.frames));
+    o.Set("framePeriodMs", 1000.0 * generated.fperiod / generated.sampleRate);
+    o.Set("sampleRate", static_cast<double>(generated.sampleRate));
+    Napi::Object dims = Napi::Object::New(env);
+    for (size_t s = 0; s < p.data.size() && s < kHtsMaxStreams; ++s) {
+      auto arr = Napi::Float32Array::New(env, p.data[s].size());
+      for (size_t i = 0; i < p.data[s].size(); ++i) {
+        const double v = p.data[s][i];
+        arr[i] = s == 1 && v <= kHtsNoData / 2 ? NAN : static_cast<float>(v);
       }
-      o.Set("dims", dims);
-      auto starts = Napi::Int32Array::New(env, p.labelFrames.size());
-      for (size_t i = 0; i < p.labelFrames.size(); ++i) starts[i] = static_cast<int32_t>(p.labelFrames[i]);
-      o.Set("labelFrames", starts);
-      out.Set(static_cast<uint32_t>(u), o);
+      o.Set(kHtsStreamNames[s], arr);
+      dims.Set(kHtsStreamNames[s], static_cast<double>(p.dims[s]));
     }
-    deferred_.Resolve(out);
-  }
-
- private:
-  HtsJobOptions o_;
-  HtsGenerated generated_;
-};
+    o.Set("dims", dims);
+    auto starts = Napi::Int32Array::New(env, p.labelFrames.size());
+    for (size_t i = 0; i < p.labelFrames.size(); ++i) starts[i] = static_cast<int32_t>(p.labelFrames[i]);
+    o.Set("labelFrames", starts);
+    return o;
+  });
+}
 
 // htsParameters(options) -> Promise<[{ frames, lf0, mgc, lpf, ... }]>
 Napi::Value HtsParameters(const Napi::CallbackInfo& info) {
@@ -225,7 +203,9 @@ Napi::Value HtsParameters(const Napi::CallbackInfo& info) {
   const Napi::Object opts = info[0].As<Napi::Object>();
   o.utterances = ParseUtterances(env, opts.Get("utterances"));
   if (!opts.Get("voicedClosures").IsUndefined()) o.closures = ParseClosures(env, opts.Get("voicedClosures"));
-  return (new ParametersWorker(env, std::move(o)))->Start();
+  // Generated on the voice's pool, waited for on libuv's pool.
+  return RunTask(
+      env, "sawt.htsParameters", ErrorCode::kHts, [o = std::move(o)] { return GenerateHtsParameters(o); }, ParametersToJs);
 }
 
 }  // namespace

@@ -29,10 +29,6 @@ size_t HTS_ModelSet_get_vector_length(HTS_ModelSet* ms, size_t stream_index);
 namespace sawt {
 namespace {
 
-constexpr double kNoData = kHtsNoData;
-constexpr const char* const* kStreamNames = kHtsStreamNames;
-constexpr size_t kMaxStreams = kHtsMaxStreams;
-
 // --- a pool per voice file, an engine per thread ---
 
 class HtsPool {
@@ -87,7 +83,7 @@ void ApplyConditions(HTS_Engine* engine, const HtsControls& c) {
 void VoiceClosures(HtsParams& p, const std::vector<size_t>& labels) {
   if (p.data.size() < 2) return;
   auto& lf0 = p.data[1];
-  const auto voiced = [&](size_t f) { return lf0[f] > kNoData / 2; };
+  const auto voiced = [&](size_t f) { return lf0[f] > kHtsNoData / 2; };
   for (size_t label : labels) {
     if (label >= p.labelFrames.size()) continue;
     const size_t start = p.labelFrames[label];
@@ -134,7 +130,7 @@ HtsParams Generate(HTS_Engine* engine, const std::vector<std::string>& labels, c
     const HTS_PStream& ps = pss.pstream[s];
     const size_t dim = ps.vector_length;
     p.dims.push_back(dim);
-    std::vector<double> d(p.frames * dim, kNoData);
+    std::vector<double> d(p.frames * dim, kHtsNoData);
     size_t msdFrame = 0;
     for (size_t f = 0; f < p.frames; ++f) {
       if (ps.msd_flag && !ps.msd_flag[f]) continue;
@@ -157,20 +153,20 @@ HtsParams Generate(HTS_Engine* engine, const std::vector<std::string>& labels, c
     double sum = 0;
     size_t n = 0;
     for (size_t f = 0; f < p.frames; ++f)
-      if (lf0[f] > kNoData / 2) {
+      if (lf0[f] > kHtsNoData / 2) {
         sum += lf0[f];
         ++n;
       }
     if (n) {
       const double mean = sum / n;
       for (size_t f = 0; f < p.frames; ++f)
-        if (lf0[f] > kNoData / 2) lf0[f] = mean + (lf0[f] - mean) * c.f0Spread;
+        if (lf0[f] > kHtsNoData / 2) lf0[f] = mean + (lf0[f] - mean) * c.f0Spread;
     }
   }
   return p;
 }
 
-std::string StreamName(size_t s) { return s < kMaxStreams ? kStreamNames[s] : "stream" + std::to_string(s); }
+std::string StreamName(size_t s) { return s < kHtsMaxStreams ? kHtsStreamNames[s] : "stream" + std::to_string(s); }
 
 std::string DimsText(const std::vector<size_t>& dims) {
   std::string text = "{";
@@ -205,7 +201,7 @@ void Vocode(HTS_Engine* engine, const HtsParams& p, size_t begin, size_t end, do
     for (size_t f = 0; f < n; ++f) {
       double* row = &d[(begin + f) * p.dims[s]];
       if (isMsd) {
-        msd[s][f] = row[0] > kNoData / 2 ? TRUE : FALSE;
+        msd[s][f] = row[0] > kHtsNoData / 2 ? TRUE : FALSE;
         if (!msd[s][f]) continue;
       }
       rows[s].push_back(row);
@@ -233,9 +229,8 @@ void Vocode(HTS_Engine* engine, const HtsParams& p, size_t begin, size_t end, do
   if (!ok) throw EngineFailure(ErrorCode::kHts, "HTS vocoder failed");
 }
 
-// A 2nd-order Butterworth high-pass (bilinear transform), state kept across calls. The vocoder's
-// excitation is a train of positive pulses: its DC and infrasonic part, shaped by the MLSA filter's gain
-// near 0 Hz, is a DC offset and rumble a glottal source does not have (its flow derivative averages zero).
+// A 2nd-order Butterworth high-pass (bilinear transform), state kept across calls: the vocoder's train of
+// positive pulses gives a DC offset and rumble a glottal source does not have.
 class HighPass {
  public:
   HighPass(double hz, double rate) {
@@ -267,15 +262,12 @@ class HighPass {
 
 // --- the streaming job (same event contract as synthesis.cc) ---
 
-using WordSpec = HtsWordSpec;
-using JobOptions = HtsJobOptions;
-
 constexpr size_t kWarmupFrames = 8;  // vocoded before a window and dropped (MLSA filter settles)
 constexpr size_t kFadeFrames = 2;  // vocoded past a window's end and cross-faded into the next
 
 class HtsJob final : public ChunkStream, public std::enable_shared_from_this<HtsJob> {
  public:
-  explicit HtsJob(JobOptions o)
+  explicit HtsJob(HtsJobOptions o)
       : ChunkStream(o.maxQueuedChunks, ErrorCode::kHts),
         options_(std::move(o)),
         pool_(HtsPool::For(options_.voicePath, options_.threads, options_.background)),
@@ -313,9 +305,8 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
     });
   }
 
-  // The next sentence's streams: generated from its labels, or the caller's (a copy: small next to its
-  // vocoding), all of which are checked against the voice first, so that a bad one fails the stream
-  // before any audio rather than halfway.
+  // The next sentence's streams: generated from its labels, or a copy of the caller's, all checked
+  // against the voice first (a bad one fails the stream before any audio, not halfway).
   HtsParams NextParams(HTS_Engine* engine) {
     const size_t i = next_++;
     if (options_.parameters.empty()) {
@@ -327,17 +318,14 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
     return options_.parameters[i];
   }
 
-  // The sentence's words at output samples from its start. Frame f is vocoded as the voice-rate samples
-  // [f·fperiod, (f+1)·fperiod): windows are cut at frame boundaries, the warm-up and the cross-fade
-  // overhang are dropped or mixed in place, so each window adds exactly its frames × fperiod samples.
-  // The resampler is zero-phase (output k sits at input k·in/out, with no delay), so a voice-rate
-  // sample n is output sample n·out/in.
+  // The sentence's words at output samples from its start: each window adds exactly its frames ×
+  // fperiod voice-rate samples, and the zero-phase resampler puts voice-rate sample n at output n·out/in.
   void PlaceWords(size_t voiceRate) {
     words_.clear();
     segmentOutput_ = 0;
     const size_t u = static_cast<size_t>(segment_);
     if (u >= options_.words.size() || params_->labelFrames.empty()) return;
-    for (const WordSpec& w : options_.words[u]) {
+    for (const HtsWordSpec& w : options_.words[u]) {
       const double frame = static_cast<double>(params_->labelFrames[std::min(w.label, params_->labelFrames.size() - 1)]);
       const double sample = frame * static_cast<double>(fperiod_) * options_.sampleRate / static_cast<double>(voiceRate);
       words_.push_back(PlacedWord{static_cast<size_t>(std::llround(sample)), w.textOffset, w.length});
@@ -378,8 +366,6 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
     if (last) {
       if (!ready_.empty()) CutChunk(ready_.size(), true);
       params_.reset();
-    } else if (chunkSamples_ == 0) {
-      // whole segments: keep collecting
     }
   }
 
@@ -391,7 +377,7 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
     const std::vector<double>& lf0 = p.data[1];
     const std::vector<double>& mgc = p.data[0];
     const size_t dim = p.dims[0];
-    auto unvoiced = [&](size_t f) { return lf0[f] <= kNoData / 2; };
+    auto unvoiced = [&](size_t f) { return lf0[f] <= kHtsNoData / 2; };
     size_t best = target;
     double bestCost = INFINITY;
     for (size_t f = std::max<size_t>(lo, 2); f < hi && f + kFadeFrames < p.frames; ++f) {
@@ -432,7 +418,7 @@ class HtsJob final : public ChunkStream, public std::enable_shared_from_this<Hts
     Send(std::move(message));
   }
 
-  const JobOptions options_;
+  const HtsJobOptions options_;
   HtsPool& pool_;
   const double gain_;
   const size_t chunkSamples_;

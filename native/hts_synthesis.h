@@ -1,21 +1,11 @@
-// Streaming synthesis with the HTS engine (libHTSEngine 1.10, BSD) from
-// full-context labels, one utterance (sentence) at a time.
-//
-// A PriorityPool per voice file (pools::Hts), each thread with its own HTS_Engine
-// loaded from that file, runs every job: concurrent requests do not wait behind
-// one lock; a job's turns up to its first window are urgent. A job's turn is either parameter generation for its next sentence
-// (state + parameter sequences; the parameter streams are copied into the job,
-// transformed there, and the engine is refreshed) or vocoding of one window of
-// frames from those copies. Windows are vocoded on whichever engine is free,
-// with a few warm-up frames and a short cross-fade so the restarted MLSA filter
-// leaves no seam; the first window is short, so audio starts after a fraction
-// of the sentence. The 48 kHz output gets a fixed gain and a soft limiter (no
-// clipping), is resampled (band-limited) to the asked rate and handed to JS in
-// chunks with the same credit/backpressure contract as createSynthesis.
-// Memory: the job owns copies of its options and streams (the JS arrays are
-// copied on the JavaScript thread before it starts); chunks as in synthesis.h.
-//
-// Engine side only (no Node-API); hts_binding.cc reads the JS arguments.
+// Streaming synthesis with the HTS engine (libHTSEngine 1.10, BSD) from full-context labels, one
+// utterance (sentence) at a time, on a PriorityPool per voice file (pools::Hts) whose threads each load
+// an HTS_Engine of their own (no request waits behind one lock). A job's turn either generates its next
+// sentence's parameter streams (copied into the job) or vocodes one window of them on whichever engine
+// is free: warm-up frames and a cross-fade hide the restarted MLSA filter, and the first window is short
+// (and urgent), so audio starts early. The output gets a gain and a soft limiter, is resampled to the
+// asked rate and sent in chunks as createSynthesis's. Memory: the job owns copies of its options and
+// streams (made on the JavaScript thread before it starts); chunks as in synthesis.h. No Node-API here.
 #pragma once
 
 #include <cstddef>

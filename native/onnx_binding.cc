@@ -1,5 +1,9 @@
-#include "onnx_binding.h"
-
+// Node-API side of onnx_session.h: the OnnxSession class. create() loads on libuv's pool; run()
+// executes on the environment's ONNX pool (onnx_runs.h).
+// - Inputs: tensors over the feeds' TypedArray memory (no copy), each TypedArray referenced until
+//   the run settles: JS must not write to a feed while its run is pending.
+// - Outputs: each Ort::Value moves to the heap and backs an external ArrayBuffer (no copy), freed
+//   by its finalizer. release() drops the JS object's share of the session; runs in flight keep theirs.
 #include <onnxruntime_cxx_api.h>
 
 #include <algorithm>
@@ -10,6 +14,7 @@
 
 #include "addon_state.h"
 #include "args.h"
+#include "bindings.h"
 #include "errors.h"
 #include "onnx_session.h"
 #include "promise_worker.h"
@@ -31,46 +36,14 @@ napi_typedarray_type ArrayType(const OnnxElementType& type) {
 }
 
 Napi::Array DescribeToJs(Napi::Env env, const std::vector<TensorDescription>& tensors) {
-  Napi::Array result = Napi::Array::New(env, tensors.size());
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    Napi::Object t = Napi::Object::New(env);
-    t.Set("name", tensors[i].name);
-    t.Set("type", tensors[i].type);
-    Napi::Array dims = Napi::Array::New(env, tensors[i].dims.size());
-    for (size_t j = 0; j < tensors[i].dims.size(); ++j) {
-      dims.Set(static_cast<uint32_t>(j), static_cast<double>(tensors[i].dims[j]));
-    }
-    t.Set("dims", dims);
-    result.Set(static_cast<uint32_t>(i), t);
-  }
-  return result;
+  return ToJsArray(env, tensors, [&](const TensorDescription& t) {
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("name", t.name);
+    o.Set("type", t.type);
+    o.Set("dims", ToJsArray(env, t.dims));
+    return o;
+  });
 }
-
-class CreateSessionWorker : public CodedPromiseWorker {
- public:
-  CreateSessionWorker(Napi::Env env, OnnxSessionSettings settings)
-      : CodedPromiseWorker(env, "sawt.onnx.create", ErrorCode::kOnnx), settings_(std::move(settings)) {}
-
- protected:
-  void Execute() override {
-    Run([&] { model_ = LoadOnnxModel(settings_); });
-  }
-  void OnOK() override {
-    Napi::Env env = Env();
-    try {
-      auto* holder = new std::shared_ptr<OnnxModel>(std::move(model_));
-      Napi::External<std::shared_ptr<OnnxModel>> external = Napi::External<std::shared_ptr<OnnxModel>>::New(
-          env, holder, [](Napi::Env, std::shared_ptr<OnnxModel>* p) { delete p; });
-      deferred_.Resolve(AddonState::Of(env).onnxSessionClass.New({external}));
-    } catch (const Napi::Error& e) {
-      deferred_.Reject(e.Value());
-    }
-  }
-
- private:
-  OnnxSessionSettings settings_;
-  std::shared_ptr<OnnxModel> model_;
-};
 
 class OnnxRunWorker : public OnnxRunPromiseWorker {
  public:
@@ -135,9 +108,7 @@ class OnnxRunWorker : public OnnxRunPromiseWorker {
     }
     Napi::Object tensor = Napi::Object::New(env);
     tensor.Set("type", type->name);
-    Napi::Array dims = Napi::Array::New(env, shape.size());
-    for (size_t j = 0; j < shape.size(); ++j) dims.Set(static_cast<uint32_t>(j), static_cast<double>(shape[j]));
-    tensor.Set("dims", dims);
+    tensor.Set("dims", ToJsArray(env, shape));
     napi_value array;
     NAPI_THROW_IF_FAILED(env, napi_create_typedarray(env, ArrayType(*type), count, buffer, 0, &array), Napi::Value());
     tensor.Set("data", Napi::Value(env, array));
@@ -160,15 +131,13 @@ class OnnxSessionObject : public Napi::ObjectWrap<OnnxSessionObject> {
     model_ = *info[0].As<Napi::External<std::shared_ptr<OnnxModel>>>().Data();
     Napi::Env env = info.Env();
     Napi::Object self = info.This().As<Napi::Object>();
-    Napi::Array inputNames = Napi::Array::New(env), outputNames = Napi::Array::New(env);
-    for (size_t i = 0; i < model_->inputs.size(); ++i) inputNames.Set(static_cast<uint32_t>(i), model_->inputs[i].name);
-    for (size_t i = 0; i < model_->outputs.size(); ++i) outputNames.Set(static_cast<uint32_t>(i), model_->outputs[i].name);
+    const auto name = [](const TensorDescription& t) { return t.name; };
     Napi::Object metadata = Napi::Object::New(env);
     for (const auto& [key, value] : model_->metadata) metadata.Set(key, value);
     const auto readOnly = napi_enumerable;
     self.DefineProperties({
-        Napi::PropertyDescriptor::Value("inputNames", inputNames, readOnly),
-        Napi::PropertyDescriptor::Value("outputNames", outputNames, readOnly),
+        Napi::PropertyDescriptor::Value("inputNames", ToJsArray(env, model_->inputs, name), readOnly),
+        Napi::PropertyDescriptor::Value("outputNames", ToJsArray(env, model_->outputs, name), readOnly),
         Napi::PropertyDescriptor::Value("inputs", DescribeToJs(env, model_->inputs), readOnly),
         Napi::PropertyDescriptor::Value("outputs", DescribeToJs(env, model_->outputs), readOnly),
         Napi::PropertyDescriptor::Value("metadata", metadata, readOnly),
@@ -194,7 +163,11 @@ class OnnxSessionObject : public Napi::ObjectWrap<OnnxSessionObject> {
       settings.intraOpThreads = static_cast<int>(args::IntegerField(env, options, "intraOpThreads", 0, 256, 0));
       settings.interOpThreads = static_cast<int>(args::IntegerField(env, options, "interOpThreads", 0, 256, 0));
     }
-    return (new CreateSessionWorker(env, std::move(settings)))->Start();
+    return RunTask(
+        env, "sawt.onnx.create", ErrorCode::kOnnx, [settings = std::move(settings)] { return LoadOnnxModel(settings); },
+        [](Napi::Env env, std::shared_ptr<OnnxModel>& model) {
+          return AddonState::Of(env).onnxSessionClass.New({SharedExternal(env, model)});
+        });
   }
 
   // run(feeds, outputNames?, background?) -> Promise<Record<string, Tensor>> (background: OnnxRuns)
@@ -289,16 +262,11 @@ Napi::Function DefineOnnxSessionClass(Napi::Env env) {
 }
 
 Napi::Value AvailableProviders(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  std::vector<std::string> providers;
   try {
-    providers = AvailableOnnxProviders();
+    return ToJsArray(info.Env(), AvailableOnnxProviders());
   } catch (const EngineFailure& failure) {
-    throw MakeError(env, failure);
+    throw MakeError(info.Env(), failure);
   }
-  Napi::Array result = Napi::Array::New(env, providers.size());
-  for (size_t i = 0; i < providers.size(); ++i) result.Set(static_cast<uint32_t>(i), providers[i]);
-  return result;
 }
 
 }  // namespace sawt

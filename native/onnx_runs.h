@@ -1,13 +1,9 @@
-// The ONNX runs of one environment (every OnnxRunPromiseWorker: OnnxSession.run, Piper, a DFN3
-// window): at most pools::kMaxConcurrentOnnxRuns at once, on that environment's PriorityPool
-// (pools::OnnxRuns, started at the first run), the rest waiting here in arrival order. Background
-// runs (a long-form job's) take none of those slots: they queue on a pool of their own
-// (pools::OnnxBackground, one lower-priority thread, started at the first of them).
-//
-// Threads: Queue and Finished on the environment's JavaScript thread. A run's result reaches that
-// thread through a thread-safe function of its own, which holds the event loop open until the run
-// is settled (as queued libuv work does). Destroyed at environment teardown (AddonState), which
-// joins the pool's threads once every started run's thread has let go of its channel.
+// The ONNX runs of one environment (every OnnxRunPromiseWorker): at most pools::kMaxConcurrentOnnxRuns
+// at once on its PriorityPool (pools::OnnxRuns), the rest waiting here in arrival order; background runs
+// (a long-form job's) take none of those slots but have a pool of their own (pools::OnnxBackground).
+// Threads: Queue and Finished on the environment's JavaScript thread. A run's result reaches it through
+// a thread-safe function of its own, which holds the event loop open until the run is settled. Destroyed
+// at environment teardown (AddonState), joining the pool's threads once every run's thread let go of its channel.
 #pragma once
 
 #include <deque>

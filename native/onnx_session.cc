@@ -1,13 +1,7 @@
-// The engine side of OnnxSession (no Node-API): the process-wide Ort::Env, model
-// loading and description, runs, and the CUDA execution provider check.
 #include "onnx_session.h"
 
 #include <dlfcn.h>
-#include <errno.h>
-#include <pthread.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,18 +15,15 @@
 
 #include "errors.h"
 #include "ort_shared.h"
+#include "priority_pool.h"
 
 namespace sawt {
 namespace {
 
-// ONNX Runtime's telemetry layer (Linux builds of 1.2x) writes two files into the temporary folder
-// when the environment starts and never removes them: mat-debug-<pid>.log, one per process, and
-// .ses (a time and a session id), shared. Nothing else reads them. Removed once the environment is
-// up: the log whatever it holds (an open descriptor keeps working), .ses when this process created
-// it. A process leaves nothing behind in TMPDIR. The log is mostly empty, but when processes start
-// their environments together, the telemetry's own database is locked and it logs that line
-// ("EventsSDK.SQLiteStatement … database is locked"): kept while only empty logs were removed, it
-// failed test/http/client-aborts' "nothing in the OS temp dir" (a server's workers start together).
+// ONNX Runtime's telemetry (Linux builds of 1.2x) leaves mat-debug-<pid>.log and a shared .ses in the
+// temporary folder, which nothing reads: removed once the environment is up (the log whatever it holds,
+// .ses when this process made it). A log of "database is locked" (workers starting together), kept
+// while only empty logs went, failed test/http/client-aborts' "nothing in the OS temp dir".
 class TelemetryFiles {
  public:
   TelemetryFiles() {
@@ -97,12 +88,12 @@ TensorDescription Describe(const std::string& name, const Ort::TypeInfo& info) {
   return d;
 }
 
-// ONNX Runtime's thread pools start their threads here (UseNicedOrtThreads); nullptr tells it the
+// ONNX Runtime's thread pools start their threads here (OrtSessionOptions); nullptr tells it the
 // thread could not be started.
 OrtCustomThreadHandle CreateNicedOrtThread(void*, OrtThreadWorkerFn work, void* param) {
   try {
     auto* thread = new std::thread([work, param] {
-      NiceOnnxThread("sawt-ort");
+      SetUpThread("sawt-ort", kOnnxThreadNice);
       work(param);
     });
     return reinterpret_cast<OrtCustomThreadHandle>(thread);
@@ -118,114 +109,8 @@ void JoinNicedOrtThread(OrtCustomThreadHandle handle) {
   delete thread;
 }
 
-}  // namespace
-
-Ort::Env& SharedOrtEnv() { return ProcessEnv(); }
-
-void NiceOnnxThread(const char* name) {
-  const auto tid = static_cast<id_t>(syscall(SYS_gettid));
-  errno = 0;
-  const int current = getpriority(PRIO_PROCESS, tid);
-  if (errno == 0) setpriority(PRIO_PROCESS, tid, std::min(19, current + kOnnxThreadNice));
-  pthread_setname_np(pthread_self(), name);
-}
-
-void UseNicedOrtThreads(Ort::SessionOptions& options) {
-  options.SetCustomCreateThreadFn(CreateNicedOrtThread);
-  options.SetCustomJoinThreadFn(JoinNicedOrtThread);
-}
-
-const OnnxElementType* FindOnnxType(ONNXTensorElementDataType onnx) {
-  for (const auto& t : kOnnxElementTypes) {
-    if (t.onnx == onnx) return &t;
-  }
-  return nullptr;
-}
-
-const OnnxElementType* FindOnnxType(const std::string& name) {
-  for (const auto& t : kOnnxElementTypes) {
-    if (name == t.name) return &t;
-  }
-  return nullptr;
-}
-
-std::string OnnxTypeName(ONNXTensorElementDataType onnx) {
-  if (const OnnxElementType* t = FindOnnxType(onnx)) return t->name;
-  switch (onnx) {
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: return "float16";
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16: return "bfloat16";
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING: return "string";
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT16: return "uint16";
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT32: return "uint32";
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT64: return "uint64";
-    default: return "unknown";
-  }
-}
-
-std::shared_ptr<OnnxModel> LoadOnnxModel(const OnnxSessionSettings& settings) {
-  Ort::Env& env = ProcessEnv();
-  try {
-    Ort::SessionOptions options;
-    options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
-    if (settings.intraOpThreads > 0) options.SetIntraOpNumThreads(settings.intraOpThreads);
-    if (settings.interOpThreads > 0) options.SetInterOpNumThreads(settings.interOpThreads);
-    UseNicedOrtThreads(options);
-    if (settings.cuda) AppendCudaProvider(options);
-
-    auto model = std::make_shared<OnnxModel>();
-    model->session = settings.bytes.empty()
-                         ? std::make_unique<Ort::Session>(env, settings.path.c_str(), options)
-                         : std::make_unique<Ort::Session>(env, settings.bytes.data(), settings.bytes.size(), options);
-    Ort::Session& session = *model->session;
-    Ort::AllocatorWithDefaultOptions allocator;
-    for (size_t i = 0; i < session.GetInputCount(); ++i) {
-      model->inputs.push_back(
-          Describe(session.GetInputNameAllocated(i, allocator).get(), session.GetInputTypeInfo(i)));
-    }
-    for (size_t i = 0; i < session.GetOutputCount(); ++i) {
-      model->outputs.push_back(
-          Describe(session.GetOutputNameAllocated(i, allocator).get(), session.GetOutputTypeInfo(i)));
-    }
-    Ort::ModelMetadata metadata = session.GetModelMetadata();
-    for (const auto& key : metadata.GetCustomMetadataMapKeysAllocated(allocator)) {
-      model->metadata[key.get()] =
-          metadata.LookupCustomMetadataMapAllocated(key.get(), allocator).get();
-    }
-    return model;
-  } catch (const Ort::Exception& e) {
-    const std::string message = e.what();
-    if (settings.cuda && message.find("CUDA") != std::string::npos) {
-      throw EngineFailure(ErrorCode::kCudaUnavailable,
-                          "CUDA execution provider is not available: " + message);
-    }
-    throw EngineFailure(ErrorCode::kOnnx, "Failed to load ONNX model " + settings.path + ": " + message);
-  }
-}
-
-std::vector<Ort::Value> RunOnnxModel(const OnnxModel& model, const std::vector<std::string>& inputNames,
-                                     const std::vector<Ort::Value>& inputs, const std::vector<std::string>& outputNames) {
-  std::vector<const char*> inNames, outNames;
-  for (const auto& n : inputNames) inNames.push_back(n.c_str());
-  for (const auto& n : outputNames) outNames.push_back(n.c_str());
-  try {
-    return model.session->Run(Ort::RunOptions{nullptr}, inNames.data(), inputs.data(), inputs.size(), outNames.data(),
-                              outNames.size());
-  } catch (const Ort::Exception& e) {
-    throw EngineFailure(ErrorCode::kOnnx, std::string("ONNX run failed: ") + e.what());
-  }
-}
-
-std::vector<std::string> AvailableOnnxProviders() {
-  ProcessEnv();
-  try {
-    return Ort::GetAvailableProviders();
-  } catch (const Ort::Exception& e) {
-    throw EngineFailure(ErrorCode::kOnnx, e.what());
-  }
-}
-
 // The directory of the loaded libonnxruntime, where it looks for provider libraries.
-static std::string RuntimeDirectory() {
+std::string RuntimeDirectory() {
   Dl_info info;
   if (dladdr(reinterpret_cast<void*>(&OrtGetApiBase), &info) == 0 || info.dli_fname == nullptr) return ".";
   const std::string path = info.dli_fname;
@@ -256,6 +141,106 @@ void AppendCudaProvider(Ort::SessionOptions& options) {
   } catch (const Ort::Exception& e) {
     throw EngineFailure(ErrorCode::kCudaUnavailable,
                         std::string("CUDA execution provider is not available: ") + e.what());
+  }
+}
+
+}  // namespace
+
+Ort::Env& SharedOrtEnv() { return ProcessEnv(); }
+
+Ort::SessionOptions OrtSessionOptions(int intraOpThreads, int interOpThreads, bool cuda) {
+  Ort::SessionOptions options;
+  options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
+  if (intraOpThreads > 0) options.SetIntraOpNumThreads(intraOpThreads);
+  if (interOpThreads > 0) options.SetInterOpNumThreads(interOpThreads);
+  options.SetCustomCreateThreadFn(CreateNicedOrtThread);
+  options.SetCustomJoinThreadFn(JoinNicedOrtThread);
+  if (cuda) AppendCudaProvider(options);
+  return options;
+}
+
+void ThrowLoadFailure(const Ort::Exception& e, bool cuda, const std::string& what) {
+  if (cuda && std::string(e.what()).find("CUDA") != std::string::npos) {
+    throw EngineFailure(ErrorCode::kCudaUnavailable, std::string("CUDA execution provider is not available: ") + e.what());
+  }
+  throw EngineFailure(ErrorCode::kOnnx, "Failed to load " + what + ": " + e.what());
+}
+
+const OnnxElementType* FindOnnxType(ONNXTensorElementDataType onnx) {
+  for (const auto& t : kOnnxElementTypes) {
+    if (t.onnx == onnx) return &t;
+  }
+  return nullptr;
+}
+
+const OnnxElementType* FindOnnxType(const std::string& name) {
+  for (const auto& t : kOnnxElementTypes) {
+    if (name == t.name) return &t;
+  }
+  return nullptr;
+}
+
+std::string OnnxTypeName(ONNXTensorElementDataType onnx) {
+  if (const OnnxElementType* t = FindOnnxType(onnx)) return t->name;
+  switch (onnx) {
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: return "float16";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16: return "bfloat16";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING: return "string";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT16: return "uint16";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT32: return "uint32";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT64: return "uint64";
+    default: return "unknown";
+  }
+}
+
+std::shared_ptr<OnnxModel> LoadOnnxModel(const OnnxSessionSettings& settings) {
+  Ort::Env& env = SharedOrtEnv();
+  try {
+    Ort::SessionOptions options = OrtSessionOptions(settings.intraOpThreads, settings.interOpThreads, settings.cuda);
+    auto model = std::make_shared<OnnxModel>();
+    model->session = settings.bytes.empty()
+                         ? std::make_unique<Ort::Session>(env, settings.path.c_str(), options)
+                         : std::make_unique<Ort::Session>(env, settings.bytes.data(), settings.bytes.size(), options);
+    Ort::Session& session = *model->session;
+    Ort::AllocatorWithDefaultOptions allocator;
+    for (size_t i = 0; i < session.GetInputCount(); ++i) {
+      model->inputs.push_back(
+          Describe(session.GetInputNameAllocated(i, allocator).get(), session.GetInputTypeInfo(i)));
+    }
+    for (size_t i = 0; i < session.GetOutputCount(); ++i) {
+      model->outputs.push_back(
+          Describe(session.GetOutputNameAllocated(i, allocator).get(), session.GetOutputTypeInfo(i)));
+    }
+    Ort::ModelMetadata metadata = session.GetModelMetadata();
+    for (const auto& key : metadata.GetCustomMetadataMapKeysAllocated(allocator)) {
+      model->metadata[key.get()] =
+          metadata.LookupCustomMetadataMapAllocated(key.get(), allocator).get();
+    }
+    return model;
+  } catch (const Ort::Exception& e) {
+    ThrowLoadFailure(e, settings.cuda, "ONNX model " + settings.path);
+  }
+}
+
+std::vector<Ort::Value> RunOnnxModel(const OnnxModel& model, const std::vector<std::string>& inputNames,
+                                     const std::vector<Ort::Value>& inputs, const std::vector<std::string>& outputNames) {
+  std::vector<const char*> inNames, outNames;
+  for (const auto& n : inputNames) inNames.push_back(n.c_str());
+  for (const auto& n : outputNames) outNames.push_back(n.c_str());
+  try {
+    return model.session->Run(Ort::RunOptions{nullptr}, inNames.data(), inputs.data(), inputs.size(), outNames.data(),
+                              outNames.size());
+  } catch (const Ort::Exception& e) {
+    throw EngineFailure(ErrorCode::kOnnx, std::string("ONNX run failed: ") + e.what());
+  }
+}
+
+std::vector<std::string> AvailableOnnxProviders() {
+  SharedOrtEnv();
+  try {
+    return Ort::GetAvailableProviders();
+  } catch (const Ort::Exception& e) {
+    throw EngineFailure(ErrorCode::kOnnx, e.what());
   }
 }
 

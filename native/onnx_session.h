@@ -1,10 +1,6 @@
-// ONNX Runtime models for OnnxSession, engine side (no Node-API;
-// onnx_binding.h exposes them to JS).
-//
-// - One Ort::Env per process, created on first use and never destroyed
-//   (sessions of every environment and worker thread share it; ort_shared.h).
-// - A loaded model is immutable and shared by its JS object and its runs in
-//   flight; ONNX Runtime sessions allow concurrent Run() calls.
+// ONNX Runtime models for OnnxSession, engine side. One Ort::Env per process, never destroyed (shared by
+// every environment; ort_shared.h). A loaded model is immutable and shared by its JS object and its runs
+// in flight (ONNX Runtime sessions allow concurrent Run() calls).
 #pragma once
 
 #include <onnxruntime_cxx_api.h>

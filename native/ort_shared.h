@@ -4,6 +4,8 @@
 
 #include <onnxruntime_cxx_api.h>
 
+#include <string>
+
 namespace sawt {
 
 // Any thread; throws EngineFailure (SAWT_ENGINE_ONNX) when the runtime is unusable.
@@ -15,18 +17,15 @@ Ort::Env& SharedOrtEnv();
 // PRIO_PROCESS with a thread id to that thread only). A new thread inherits its creator's nice value.
 constexpr int kOnnxThreadNice = 5;
 
-// The calling thread: raises its nice value by kOnnxThreadNice (at most 19) and sets its name to
-// `name` (at most 15 characters; /proc/self/task/<tid>/comm).
-void NiceOnnxThread(const char* name);
+// Session options of every model of the addon: all graph optimizations, the thread counts (0: ONNX
+// Runtime's default), CUDA when asked (else EngineFailure SAWT_ENGINE_CUDA_UNAVAILABLE naming what is
+// missing: the provider libraries beside libonnxruntime, a build with CUDA, or the driver/GPU), and
+// intra-op and inter-op threads niced at birth ("sawt-ort", kOnnxThreadNice): a pool thread of libuv,
+// or any thread without privilege, could not lower its priority and take it back.
+Ort::SessionOptions OrtSessionOptions(int intraOpThreads, int interOpThreads, bool cuda);
 
-// Makes the sessions created with `options` start their thread pool threads (intra-op, inter-op)
-// through NiceOnnxThread ("sawt-ort"): a pool thread of libuv, or any thread without privilege,
-// could not lower its priority and take it back, so ONNX Runtime's own threads are niced at birth.
-void UseNicedOrtThreads(Ort::SessionOptions& options);
-
-// Appends CUDA to `options`, or throws EngineFailure SAWT_ENGINE_CUDA_UNAVAILABLE
-// naming what is missing (the provider libraries beside libonnxruntime, a build
-// with CUDA, or the driver/GPU as ONNX Runtime reports it).
-void AppendCudaProvider(Ort::SessionOptions& options);
+// Throws the EngineFailure of a model that failed to load: kCudaUnavailable when CUDA was asked for
+// and the runtime names it, else kOnnx "Failed to load <what>: …".
+[[noreturn]] void ThrowLoadFailure(const Ort::Exception& e, bool cuda, const std::string& what);
 
 }  // namespace sawt

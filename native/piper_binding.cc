@@ -1,5 +1,12 @@
-#include "piper_binding.h"
-
+// JS binding of Piper voices (piper_session.h) and of espeak's phonemes as Piper reads them:
+//   PiperSession.create(path, { executionProvider?, intraOpThreads? }) -> Promise<PiperSession>
+//     (libuv's pool; rejects SAWT_ENGINE_ONNX when the inputs are not Piper's); inputNames, hasSid
+//   session.synthesize(ids: BigInt64Array, { noiseScale, lengthScale, noiseW, sid, inRate, outRate,
+//       volume, silenceMs, tag }) -> Promise<{ pcm: Int16Array, samples }>: one sentence on the ONNX
+//     pool (onnx_runs.h); ids used in place (not written until it settles); pcm external (no copy)
+//   session.cancel(tag): terminates its runs, queued or running (SAWT_ENGINE_CANCELLED)
+//   session.stats() -> { started, finished, terminated, skipped }; session.release()
+//   piperClauses(text, voice) -> Promise<[phonemes, consumedText][]>; phonemeInputIpa(text, voice) -> Promise<string>
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -10,6 +17,7 @@
 
 #include "addon_state.h"
 #include "args.h"
+#include "bindings.h"
 #include "errors.h"
 #include "espeak_engine.h"
 #include "piper_session.h"
@@ -22,22 +30,6 @@ namespace {
 struct PiperState {
   std::shared_ptr<PiperModel> model;
   std::multimap<uint32_t, std::shared_ptr<PiperRun>> runs;
-};
-
-class LoadWorker : public CodedPromiseWorker {
- public:
-  LoadWorker(Napi::Env env, PiperSettings settings)
-      : CodedPromiseWorker(env, "sawt.piper.load", ErrorCode::kOnnx), settings_(std::move(settings)) {}
-
- protected:
-  void Execute() override {
-    Run([&] { model_ = PiperModel::Load(settings_); });
-  }
-  void OnOK() override;
-
- private:
-  PiperSettings settings_;
-  std::shared_ptr<PiperModel> model_;
 };
 
 struct SynthesisSettings {
@@ -119,12 +111,8 @@ class PiperSessionObject : public Napi::ObjectWrap<PiperSessionObject> {
     state_ = std::make_shared<PiperState>();
     state_->model = *info[0].As<Napi::External<std::shared_ptr<PiperModel>>>().Data();
     Napi::Env env = info.Env();
-    Napi::Array names = Napi::Array::New(env);
-    for (size_t i = 0; i < state_->model->inputNames().size(); ++i) {
-      names.Set(static_cast<uint32_t>(i), state_->model->inputNames()[i]);
-    }
     info.This().As<Napi::Object>().DefineProperties({
-        Napi::PropertyDescriptor::Value("inputNames", names, napi_enumerable),
+        Napi::PropertyDescriptor::Value("inputNames", ToJsArray(env, state_->model->inputNames()), napi_enumerable),
         Napi::PropertyDescriptor::Value("hasSid", Napi::Boolean::New(env, state_->model->hasSid()), napi_enumerable),
     });
   }
@@ -138,7 +126,11 @@ class PiperSessionObject : public Napi::ObjectWrap<PiperSessionObject> {
       settings.cuda = args::CudaProvider(env, o);
       settings.intraOpThreads = static_cast<int>(args::IntegerField(env, o, "intraOpThreads", 1, 256, 1));
     }
-    return (new LoadWorker(env, std::move(settings)))->Start();
+    return RunTask(
+        env, "sawt.piper.load", ErrorCode::kOnnx, [settings = std::move(settings)] { return PiperModel::Load(settings); },
+        [](Napi::Env env, std::shared_ptr<PiperModel>& model) {
+          return AddonState::Of(env).piperSessionClass.New({SharedExternal(env, model)});
+        });
   }
 
   Napi::Value Synthesize(const Napi::CallbackInfo& info) {
@@ -196,56 +188,23 @@ class PiperSessionObject : public Napi::ObjectWrap<PiperSessionObject> {
   std::shared_ptr<PiperState> state_;
 };
 
-void LoadWorker::OnOK() {
-  Napi::Env env = Env();
-  auto* holder = new std::shared_ptr<PiperModel>(std::move(model_));
-  auto external = Napi::External<std::shared_ptr<PiperModel>>::New(
-      env, holder, [](Napi::Env, std::shared_ptr<PiperModel>* p) { delete p; });
-  Napi::Function cls = AddonState::Of(env).piperSessionClass.Value();
-  deferred_.Resolve(cls.New({external}));
+// piperClauses(text, voice) and phonemeInputIpa(text, voice).
+Napi::Value PiperClauses(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::string text = args::String(env, info[0], "text"), voice = args::String(env, info[1], "voice", true);
+  return RunTask(
+      env, "sawt.piper.phonemes", ErrorCode::kEspeak, [text, voice] { return espeak::PhonemizeClauses(text, voice); },
+      [](Napi::Env env, std::vector<espeak::IpaClause>& clauses) {
+        return ToJsArray(env, clauses, [&](const auto& c) { return ToJsArray(env, std::vector<std::string>{c.phonemes, c.consumed}); });
+      });
 }
 
-class ClausesWorker : public CodedPromiseWorker {
- public:
-  ClausesWorker(Napi::Env env, std::string text, std::string voice, bool input)
-      : CodedPromiseWorker(env, "sawt.piper.phonemes", ErrorCode::kEspeak),
-        text_(std::move(text)),
-        voice_(std::move(voice)),
-        input_(input) {}
-
- protected:
-  void Execute() override {
-    Run([&] {
-      if (input_)
-        ipa_ = espeak::PhonemizeInputIpa(text_, voice_);
-      else
-        clauses_ = espeak::PhonemizeClauses(text_, voice_);
-    });
-  }
-  void OnOK() override {
-    Napi::Env env = Env();
-    if (input_) return deferred_.Resolve(Napi::String::New(env, ipa_));
-    Napi::Array out = Napi::Array::New(env, clauses_.size());
-    for (size_t i = 0; i < clauses_.size(); ++i) {
-      Napi::Array pair = Napi::Array::New(env, 2);
-      pair.Set(0u, clauses_[i].phonemes);
-      pair.Set(1u, clauses_[i].consumed);
-      out.Set(static_cast<uint32_t>(i), pair);
-    }
-    deferred_.Resolve(out);
-  }
-
- private:
-  std::string text_, voice_, ipa_;
-  bool input_;
-  std::vector<espeak::IpaClause> clauses_;
-};
-
-Napi::Value Phonemes(const Napi::CallbackInfo& info, bool input) {
+Napi::Value PhonemeInputIpa(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  std::string text = args::String(env, info[0], "text");
-  std::string voice = args::String(env, info[1], "voice", true);
-  return (new ClausesWorker(env, std::move(text), std::move(voice), input))->Start();
+  std::string text = args::String(env, info[0], "text"), voice = args::String(env, info[1], "voice", true);
+  return RunTask(
+      env, "sawt.piper.phonemes", ErrorCode::kEspeak, [text, voice] { return espeak::PhonemizeInputIpa(text, voice); },
+      [](Napi::Env env, std::string& ipa) { return Napi::String::New(env, ipa); });
 }
 
 }  // namespace
@@ -261,10 +220,8 @@ Napi::Function DefinePiperSessionClass(Napi::Env env) {
 }
 
 void RegisterPiperFunctions(Napi::Env env, Napi::Object exports) {
-  exports.Set("piperClauses", Napi::Function::New(
-                                  env, [](const Napi::CallbackInfo& i) { return Phonemes(i, false); }, "piperClauses"));
-  exports.Set("phonemeInputIpa", Napi::Function::New(
-                                     env, [](const Napi::CallbackInfo& i) { return Phonemes(i, true); }, "phonemeInputIpa"));
+  exports.Set("piperClauses", Napi::Function::New(env, PiperClauses, "piperClauses"));
+  exports.Set("phonemeInputIpa", Napi::Function::New(env, PhonemeInputIpa, "phonemeInputIpa"));
 }
 
 }  // namespace sawt

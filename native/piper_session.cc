@@ -42,23 +42,14 @@ std::shared_ptr<PiperModel> PiperModel::Load(const PiperSettings& settings) {
   Ort::Env& env = SharedOrtEnv();
   auto model = std::make_shared<PiperModel>();
   try {
-    Ort::SessionOptions options;
-    options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
-    options.SetIntraOpNumThreads(std::max(1, settings.intraOpThreads));
-    options.SetInterOpNumThreads(1);
+    Ort::SessionOptions options = OrtSessionOptions(std::max(1, settings.intraOpThreads), 1, settings.cuda);
     options.SetExecutionMode(ExecutionMode::ORT_SEQUENTIAL);
     // Idle pool threads sleep instead of spinning: the cores are shared with the
     // other runs, espeak and the HTTP server.
     options.AddConfigEntry("session.intra_op.allow_spinning", "0");
-    UseNicedOrtThreads(options);
-    if (settings.cuda) AppendCudaProvider(options);
     model->session_ = std::make_unique<Ort::Session>(env, settings.path.c_str(), options);
   } catch (const Ort::Exception& e) {
-    const std::string message = e.what();
-    if (settings.cuda && message.find("CUDA") != std::string::npos) {
-      throw EngineFailure(ErrorCode::kCudaUnavailable, "CUDA execution provider is not available: " + message);
-    }
-    throw EngineFailure(ErrorCode::kOnnx, "Failed to load Piper voice " + settings.path + ": " + message);
+    ThrowLoadFailure(e, settings.cuda, "Piper voice " + settings.path);
   }
   Ort::Session& session = *model->session_;
   Ort::AllocatorWithDefaultOptions allocator;
@@ -115,20 +106,14 @@ Ort::Value PiperModel::Run(const int64_t* ids, size_t count, const PiperScales& 
   float scaleValues[3] = {scales.noiseScale, scales.lengthScale, scales.noiseW};
   int64_t sidValue = sid;
   std::vector<Ort::Value> inputs;
-  std::vector<const char*> names;
   inputs.push_back(Ort::Value::CreateTensor<int64_t>(cpu, const_cast<int64_t*>(ids), count, idDims, 2));
-  names.push_back("input");
   inputs.push_back(Ort::Value::CreateTensor<int64_t>(cpu, &length, 1, &one, 1));
-  names.push_back("input_lengths");
   inputs.push_back(Ort::Value::CreateTensor<float>(cpu, scaleValues, 3, &three, 1));
-  names.push_back("scales");
-  if (hasSid_) {
-    inputs.push_back(Ort::Value::CreateTensor<int64_t>(cpu, &sidValue, 1, &one, 1));
-    names.push_back("sid");
-  }
+  if (hasSid_) inputs.push_back(Ort::Value::CreateTensor<int64_t>(cpu, &sidValue, 1, &one, 1));
+  const char* names[] = {"input", "input_lengths", "scales", "sid"};  // as many as inputs
   const char* output = outputName_.c_str();
   try {
-    auto outputs = session_->Run(run.Options(), names.data(), inputs.data(), inputs.size(), &output, 1);
+    auto outputs = session_->Run(run.Options(), names, inputs.data(), inputs.size(), &output, 1);
     ++stats_.finished;
     return std::move(outputs[0]);
   } catch (const Ort::Exception& e) {

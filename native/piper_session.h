@@ -1,16 +1,9 @@
-// A Piper (VITS) voice in ONNX Runtime: the engine side, no Node-API.
-//
-// Piper's export (piper_train/export_onnx.py) has the inputs
-//   input int64 [1, T] phoneme ids, input_lengths int64 [1], scales float32 [3]
-//   (noise_scale, length_scale, noise_w), and sid int64 [1] in multi-speaker voices;
-// and one output float32 [1, 1, 1, N]: mono audio in (-1, 1) at the config's rate.
-// PiperModel::Load checks those names and types, so a file that is not a Piper
-// voice fails when the server starts, not at the first request.
-//
-// Run() may be called from several threads at once (ONNX Runtime sessions are
-// thread-safe for Run). A run can be terminated from another thread
-// (PiperRun::Terminate, ONNX Runtime's RunOptions terminate flag): the
-// operators stop at their next check and Run throws EngineFailure kCancelled.
+// A Piper (VITS) voice in ONNX Runtime, engine side. Piper's export (piper_train/export_onnx.py) has
+// inputs input int64 [1, T] phoneme ids, input_lengths int64 [1], scales float32 [3] (noise_scale,
+// length_scale, noise_w) and, with several speakers, sid int64 [1]; and one output float32 [1, 1, 1, N]
+// (mono audio in (-1, 1)). Load checks them: a file that is not a Piper voice fails at startup.
+// Run() may be called from several threads at once; PiperRun::Terminate (any thread) raises ONNX
+// Runtime's terminate flag: the operators stop at their next check and Run throws kCancelled.
 #pragma once
 
 #include <onnxruntime_cxx_api.h>

@@ -94,10 +94,7 @@ PriorityPool::Settings OnnxBackground() {
 
 }  // namespace pools
 
-namespace {
-
-// The calling thread: `name`, and a nice value `nice` above the one it was born with (a thread
-// inherits its creator's; Linux applies PRIO_PROCESS with a thread id to that thread alone).
+// Linux applies PRIO_PROCESS with a thread id to that thread alone.
 void SetUpThread(const char* name, int nice) {
   pthread_setname_np(pthread_self(), name);
   if (nice == 0) return;
@@ -106,6 +103,8 @@ void SetUpThread(const char* name, int nice) {
   const int current = getpriority(PRIO_PROCESS, tid);
   if (errno == 0) setpriority(PRIO_PROCESS, tid, std::min(19, current + nice));
 }
+
+namespace {
 
 thread_local bool tLaterLane = false;  // the calling thread is a pool's later-lane thread
 

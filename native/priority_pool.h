@@ -1,15 +1,11 @@
-// The one thread-pool type of the addon: every native pool (phonemize, espeak synthesis, HTS, ONNX
-// runs) is a PriorityPool, made with the settings priority_pool.cc gives it, where each setting
-// (thread count, nice value, SCHED_IDLE, the later tasks' yield) keeps the measurement behind it.
-//
-// Rules: urgent tasks (a request's first audio) are taken before later ones; within a queue, tasks
-// run in the order they were submitted; with split lanes, a later task may wait (YieldToUrgent, at
-// most laterYield) while urgent tasks are queued or running. test/native/priority-pool.test.js
-// checks each rule through the addon's test export poolOrder (priority_pool.cc).
-//
-// Threads: Submit from any thread; a task runs on one of the pool's named threads. A pool made for
-// the whole process is never destroyed (its threads live as long as the process); one owned by an
-// environment (AddonState) is destroyed at its teardown, after its queued tasks have run.
+// The one thread-pool type of the addon (phonemize, espeak synthesis, HTS, ONNX runs), each pool's
+// settings in priority_pool.cc with the measurement behind them. Rules: urgent tasks (a request's first
+// audio) are taken before later ones; within a queue, tasks run in the order they were submitted; with
+// split lanes, a later task may wait (YieldToUrgent, at most laterYield) while urgent tasks are queued
+// or running. test/native/priority-pool.test.js checks each rule through the test export poolOrder
+// (addon.cc). Threads: Submit from any thread; a task runs on one of the pool's named threads. A pool
+// made for the whole process is never destroyed; one owned by an environment (AddonState) is destroyed
+// at its teardown, after its queued tasks have run.
 #pragma once
 
 #include <chrono>
@@ -69,6 +65,10 @@ class PriorityPool {
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };
+
+// The calling thread: `name` (at most 15 characters; /proc/self/task/<tid>/comm), and a nice value
+// `nice` above the one it was born with (a thread inherits its creator's).
+void SetUpThread(const char* name, int nice);
 
 // The settings of each pool of the addon, with what measured them (priority_pool.cc).
 namespace pools {

@@ -8,7 +8,7 @@
 
 namespace sawt {
 
-Resampler::Resampler(int inRate, int outRate) : inRate_(inRate), outRate_(outRate) {
+Resampler::Resampler(int inRate, int outRate) {
   const int64_t g = std::gcd<int64_t>(inRate, outRate);
   up_ = outRate / g;
   down_ = inRate / g;

@@ -1,14 +1,8 @@
-// Streaming sample-rate converter on libsoxr (LGPL-2.1+; Debian's libsoxr-dev),
-// shared by the synthesis paths and the JS `Resampler` class. Quality SOXR_HQ
-// (20-bit; passband flat to 91.3 % of the lower Nyquist, ~100 dB stop band;
-// npm run bench:resampler measures it), linear phase, single-threaded.
-//
-// Output sample k sits at input time k * inRate / outRate (soxr's output is
-// delay-compensated), feeding the input in any chunking gives the same output
-// as feeding it at once, and Flush() yields the tail so that the total is
-// exactly ceil(inputCount * outRate / inRate). soxr holds back a few hundred
-// output samples until more input (or Flush) comes. Not thread-safe: one
-// instance per stream.
+// Streaming sample-rate converter on libsoxr (LGPL-2.1+), SOXR_HQ (20-bit; passband flat to 91.3 % of
+// the lower Nyquist, ~100 dB stop band; npm run bench:resampler measures it), linear phase. Output
+// sample k sits at input time k * inRate / outRate; any chunking of the input gives the same output,
+// and Flush() yields the tail: exactly ceil(inputCount * outRate / inRate) in all (soxr holds back a
+// few hundred samples until then). Not thread-safe: one instance per stream.
 #pragma once
 
 #include <soxr.h>
@@ -26,9 +20,6 @@ class Resampler {
   Resampler(const Resampler&) = delete;
   Resampler& operator=(const Resampler&) = delete;
 
-  int inRate() const { return inRate_; }
-  int outRate() const { return outRate_; }
-
   // Appends the output that `count` more input samples make ready to `out`.
   void Process(const int16_t* samples, size_t count, std::vector<int16_t>& out);
   // Appends the remaining output and resets the state for a new stream.
@@ -39,7 +30,6 @@ class Resampler {
   // Runs soxr on `count` samples of `in` (nullptr: end of input) and appends what it returns.
   void Run(const float* in, size_t count, std::vector<int16_t>& out);
 
-  int inRate_, outRate_;
   int64_t up_, down_;  // outRate/inRate reduced
   soxr_t soxr_ = nullptr;
   std::vector<float> in_, buffer_;

@@ -1,12 +1,13 @@
-#include "resampler_binding.h"
-
-#include <cstring>
+// JS class `Resampler` over sawt::Resampler (resampler.h), used on the JS thread that made it.
+// process() and flush() return new Int16Arrays (copies: the results are small and the C++ side reuses its buffers).
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "args.h"
+#include "bindings.h"
 #include "errors.h"
+#include "promise_worker.h"
 #include "resampler.h"
 
 namespace sawt {
@@ -14,50 +15,38 @@ namespace {
 
 constexpr int kMinRate = 1000, kMaxRate = 384000;
 
-template <typename Engine>
-class ResamplerObject : public Napi::ObjectWrap<ResamplerObject<Engine>> {
+class ResamplerObject : public Napi::ObjectWrap<ResamplerObject> {
  public:
-  explicit ResamplerObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ResamplerObject<Engine>>(info) {
+  explicit ResamplerObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ResamplerObject>(info) {
     Napi::Env env = info.Env();
     const int inRate = static_cast<int>(args::Integer(env, info[0], "inRate", kMinRate, kMaxRate));
     const int outRate = static_cast<int>(args::Integer(env, info[1], "outRate", kMinRate, kMaxRate));
-    resampler_ = std::make_unique<Engine>(inRate, outRate);
+    resampler_ = std::make_unique<Resampler>(inRate, outRate);
   }
 
   Napi::Value Process(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    Napi::Int16Array samples = args::Int16Array(env, info[0], "samples");
+    Napi::Int16Array samples = args::Int16Array(info.Env(), info[0], "samples");
     scratch_.clear();
     resampler_->Process(samples.Data(), samples.ElementLength(), scratch_);
-    return ToJs(env);
+    return CopyToJs(info.Env(), scratch_);
   }
 
   Napi::Value Flush(const Napi::CallbackInfo& info) {
     scratch_.clear();
     resampler_->Flush(scratch_);
-    return ToJs(info.Env());
+    return CopyToJs(info.Env(), scratch_);
   }
 
  private:
-  Napi::Value ToJs(Napi::Env env) {
-    Napi::Int16Array out = Napi::Int16Array::New(env, scratch_.size());
-    if (!scratch_.empty()) std::memcpy(out.Data(), scratch_.data(), scratch_.size() * sizeof(int16_t));
-    return out;
-  }
-
-  std::unique_ptr<Engine> resampler_;
+  std::unique_ptr<Resampler> resampler_;
   std::vector<int16_t> scratch_;
 };
 
-template <typename Engine>
-Napi::Function DefineClass(Napi::Env env, const char* name) {
-  using Object = ResamplerObject<Engine>;
-  return Object::DefineClass(env, name,
-                             {Object::template InstanceMethod<&Object::Process>("process"), Object::template InstanceMethod<&Object::Flush>("flush")});
-}
-
 }  // namespace
 
-Napi::Function DefineResamplerClass(Napi::Env env) { return DefineClass<Resampler>(env, "Resampler"); }
+Napi::Function DefineResamplerClass(Napi::Env env) {
+  using R = ResamplerObject;
+  return R::DefineClass(env, "Resampler", {R::InstanceMethod<&R::Process>("process"), R::InstanceMethod<&R::Flush>("flush")});
+}
 
 }  // namespace sawt

@@ -1,18 +1,12 @@
 // Streaming espeak-ng synthesis, one segment (sentence) per turn, on the process's espeak pool
-// (pools::EspeakSynthesis: per espeak-ng instance, one thread for first segments and one for later
-// ones). A turn holds the instance's lock for one segment, resamples its 22050 Hz audio to the asked
-// rate and sends PCM16 chunks through ChunkStream (credit, pause, cancel; the EventPump carries
-// them to onEvent on the JavaScript thread).
-//
-// Memory and threads:
+// (pools::EspeakSynthesis): a turn holds an instance's lock for one segment, resamples its 22050 Hz
+// audio and sends PCM16 chunks through ChunkStream. Memory and threads:
 // - A chunk's samples (PcmChunk, chunk_event.h) are made on a pool thread and handed to JS as an
 //   external Buffer (no copy); its finalizer frees them on the JavaScript thread once collected.
 // - A job parked for credit holds no thread; chunks made inside espeak's callback without credit
 //   wait in the job (at most one segment's worth).
 // - The job owns itself: the pool's queued turn and the pump (until the final event) hold
 //   shared_ptrs, so dropping the JS handle neither stops nor leaks it.
-//
-// Engine side only (no argument reading); espeak_binding.cc reads the JS options.
 #pragma once
 
 #include <memory>

@@ -56,13 +56,12 @@ std::vector<double> FrameEnergyDb(const float* x, size_t n, int sr, int hop) {
   return e;
 }
 
-std::vector<bool> Vad(const std::vector<double>& eDb, double* thresholdOut) {
+std::vector<bool> Vad(const std::vector<double>& eDb) {
   const double noise = Percentile(eDb, 0.10);
   const double peak = Percentile(eDb, 0.99);
   const double thr = std::max({noise + 10.0, peak - 40.0, -75.0});
   std::vector<bool> speech(eDb.size());
   for (size_t i = 0; i < eDb.size(); ++i) speech[i] = eDb[i] > thr;
-  if (thresholdOut) *thresholdOut = thr;
   return speech;
 }
 
@@ -114,8 +113,7 @@ double Levinson(const std::vector<double>& r, int p, std::vector<double>& k, std
   for (int i = 1; i <= p; ++i) {
     double acc = r[i];
     for (int j = 1; j < i; ++j) acc += a[j] * r[i - j];
-    double ki = -acc / err;
-    ki = std::max(-0.999, std::min(0.999, ki));
+    const double ki = std::max(-0.999, std::min(0.999, -acc / err));
     k[i - 1] = ki;
     tmp = a;
     for (int j = 1; j < i; ++j) a[j] = tmp[j] + ki * tmp[i - j];
@@ -154,7 +152,7 @@ std::vector<double> TrackF0(const float* x, size_t n, int sr, int hop) {
   const int win = r / 25;
   const int minLag = r / 450, maxLag = r / 60;
   const size_t frames = n / hop;
-  std::vector<double> f0(frames, 0.0), d(maxLag + 2), dn(maxLag + 2);
+  std::vector<double> f0(frames, 0.0), dn(maxLag + 2);
   for (size_t f = 0; f < frames; ++f) {
     const long c = static_cast<long>((f * hop + hop / 2) / ds);
     const long start = c - (win + maxLag) / 2;
@@ -163,7 +161,6 @@ std::vector<double> TrackF0(const float* x, size_t n, int sr, int hop) {
     double energy = 0;
     for (int j = 0; j < win; ++j) energy += static_cast<double>(s[j]) * s[j];
     if (energy < 1e-7 * win) continue;
-    d[0] = 0;
     double run = 0;
     dn[0] = 1;
     for (int tau = 1; tau <= maxLag; ++tau) {
@@ -172,7 +169,6 @@ std::vector<double> TrackF0(const float* x, size_t n, int sr, int hop) {
         const double diff = s[j] - s[j + tau];
         acc += diff * diff;
       }
-      d[tau] = acc;
       run += acc;
       dn[tau] = run > 0 ? acc * tau / run : 1;
     }
@@ -217,8 +213,7 @@ Analysis Analyze(const float* x, size_t n, int sr) {
   a.totalSeconds = static_cast<double>(n) / sr;
   const int hop = sr / 100;
   const std::vector<double> eDb = FrameEnergyDb(x, n, sr, hop);
-  double thr = 0;
-  const std::vector<bool> speech = Vad(eDb, &thr);
+  const std::vector<bool> speech = Vad(eDb);
   const std::vector<double> f0 = TrackF0(x, n, sr, hop);
   std::vector<double> logs;
   size_t speechFrames = 0;

@@ -1,11 +1,7 @@
-// Speaker analysis and voice conversion for voice cloning (pure C++, no Node-API):
-// - Analyze(): energy VAD, YIN F0 (log-F0 mean/spread), long-term average
-//   spectrum, third-octave bands, mean MFCCs and syllable-nucleus rate.
-// - MatchSpectra(): vocal-tract-length warp factor that best aligns a base
-//   voice's LTAS with a reference LTAS, and the smooth EQ that remains.
-// - Convert(): LPC analysis-synthesis of a base voice's speech: TD-PSOLA on the
-//   LPC residual maps F0 in the log domain (mean and spread); the per-frame
-//   all-pole envelope is warped in frequency and equalized, then resynthesized.
+// Speaker analysis and voice conversion for voice cloning (no Node-API): Analyze() (energy VAD, YIN F0,
+// LTAS, third-octave bands, mean MFCCs, syllable rate); MatchSpectra() (the vocal-tract-length warp that
+// best aligns a base voice's LTAS with a reference's, and the smooth EQ that remains); Convert() (LPC
+// analysis-synthesis: TD-PSOLA on the residual maps log F0; the envelope is warped and equalized).
 #pragma once
 
 #include <cstddef>

@@ -1,14 +1,12 @@
-// Node-API side of voice_analysis: analyzeVoice / convertVoice / trackF0 run on libuv's
-// pool (AsyncWorker) and resolve promises; matchSpectra is cheap and synchronous.
-#include "voice_binding.h"
-
+// Node-API side of voice_analysis.h: analyzeVoice / convertVoice / trackF0 resolve promises (libuv's
+// pool); matchSpectra is cheap and synchronous.
 #include <cmath>
-#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "args.h"
+#include "bindings.h"
 #include "errors.h"
 #include "promise_worker.h"
 #include "voice_analysis.h"
@@ -30,100 +28,39 @@ std::vector<double> NumbersFrom(Napi::Env env, const Napi::Value& v, const char*
   return v.IsNull() ? std::vector<double>() : args::NumberArray(env, v, name, 1u << 20, -INFINITY, INFINITY);
 }
 
-Napi::Array ToArray(Napi::Env env, const std::vector<double>& v) {
-  Napi::Array a = Napi::Array::New(env, v.size());
-  for (size_t i = 0; i < v.size(); ++i) a.Set(static_cast<uint32_t>(i), Napi::Number::New(env, v[i]));
-  return a;
+Napi::Value AnalysisToJs(Napi::Env env, const voice::Analysis& a) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("sampleRate", a.sampleRate);
+  o.Set("totalSeconds", a.totalSeconds);
+  o.Set("speechSeconds", a.speechSeconds);
+  o.Set("voicedSeconds", a.voicedSeconds);
+  o.Set("f0Median", a.f0Median);
+  o.Set("logF0Mean", a.logF0Mean);
+  o.Set("logF0Std", a.logF0Std);
+  o.Set("syllableRate", a.syllableRate);
+  o.Set("ltasDb", ToJsArray(env, a.ltasDb));
+  o.Set("bandsDb", ToJsArray(env, a.bandsDb));
+  o.Set("bandCenters", ToJsArray(env, a.bandCenters));
+  o.Set("mfccMean", ToJsArray(env, a.mfccMean));
+  return o;
 }
 
-// Work on one clip of samples.
-class SamplesWorker : public PromiseWorker {
- protected:
-  SamplesWorker(Napi::Env env, const char* name, std::vector<float> samples, int rate)
-      : PromiseWorker(env, name), samples_(std::move(samples)), rate_(rate) {}
-
-  std::vector<float> samples_;
-  int rate_;
-};
-
-class AnalyzeWorker : public SamplesWorker {
- public:
-  AnalyzeWorker(Napi::Env env, std::vector<float> samples, int rate)
-      : SamplesWorker(env, "sawt.analyzeVoice", std::move(samples), rate) {}
-
- protected:
-  void Execute() override { result_ = voice::Analyze(samples_.data(), samples_.size(), rate_); }
-  void OnOK() override {
-    Napi::Env env = Env();
-    Napi::Object o = Napi::Object::New(env);
-    o.Set("sampleRate", result_.sampleRate);
-    o.Set("totalSeconds", result_.totalSeconds);
-    o.Set("speechSeconds", result_.speechSeconds);
-    o.Set("voicedSeconds", result_.voicedSeconds);
-    o.Set("f0Median", result_.f0Median);
-    o.Set("logF0Mean", result_.logF0Mean);
-    o.Set("logF0Std", result_.logF0Std);
-    o.Set("syllableRate", result_.syllableRate);
-    o.Set("ltasDb", ToArray(env, result_.ltasDb));
-    o.Set("bandsDb", ToArray(env, result_.bandsDb));
-    o.Set("bandCenters", ToArray(env, result_.bandCenters));
-    o.Set("mfccMean", ToArray(env, result_.mfccMean));
-    deferred_.Resolve(o);
-  }
-
- private:
-  voice::Analysis result_;
-};
-
-class ConvertWorker : public SamplesWorker {
- public:
-  ConvertWorker(Napi::Env env, std::vector<float> samples, int rate, voice::ConvertParams p)
-      : SamplesWorker(env, "sawt.convertVoice", std::move(samples), rate), params_(std::move(p)) {}
-
- protected:
-  void Execute() override {
-    const std::vector<float> y = voice::Convert(samples_.data(), samples_.size(), rate_, params_);
-    out_.resize(y.size());
-    for (size_t i = 0; i < y.size(); ++i) {
-      const float v = y[i] * 32767.0f;
-      out_[i] = static_cast<int16_t>(v > 32767.0f ? 32767 : (v < -32768.0f ? -32768 : v));
-    }
-  }
-  void OnOK() override {
-    Napi::Int16Array a = Napi::Int16Array::New(Env(), out_.size());
-    if (!out_.empty()) std::memcpy(a.Data(), out_.data(), out_.size() * sizeof(int16_t));
-    deferred_.Resolve(a);
-  }
-
- private:
-  voice::ConvertParams params_;
-  std::vector<int16_t> out_;
-};
-
-class TrackF0Worker : public SamplesWorker {
- public:
-  TrackF0Worker(Napi::Env env, std::vector<float> samples, int rate)
-      : SamplesWorker(env, "sawt.trackF0", std::move(samples), rate) {}
-
- protected:
-  void Execute() override { f0_ = voice::TrackF0(samples_.data(), samples_.size(), rate_, rate_ / 100); }
-  void OnOK() override {
-    Napi::Float64Array a = Napi::Float64Array::New(Env(), f0_.size());
-    if (!f0_.empty()) std::memcpy(a.Data(), f0_.data(), f0_.size() * sizeof(double));
-    deferred_.Resolve(a);
-  }
-
- private:
-  std::vector<double> f0_;
-};
-
-// f(samples, rate): a promise of work on the samples, done by Worker.
-template <typename Worker>
-Napi::Value OnSamples(const Napi::CallbackInfo& info) {
+// analyzeVoice(samples, rate) and trackF0(samples, rate), on libuv's pool.
+Napi::Value AnalyzeVoice(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::vector<float> s = SamplesFrom(env, info[0]);
   const int rate = RateFrom(env, info[1]);
-  return (new Worker(env, std::move(s), rate))->Start();
+  return RunTask(
+      env, "sawt.analyzeVoice", std::nullopt, [s = std::move(s), rate] { return voice::Analyze(s.data(), s.size(), rate); }, AnalysisToJs);
+}
+
+Napi::Value TrackF0(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::vector<float> s = SamplesFrom(env, info[0]);
+  const int rate = RateFrom(env, info[1]);
+  return RunTask(
+      env, "sawt.trackF0", std::nullopt, [s = std::move(s), rate] { return voice::TrackF0(s.data(), s.size(), rate, rate / 100); },
+      CopyToJs<double>);
 }
 
 Napi::Value ConvertVoice(const Napi::CallbackInfo& info) {
@@ -148,7 +85,16 @@ Napi::Value ConvertVoice(const Napi::CallbackInfo& info) {
     for (double& v : p.f0)
       if (!(v >= 0 && v < 2000)) v = 0;
   }
-  return (new ConvertWorker(env, std::move(s), rate, std::move(p)))->Start();
+  auto convert = [s = std::move(s), rate, p = std::move(p)] {
+    const std::vector<float> y = voice::Convert(s.data(), s.size(), rate, p);
+    std::vector<int16_t> out(y.size());
+    for (size_t i = 0; i < y.size(); ++i) {
+      const float v = y[i] * 32767.0f;
+      out[i] = static_cast<int16_t>(v > 32767.0f ? 32767 : (v < -32768.0f ? -32768 : v));
+    }
+    return out;
+  };
+  return RunTask(env, "sawt.convertVoice", std::nullopt, std::move(convert), CopyToJs<int16_t>);
 }
 
 Napi::Value MatchSpectraJs(const Napi::CallbackInfo& info) {
@@ -164,16 +110,16 @@ Napi::Value MatchSpectraJs(const Napi::CallbackInfo& info) {
   o.Set("warp", m.warp);
   o.Set("distanceBefore", m.distanceBefore);
   o.Set("distanceAfter", m.distanceAfter);
-  o.Set("eqDb", ToArray(env, m.eqDb));
+  o.Set("eqDb", ToJsArray(env, m.eqDb));
   return o;
 }
 
 }  // namespace
 
 void RegisterVoiceFunctions(Napi::Env env, Napi::Object exports) {
-  exports.Set("analyzeVoice", Napi::Function::New(env, OnSamples<AnalyzeWorker>, "analyzeVoice"));
+  exports.Set("analyzeVoice", Napi::Function::New(env, AnalyzeVoice, "analyzeVoice"));
   exports.Set("convertVoice", Napi::Function::New(env, ConvertVoice, "convertVoice"));
-  exports.Set("trackF0", Napi::Function::New(env, OnSamples<TrackF0Worker>, "trackF0"));
+  exports.Set("trackF0", Napi::Function::New(env, TrackF0, "trackF0"));
   exports.Set("matchSpectra", Napi::Function::New(env, MatchSpectraJs, "matchSpectra"));
 }
 

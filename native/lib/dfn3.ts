@@ -60,7 +60,7 @@ export interface Dfn3Options {
 export interface Dfn3ModelHandle { readonly __dfn3Model?: never }
 export interface Dfn3StreamHandle { readonly __dfn3Stream?: never }
 
-/** DeepFilterNet3 of the addon (dfn3_binding.h). */
+/** DeepFilterNet3 of the addon (dfn3_binding.cc). */
 export interface Dfn3Binding {
   dfn3Load(files: Dfn3Files, options?: Dfn3Options): Promise<Dfn3ModelHandle>;
   dfn3Open(model: Dfn3ModelHandle): Dfn3StreamHandle;

@@ -6,7 +6,7 @@ export type EncoderCodec = 'pcm' | 'ulaw' | 'alaw' | 'mp3' | 'opus' | 'flac';
 
 const CODECS: readonly EncoderCodec[] = ['pcm', 'ulaw', 'alaw', 'mp3', 'opus', 'flac'];
 
-/** The native class (encoders_binding.h). */
+/** The native class (encoders_binding.cc). */
 export interface NativeAudioEncoder {
   push(samples: Int16Array): Promise<Buffer>;
   drain(): Promise<Buffer>;

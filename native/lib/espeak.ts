@@ -1,4 +1,4 @@
-/** espeak-ng through the addon (espeak_binding.h): synthesis, phonemes, voices and the instance count. */
+/** espeak-ng through the addon (espeak_binding.cc): synthesis, phonemes, voices and the instance count. */
 import { callNative, callNativeSync, captureCallSite } from './errors.js';
 import { loadBinding } from './load.js';
 import { SynthesisStream, type SynthesisEventHandler, type SynthesisHandle } from './synthesis-stream.js';

@@ -104,7 +104,7 @@ export interface HtsParameterStreams {
   labelFrames: Int32Array;
 }
 
-/** The HTS engine's part of the addon (hts_binding.h). */
+/** The HTS engine's part of the addon (hts_binding.cc). */
 export interface HtsBinding {
   createHtsSynthesis(options: NativeHtsSynthesisOptions, onEvent: SynthesisEventHandler): SynthesisHandle;
   htsParameters(options: NativeHtsOptions): Promise<HtsParameterStreams[]>;

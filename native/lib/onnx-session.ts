@@ -21,7 +21,7 @@ export interface NativeOnnxSession {
   release(): void;
 }
 
-/** ONNX Runtime sessions of the addon (onnx_binding.h). */
+/** ONNX Runtime sessions of the addon (onnx_binding.cc). */
 export interface OnnxBinding {
   OnnxSession: { create(model: string | Uint8Array, options?: NativeOnnxSessionOptions): Promise<NativeOnnxSession> };
   availableProviders(): string[];

@@ -44,7 +44,7 @@ export interface NativePiperSession {
   release(): void;
 }
 
-/** Piper's part of the addon (piper_binding.h). */
+/** Piper's part of the addon (piper_binding.cc). */
 export interface PiperBinding {
   PiperSession: { create(path: string, options?: { executionProvider?: 'cpu' | 'cuda'; intraOpThreads?: number }): Promise<NativePiperSession> };
   /** espeak_TextToPhonemes clause by clause (IPA, phonememode 0x02): [phonemes, text consumed (trimmed)]. */

@@ -7,7 +7,7 @@ export interface NativeResampler {
   flush(): Int16Array;
 }
 
-/** The resampler class of the addon (resampler_binding.h). */
+/** The resampler class of the addon (resampler_binding.cc). */
 export interface ResamplerBinding {
   Resampler: new (inRate: number, outRate: number) => NativeResampler;
 }

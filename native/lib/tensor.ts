@@ -1,4 +1,4 @@
-/** Tensors as the addon's ONNX sessions exchange them (onnx_binding.h). */
+/** Tensors as the addon's ONNX sessions exchange them (onnx_binding.cc). */
 export type TensorType = 'float32' | 'float64' | 'int64' | 'int32' | 'int16' | 'int8' | 'uint8' | 'bool';
 export type TensorData =
   | Float32Array | Float64Array | BigInt64Array | Int32Array | Int16Array | Int8Array | Uint8Array;

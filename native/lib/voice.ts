@@ -46,7 +46,7 @@ export interface ConvertParams {
   f0?: Float64Array;
 }
 
-/** Voice analysis and conversion of the addon (voice_binding.h). */
+/** Voice analysis and conversion of the addon (voice_binding.cc). */
 export interface VoiceBinding {
   analyzeVoice(samples: Int16Array, sampleRate: number): Promise<VoiceAnalysis>;
   convertVoice(samples: Int16Array, sampleRate: number, params: ConvertParams): Promise<Int16Array>;
