@@ -82,3 +82,29 @@ t.test('an engine error mid-job fails it and releases the price in full', async 
   const audio = await fetch(`${server.api}/jobs/${id}/audio`, { headers });
   t.equal(audio.status, 409, 'a failed job has no audio');
 });
+
+t.test('a job is seen succeeded only with its price charged: never with the money still reserved', async (t) => {
+  // The runner ends the job, then closes its money; a slow wallet widens that gap to 1.5 s.
+  const server = await startServer(t, { config: jobsConfig() });
+  const wallet = server.app.get(tokens.wallet);
+  const reservation = wallet.reservation;
+  wallet.reservation = async (...args) => {
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    return reservation.apply(wallet, args);
+  };
+  t.teardown(() => (wallet.reservation = reservation));
+  const { account, headers } = await server.client({ balance: '5' });
+  const before = await server.balance(account.id);
+  const sub = await submitJob(server.api, headers, 'sawt-mini', { voice_id: 'fusha-omar', text: 'كان يا ما كان في قديم الزمان رجل يحب القراءة كثيرا.', output_format: 'wav_24000' });
+  t.equal(sub.status, 202, JSON.stringify(sub.body));
+  const { cost_micro: cost } = await server.app.get(tokens.database).knex('jobs').where({ id: sub.body.job_id }).first('cost_micro');
+
+  const job = (await pollJob(server.api, headers, sub.body.job_id)).at(-1);
+  t.equal(job.status, 'succeeded');
+  const after = await server.balance(account.id);
+  t.equal(after.reserved, 0, 'nothing is still reserved when the job reads succeeded');
+  t.equal(before.balance - after.balance, Number(cost), 'the price is charged, once');
+  const listed = await (await fetch(`${server.api}/jobs`, { headers })).json();
+  t.equal(listed.jobs[0].status, 'succeeded');
+  t.equal((await server.balance(account.id)).balance, after.balance, 'reading it again charges nothing more');
+});

@@ -258,8 +258,13 @@ export class JobRunner {
     await this.deps.store.remove(job.id);
   }
 
-  /** Settles a succeeded job's reservation (the full price, once), releases any other's. */
-  private async closeMoney(job: JobRow): Promise<void> {
+  /**
+   * Settles a succeeded job's reservation (the full price, once), releases any other's. The job ends
+   * before its money closes (a cancel may win the race to end it); a read of an ended job with money
+   * still held closes it first, so nobody sees "succeeded" with the price still reserved. Closing
+   * twice is safe: the wallet's first settle or release wins.
+   */
+  async closeMoney(job: JobRow): Promise<JobRow> {
     const reservation = await this.deps.wallet.reservation(job.reservation_id);
     const settle = job.status === 'succeeded';
     if (reservation) {
@@ -267,6 +272,7 @@ export class JobRunner {
       else await reservation.release(`job ${job.id} ${job.status}`);
     }
     await this.deps.store.setMoney(job.id, settle ? 'settled' : 'released');
+    return { ...job, money: settle ? 'settled' : 'released' };
   }
 
   private async removeParts(jobId: string): Promise<void> {
