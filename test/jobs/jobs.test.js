@@ -104,6 +104,7 @@ t.test('a Markdown text becomes one MP3 with captions and chapters, charged once
   const past = await fetch(`${api}/jobs/${job.job_id}/audio`, { headers: { ...headers, range: `bytes=${bytes.length}-` } });
   t.equal(past.status, 416);
   t.equal(past.headers.get('content-range'), `bytes */${bytes.length}`);
+  t.same(await past.json(), { errorCode: 41601, errorMessage: `The asked range starts past the end of the audio (${bytes.length} bytes)` }, 'a 416 says why, in the error shape');
 
   const list = await (await fetch(`${api}/jobs`, { headers })).json();
   t.same(list.jobs.map((j) => j.job_id), [job.job_id]);

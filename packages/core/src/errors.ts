@@ -24,6 +24,7 @@ export const ERRORS = {
   quotaExceeded: { code: 42903, status: 429, type: 'QuotaExceededError', meaning: "The key's character quota is exhausted." },
   internal: { code: 50001, status: 500, type: 'InternalError', meaning: 'Internal failure of the service, its database, storage or engine.' },
   unavailable: { code: 50001, status: 503, type: 'InternalError', meaning: 'The service is shutting down or not ready, or a speech back end did not answer in time.' },
+  rangeNotSatisfiable: { code: 41601, status: 416, type: 'RangeNotSatisfiableError', meaning: 'The asked byte range starts past the end of the file; Content-Range: bytes */SIZE gives its size.' },
   jobNotFinished: { code: 40901, status: 409, type: 'JobNotFinishedError', meaning: 'The long-form job has no audio, captions or chapters yet (queued or running) or none at all (failed or canceled); GET /jobs/{job_id} tells its status.' },
 } as const satisfies Record<string, ErrorKind>;
 

@@ -343,24 +343,21 @@ export function registerJobRoutes(http: HttpRoutes, deps: JobRouteDeps): void {
       200: { description: 'The whole audio', content: Object.fromEntries([...new Set(FORMATS.map((f) => outputFormat(f).contentType))].map((ct) => [ct, {}])) },
       206: { description: 'The asked byte range (Content-Range)', content: Object.fromEntries([...new Set(FORMATS.map((f) => outputFormat(f).contentType))].map((ct) => [ct, {}])) },
       409: { description: 'The job has not succeeded (40901)', content: { 'application/json': { schema: errorSchema } } },
-      416: { description: 'The range lies past the end of the audio (Content-Range: bytes */SIZE)' },
     },
-    errors: ['notFound', 'jobNotFinished'],
+    errors: ['notFound', 'jobNotFinished', 'rangeNotSatisfiable'],
   }, async (req, reply) => {
     const job = await ownJob(req, req.params.job_id!);
     if (job.status !== 'succeeded' || !job.audio_key) throw notFinished(job, 'audio');
     const format = outputFormat(job.output_format);
     const size = Number(job.audio_bytes);
     const range = parseRange(req.headers.range, size);
+    if (range === 'unsatisfiable') {
+      throw new SawtError('rangeNotSatisfiable', `The asked range starts past the end of the audio (${size} bytes)`, { headers: { 'content-range': `bytes */${size}`, 'accept-ranges': 'bytes' } });
+    }
     const res = reply.takeOver();
     res.setHeader('x-request-id', req.id);
     res.setHeader('accept-ranges', 'bytes');
     res.setHeader('content-disposition', `attachment; filename="${job.id}.${format.extension}"`);
-    if (range === 'unsatisfiable') {
-      res.writeHead(416, { 'content-range': `bytes */${size}` });
-      res.end();
-      return;
-    }
     const [start, end] = range ?? [0, size - 1];
     res.writeHead(range ? 206 : 200, {
       'content-type': format.contentType, 'content-length': String(end - start + 1),
