@@ -110,3 +110,18 @@ t.test('a back end made for another contract version fails the boot, naming its 
   t.match(app.message, /formant-voice/);
   t.match(app.message, /contract version 99/);
 });
+
+t.test('the chunk timeout counts the back end\'s time only: a consumer that holds a chunk past it gets the rest', async (t) => {
+  // Three sentences: the first is one part, the other two one more (two chunks of one back-end stream).
+  const stream = await srv.app.get(tokens.synthesizer).synthesize({
+    modelId: 'formant-1', voiceId: 'formant-nour', accountId: account.id, text: [TEXT, TEXT, TEXT].join(' '), speed: 1, stability: 0.5, sampleRate: 24000,
+  });
+  const chunks = [];
+  for await (const chunk of stream) {
+    chunks.push(chunk);
+    // Held for longer than the back end's 1.5 s chunk timeout, after the first chunk of the second part.
+    if (chunks.length === 2) await new Promise((resolve) => setTimeout(resolve, 2500));
+  }
+  t.equal(chunks.length, 3, 'every sentence came');
+  t.equal(chunks.at(-1).isLast, true, 'the last chunk says so');
+});
