@@ -40,7 +40,7 @@ export interface ClonedVoice {
 }
 
 /** Every errorCode the service answers. */
-export type ErrorCode = 40001 | 40101 | 40201 | 40301 | 40302 | 40401 | 40801 | 41401 | 43101 | 42901 | 42902 | 42903 | 50001 | 40901;
+export type ErrorCode = 40001 | 40101 | 40201 | 40301 | 40302 | 40401 | 40801 | 41401 | 43101 | 42901 | 42902 | 42903 | 50001 | 41601 | 40901;
 
 /** The error body of every non-2xx answer. */
 export interface ApiErrorBody {
