@@ -21,7 +21,8 @@ files=$(find test -name '*.test.js' -not -path '*/fixtures/*' | sort)
 # The longest files first (1.5-3 min each on 2 cores), so that the two jobs end together: in
 # alphabetical order the last of them ran alone at the end and the run took ~5 min longer.
 slow="test/security/startup.test.js test/cli/admin.test.js test/billing/sequential.test.js test/cluster/cluster.test.js test/cluster/node-death.test.js test/security/uploads.test.js test/http/client-aborts.test.js test/denoise/quality.test.js test/cli/models-pull.test.js"
-files="$slow $(grep -vxF -f <(tr ' ' '\n' <<<"$slow") <<<"$files")"
+slow=$(for f in $slow; do [ -f "$f" ] && echo "$f"; done)  # a renamed file is not passed to tap
+files="$slow $(grep -vxF -f <(echo "$slow") <<<"$files")"
 npx tap --disable-coverage --allow-empty-coverage --jobs=2 --timeout=300 --reporter=tap $files 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 # In the TAP stream, a file's tests are the lines indented once; skipped ones carry "# SKIP".

@@ -150,6 +150,16 @@ export function runSawt(args, { input, env = {} } = {}) {
   });
 }
 
+/** Makes `object[method]` wait `ms` before each call until the test ends (a slow wallet, a slow admission). */
+export function delayCalls(t, object, method, ms) {
+  const original = object[method];
+  object[method] = async (...args) => {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    return original.apply(object, args);
+  };
+  t.teardown(() => (object[method] = original));
+}
+
 /** Polls fn() every `every` ms until it returns something truthy (returned); throws naming `what` after `ms`. */
 export async function pollUntil(what, fn, ms = 30_000, every = 25) {
   const end = Date.now() + ms;

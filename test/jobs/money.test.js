@@ -5,7 +5,7 @@
 import path from 'node:path';
 import t from 'tap';
 import { tokens } from '@sawt/core';
-import { pollUntil, repoRoot, startServer } from '../helpers/server.js';
+import { delayCalls, pollUntil, repoRoot, startServer } from '../helpers/server.js';
 import { jobsConfig, pollJob, submitJob } from './helpers.js';
 
 const FORMANT = path.join(repoRoot, 'test/fixtures/plugins/formant-voice/index.js');
@@ -86,13 +86,7 @@ t.test('an engine error mid-job fails it and releases the price in full', async 
 t.test('a job is seen succeeded only with its price charged: never with the money still reserved', async (t) => {
   // The runner ends the job, then closes its money; a slow wallet widens that gap to 1.5 s.
   const server = await startServer(t, { config: jobsConfig() });
-  const wallet = server.app.get(tokens.wallet);
-  const reservation = wallet.reservation;
-  wallet.reservation = async (...args) => {
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    return reservation.apply(wallet, args);
-  };
-  t.teardown(() => (wallet.reservation = reservation));
+  delayCalls(t, server.app.get(tokens.wallet), 'reservation', 1500);
   const { account, headers } = await server.client({ balance: '5' });
   const before = await server.balance(account.id);
   const sub = await submitJob(server.api, headers, 'sawt-mini', { voice_id: 'fusha-omar', text: 'كان يا ما كان في قديم الزمان رجل يحب القراءة كثيرا.', output_format: 'wav_24000' });

@@ -5,7 +5,7 @@
 import t from 'tap';
 import { tokens } from '@sawt/core';
 import { trackF0 } from '@sawt/native';
-import { charged as chargedTo, startServer, parseWav } from '../helpers/server.js';
+import { charged as chargedTo, delayCalls, startServer, parseWav } from '../helpers/server.js';
 import { injectFetch } from '../http/inject.js';
 import { envelopeCorrelation, seconds } from './listening.js';
 
@@ -108,13 +108,7 @@ t.test('with-timestamps: marks in order with increasing times, within the audio;
 t.test('with-timestamps: a mark on the first chunk comes back though that chunk was made while the wallet was still reserving', async (t) => {
   // The synthesis starts while the admission is on its way; a slow wallet lets the first chunk be
   // generated (and buffered) before the route has its stream.
-  const admission = srv.app.get(tokens.admission);
-  const admit = admission.admit;
-  admission.admit = async (...args) => {
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    return admit.apply(admission, args);
-  };
-  t.teardown(() => (admission.admit = admit));
+  delayCalls(t, srv.app.get(tokens.admission), 'admit', 600);
   for (const path of ['/with-timestamps', '/stream/with-timestamps']) {
     const res = await post(path, { text: '<speak><mark name="start"/>مرحبا بكم <mark name="m1"/>في خدمة صوت</speak>' });
     t.equal(res.status, 200);

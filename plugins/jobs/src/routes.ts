@@ -201,11 +201,11 @@ export function registerJobRoutes(http: HttpRoutes, deps: JobRouteDeps): void {
     const job = await store.get(id);
     // Another account's job is not there for this one.
     if (!job || job.account_id !== req.auth!.account.id) throw jobNotFound(id);
-    return settled(job);
+    return withMoneyClosed(job);
   }
 
   /** An ended job as its client may see it: its money closed (the runner closes it just after ending it). */
-  function settled(job: JobRow): Promise<JobRow> | JobRow {
+  function withMoneyClosed(job: JobRow): Promise<JobRow> | JobRow {
     return (FINISHED as string[]).includes(job.status) && job.money === 'held' ? runner.closeMoney(job) : job;
   }
 
@@ -319,7 +319,7 @@ export function registerJobRoutes(http: HttpRoutes, deps: JobRouteDeps): void {
       cursor = { createdAt, id };
     }
     const rows = await store.list(req.auth!.account.id, limitRaw + 1, cursor);
-    const page = await Promise.all(rows.slice(0, limitRaw).map(settled));
+    const page = await Promise.all(rows.slice(0, limitRaw).map(withMoneyClosed));
     const last = page[page.length - 1];
     const next = rows.length > limitRaw && last ? Buffer.from(`${last.created_at}|${last.id}`).toString('base64url') : null;
     reply.json({ jobs: page.map((j) => jobView(j)), next_cursor: next });
